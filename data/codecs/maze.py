@@ -1,0 +1,96 @@
+"""LMRL-Gym's maze formats.
+
+* maze-fo: one JSON list per line, a step each: ``{"state", "action", "reward", "done"}``, where
+  ``state`` is the observation before the action (``bc/fully_observed_bc.py``, ``ilql/train_ilql.py``).
+* maze-po: one object per line, ``{"text_history": [obs0, act0, obs1, ...], "rewards", "dones"}``,
+  rewards and dones aligned with ``text_history`` (``ilql/partially_observed_ilql.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import envs
+from data.datasets import StoredEpisode
+from data.formats import Codec, register_codec
+from data.store import EpisodeRecord, StepRecord, Who
+
+TERMINAL_OBS = {"Success\n", "Failure\n"}
+
+
+def _terminal_observation(reward: float) -> str:
+    return "Success\n" if reward == 0.0 else "Failure\n"
+
+
+def _record(task: str, first: str, steps: list[StepRecord]) -> EpisodeRecord:
+    last = steps[-1] if steps else None
+    return EpisodeRecord(
+        task=task,
+        task_version=envs.spec(task).version,
+        seed=None,
+        first_observation=first,
+        steps=steps,
+        agent=Who("import", "lmrl"),
+        source="import",
+        success=bool(last and last.terminated),
+    )
+
+
+def export_fo(ep: StoredEpisode) -> list[dict[str, Any]]:
+    states = [ep.episode["first_observation"]] + [s["observation"] for s in ep.steps]
+    return [
+        {
+            "state": states[i],
+            "action": s["action"],
+            "reward": s["reward"],
+            "done": bool(s["terminated"] or s["truncated"]),
+        }
+        for i, s in enumerate(ep.steps)
+    ]
+
+
+def import_fo(item: Any, task: str) -> EpisodeRecord:
+    if not isinstance(item, list) or not item:
+        raise ValueError("expected a non-empty list of steps")
+    steps = []
+    for i, st in enumerate(item):
+        done = bool(st["done"])
+        reward = float(st["reward"])
+        if i + 1 < len(item):
+            obs = item[i + 1]["state"]
+        else:
+            obs = _terminal_observation(reward) if done else ""
+        success = done and obs == "Success\n"
+        steps.append(StepRecord(st["action"], obs, reward, terminated=success, truncated=done and not success))
+    return _record(task, item[0]["state"], steps)
+
+
+def export_po(ep: StoredEpisode) -> dict[str, Any]:
+    texts = [ep.episode["first_observation"]]
+    rewards = [0.0]
+    dones = [False]
+    for s in ep.steps:
+        done = bool(s["terminated"] or s["truncated"])
+        texts += [s["action"], s["observation"]]
+        rewards += [s["reward"], 0.0]
+        dones += [done, done]
+    return {"text_history": texts, "rewards": rewards, "dones": dones}
+
+
+def import_po(item: Any, task: str) -> EpisodeRecord:
+    texts, rewards, dones = item["text_history"], item["rewards"], item["dones"]
+    if not texts or len(texts) != len(rewards) or len(texts) != len(dones):
+        raise ValueError("text_history, rewards and dones must have the same, non-zero length")
+    steps = []
+    for i in range(1, len(texts), 2):
+        obs = texts[i + 1] if i + 1 < len(texts) else ""
+        done = bool(dones[i])
+        success = done and obs == "Success\n"
+        steps.append(
+            StepRecord(texts[i], obs, float(rewards[i]), terminated=success, truncated=done and not success)
+        )
+    return _record(task, texts[0], steps)
+
+
+register_codec("maze-fo", Codec(export_fo, import_fo))
+register_codec("maze-po", Codec(export_po, import_po))

@@ -1,0 +1,148 @@
+"""Datasets are queries over the store: task, sources, players, status, return filters, split.
+
+``select_episode_ids(store, query)`` returns the ids a query picks, in a stable order, and
+``load_episodes(store, ids)`` returns them with their steps. Trainers record the query and the ids
+they used with each checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from data.store import Store, _decode
+
+SPLITS = ("train", "eval")
+
+
+@dataclass
+class DatasetQuery:
+    """Which episodes make a dataset. Every field narrows the selection; None means "any"."""
+
+    task: str | None = None
+    sources: list[str] = field(default_factory=list)
+    """Episode sources to keep (human, scripted, agent, import); empty keeps all."""
+    players: list[str] = field(default_factory=list)
+    """Human player names to keep; empty keeps all."""
+    agents: list[str] = field(default_factory=list)
+    """Agent names to keep (e.g. ``behaviour``); empty keeps all."""
+    status: str = "finished"
+    """``finished`` (default), ``abandoned``, ``in_progress`` or ``any``."""
+    min_return: float | None = None
+    top_percent: float | None = None
+    """Keep episodes whose return is at least the (100 - p)th percentile (ties included)."""
+    wins_only: bool = False
+    """Keep successful episodes only."""
+    split: str | None = None
+    """``train`` or ``eval``: a deterministic split by seed (same seed, same split)."""
+    eval_fraction: float = 0.1
+    run_id: int | None = None
+    limit: int | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> DatasetQuery:
+        return cls(**json.loads(text))
+
+
+def in_eval_split(seed: int | None, episode_id: int, eval_fraction: float) -> bool:
+    """Hash the seed (or the id for seedless episodes) into [0, 1); below the fraction is eval."""
+    key = seed if seed is not None else -episode_id
+    h = (key * 2654435761 + 0x9E3779B9) & 0xFFFFFFFF
+    return h / 2**32 < eval_fraction
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """NumPy's default (linear) percentile, without NumPy."""
+    xs = sorted(values)
+    if not xs:
+        raise ValueError("percentile of no values")
+    pos = (len(xs) - 1) * q / 100.0
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def select_episode_ids(store: Store, query: DatasetQuery) -> list[int]:
+    where: list[str] = []
+    args: list[Any] = []
+    if query.task:
+        where.append("task = ?")
+        args.append(query.task)
+    if query.status != "any":
+        where.append("status = ?")
+        args.append(query.status)
+    for col, values in (("source", query.sources), ("player", query.players), ("agent_name", query.agents)):
+        if values:
+            where.append(f"{col} IN ({','.join('?' * len(values))})")
+            args.extend(values)
+    if query.min_return is not None:
+        where.append("return >= ?")
+        args.append(query.min_return)
+    if query.wins_only:
+        where.append("success = 1")
+    if query.run_id is not None:
+        where.append("run_id = ?")
+        args.append(query.run_id)
+    sql = "SELECT id, seed, return FROM episodes"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " ORDER BY id"
+    rows = store.db.execute(sql, args).fetchall()
+    if query.split is not None:
+        if query.split not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS}")
+        want_eval = query.split == "eval"
+        rows = [r for r in rows if in_eval_split(r[1], r[0], query.eval_fraction) == want_eval]
+    if query.top_percent is not None and rows:
+        if not 0 < query.top_percent <= 100:
+            raise ValueError("top_percent must be in (0, 100]")
+        threshold = percentile([r[2] for r in rows], 100 - query.top_percent)
+        rows = [r for r in rows if r[2] >= threshold]
+    ids = [int(r[0]) for r in rows]
+    return ids[: query.limit] if query.limit is not None else ids
+
+
+@dataclass
+class StoredEpisode:
+    episode: dict[str, Any]
+    steps: list[dict[str, Any]]
+
+    @property
+    def id(self) -> int:
+        return int(self.episode["id"])
+
+    @property
+    def task(self) -> str:
+        return str(self.episode["task"])
+
+    @property
+    def total_return(self) -> float:
+        return math.fsum(s["reward"] for s in self.steps)
+
+    def text_pairs(self) -> list[tuple[str, str]]:
+        return [(s["action"], s["observation"]) for s in self.steps]
+
+
+def load_episodes(store: Store, ids: Sequence[int], chunk: int = 500) -> Iterator[StoredEpisode]:
+    """Yield episodes with their steps, in the order of ``ids``."""
+    for start in range(0, len(ids), chunk):
+        part = list(ids[start : start + chunk])
+        marks = ",".join("?" * len(part))
+        eps = {
+            int(r["id"]): _decode(r)
+            for r in store.db.query(f"SELECT * FROM episodes WHERE id IN ({marks})", part)
+        }
+        steps: dict[int, list[dict[str, Any]]] = {i: [] for i in part}
+        for r in store.db.query(
+            f"SELECT * FROM steps WHERE episode_id IN ({marks}) ORDER BY episode_id, idx", part
+        ):
+            steps[int(r["episode_id"])].append(_decode(r))
+        for i in part:
+            if i in eps:
+                yield StoredEpisode(eps[i], steps[i])

@@ -1,0 +1,369 @@
+"""The episode store: one SQLite file (WAL, busy_timeout, foreign keys) opened through sqlite-utils.
+
+Interactive play commits each step as it happens (:meth:`Store.add_step`), so a crash loses
+nothing that was played; bulk generation writes whole episodes in one transaction
+(:meth:`Store.write_episodes`). Episodes that were never finished keep ``status='in_progress'``
+(or ``'abandoned'``) and are excluded from datasets by default.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from data.migrations import migrations
+
+APP_NAME = "lmrl-tui"
+DB_ENV = "LMRL_DB"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+class StoreError(Exception):
+    """A database problem explained in one line for the user."""
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def default_db_path() -> Path:
+    """``$LMRL_DB`` if set, else ``episodes.db`` in the user data directory."""
+    env = os.environ.get(DB_ENV)
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP_NAME, appauthor=False)) / "episodes.db"
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj if obj is not None else {}, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Who:
+    """One side of an episode: ``kind`` (human, scripted, random, checkpoint, hf, http) and name."""
+
+    kind: str
+    name: str
+
+
+class Store:
+    """Open (creating and migrating if needed) the episode database at ``path``."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, create: bool = True) -> None:
+        self.path = Path(path).expanduser() if path is not None else default_db_path()
+        self._check_file(create)
+        try:
+            conn = sqlite3.connect(str(self.path), timeout=10.0, check_same_thread=False)
+            self.db = Database(conn)
+            self.db.execute("PRAGMA busy_timeout = 10000")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            mode = self.db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode.lower() != "wal" and str(self.path) != ":memory:":
+                raise StoreError(f"{self.path}: could not switch the database to WAL mode")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path} is not a usable lmrl-tui database ({e})") from None
+
+    # -- opening -----------------------------------------------------------------------------
+    def _check_file(self, create: bool) -> None:
+        p = self.path
+        if p.exists():
+            if p.is_dir():
+                raise StoreError(f"{p} is a directory, not a database file")
+            if not os.access(p, os.R_OK | os.W_OK):
+                raise StoreError(f"{p} is not readable and writable by you")
+            if p.stat().st_size > 0:
+                with p.open("rb") as f:
+                    if f.read(16) != SQLITE_MAGIC:
+                        raise StoreError(f"{p} is not an SQLite database")
+            return
+        if not create:
+            raise StoreError(f"no database at {p}")
+        parent = p.parent
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"cannot create the folder {parent} for the database ({e.strerror})") from None
+        if not os.access(parent, os.W_OK):
+            raise StoreError(f"cannot create a database in {parent}: the folder is not writable")
+
+    def _migrate(self) -> None:
+        known = {m.name for m in migrations._migrations}
+        applied = {m.name for m in migrations.applied(self.db)}
+        newer = sorted(applied - known)
+        if newer:
+            raise StoreError(
+                f"{self.path} was written by a newer lmrl-tui (schema steps {', '.join(newer)}); "
+                "upgrade lmrl-tui to open it"
+            )
+        tables = set(self.db.table_names())
+        if not applied and tables - {"_sqlite_migrations"}:
+            raise StoreError(f"{self.path} is an SQLite database, but not an lmrl-tui one")
+        try:
+            migrations.apply(self.db)
+        except sqlite3.OperationalError as e:
+            raise StoreError(f"cannot write to {self.path} ({e})") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- interactive recording ---------------------------------------------------------------
+    def ensure_player(self, name: str, kind: str = "human") -> None:
+        with self.db.atomic():
+            self.db.execute(
+                "INSERT OR IGNORE INTO players(name, kind, created_at) VALUES (?, ?, ?)",
+                [name, kind, now()],
+            )
+
+    def start_episode(
+        self,
+        task: str,
+        task_version: int,
+        seed: int | None,
+        first_observation: str,
+        agent: Who,
+        *,
+        partner: Who | None = None,
+        player: str | None = None,
+        source: str = "human",
+        options: Mapping[str, Any] | None = None,
+        run_id: int | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> int:
+        """Insert an ``in_progress`` episode and commit; returns its id."""
+        if player:
+            self.ensure_player(player)
+        with self.db.atomic():
+            cur = self.db.execute(
+                """INSERT INTO episodes(task, task_version, seed, options, agent_kind, agent_name,
+                   partner_kind, partner_name, player, source, run_id, status, first_observation,
+                   started_at, meta) VALUES (?,?,?,?,?,?,?,?,?,?,?,'in_progress',?,?,?)""",
+                [
+                    task, task_version, seed, _dumps(options), agent.kind, agent.name,
+                    partner.kind if partner else None, partner.name if partner else None,
+                    player, source, run_id, first_observation, now(), _dumps(meta),
+                ],
+            )  # fmt: skip
+        return int(cur.lastrowid)
+
+    def add_step(
+        self,
+        episode_id: int,
+        idx: int,
+        action: str,
+        observation: str,
+        reward: float,
+        terminated: bool = False,
+        truncated: bool = False,
+        info: Mapping[str, Any] | None = None,
+        *,
+        typed: str | None = None,
+        think_ms: int | None = None,
+        role: str = "agent",
+    ) -> None:
+        """Record one step and commit it at once (nothing played is lost on a crash)."""
+        with self.db.atomic():
+            self.db.execute(
+                """INSERT INTO steps(episode_id, idx, role, action, typed, observation, reward,
+                   terminated, truncated, info, think_ms, created_at)
+                   VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
+                [
+                    episode_id, idx, role, action, typed, observation, float(reward),
+                    int(terminated), int(truncated), _dumps(dict(info or {})), think_ms, now(),
+                ],
+            )  # fmt: skip
+            self.db.execute(
+                "UPDATE episodes SET n_steps = n_steps + 1, return = return + ? WHERE id = ?",
+                [float(reward), episode_id],
+            )
+
+    def finish_episode(
+        self,
+        episode_id: int,
+        *,
+        status: str = "finished",
+        success: bool | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Close an episode: recompute its return from its steps and set its status."""
+        if status not in ("finished", "abandoned"):
+            raise ValueError("status must be 'finished' or 'abandoned'")
+        with self.db.atomic():
+            rows = self.db.execute(
+                "SELECT reward, terminated, truncated FROM steps WHERE episode_id = ? ORDER BY idx",
+                [episode_id],
+            ).fetchall()
+            ret = math.fsum(r[0] for r in rows)
+            term = bool(rows and rows[-1][1])
+            trunc = bool(rows and rows[-1][2])
+            sets = "status=?, n_steps=?, return=?, terminated=?, truncated=?, success=?, ended_at=?"
+            args: list[Any] = [status, len(rows), ret, int(term), int(trunc),
+                               None if success is None else int(success), now()]  # fmt: skip
+            if meta is not None:
+                sets += ", meta=?"
+                args.append(_dumps(meta))
+            self.db.execute(f"UPDATE episodes SET {sets} WHERE id = ?", [*args, episode_id])
+
+    # -- bulk recording ------------------------------------------------------------------------
+    def write_episodes(self, episodes: Iterable[EpisodeRecord]) -> list[int]:
+        """Write finished episodes in one transaction (ids assigned here); returns their ids."""
+        eps = list(episodes)
+        if not eps:
+            return []
+        stamp = now()
+        ids: list[int] = []
+        with self.db.atomic():
+            start = (self.db.execute("SELECT COALESCE(MAX(id), 0) FROM episodes").fetchone()[0]) + 1
+            ep_rows = []
+            step_rows = []
+            for i, ep in enumerate(eps):
+                eid = start + i
+                ids.append(eid)
+                ep_rows.append(ep.episode_row(eid, stamp))
+                step_rows.extend(ep.step_rows(eid, stamp))
+            players = {(ep.player, "human") for ep in eps if ep.player}
+            for name, kind in players:
+                self.db.execute(
+                    "INSERT OR IGNORE INTO players(name, kind, created_at) VALUES (?,?,?)",
+                    [name, kind, stamp],
+                )
+            self.db["episodes"].insert_all(ep_rows, batch_size=500)
+            self.db["steps"].insert_all(step_rows, batch_size=2000)
+        return ids
+
+    # -- reading ------------------------------------------------------------------------------
+    def episode(self, episode_id: int) -> dict[str, Any] | None:
+        rows = list(self.db["episodes"].rows_where("id = ?", [episode_id]))
+        return _decode(rows[0]) if rows else None
+
+    def steps(self, episode_id: int) -> list[dict[str, Any]]:
+        return [
+            _decode(r)
+            for r in self.db["steps"].rows_where("episode_id = ?", [episode_id], order_by="idx")
+        ]
+
+    def count(self, where: str = "", args: Sequence[Any] = ()) -> int:
+        sql = "SELECT COUNT(*) FROM episodes" + (f" WHERE {where}" if where else "")
+        return int(self.db.execute(sql, list(args)).fetchone()[0])
+
+    def stats(self) -> list[dict[str, Any]]:
+        """Per task and source: episodes (finished / in progress), mean return, success rate."""
+        sql = """
+            SELECT task, source,
+                   COUNT(*) AS episodes,
+                   SUM(status = 'finished') AS finished,
+                   SUM(status = 'in_progress') AS in_progress,
+                   SUM(status = 'abandoned') AS abandoned,
+                   AVG(CASE WHEN status = 'finished' THEN return END) AS mean_return,
+                   AVG(CASE WHEN status = 'finished' THEN success END) AS success_rate,
+                   SUM(CASE WHEN status = 'finished' THEN n_steps ELSE 0 END) AS steps
+            FROM episodes GROUP BY task, source ORDER BY task, source"""
+        cur = self.db.execute(sql)
+        cols = [c[0] for c in cur.description]
+        return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+    def recent_episodes(self, limit: int = 50, task: str | None = None) -> list[dict[str, Any]]:
+        where, args = ("task = ?", [task]) if task else (None, [])
+        return [
+            _decode(r)
+            for r in self.db["episodes"].rows_where(where, args, order_by="id DESC", limit=limit)
+        ]
+
+    def schema_version(self) -> list[str]:
+        return [m.name for m in migrations.applied(self.db)]
+
+
+_JSON_COLS = ("options", "meta", "info", "config", "metrics", "dataset_query", "episode_ids")
+
+
+def _decode(row: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(row)
+    for k in _JSON_COLS:
+        if isinstance(out.get(k), str):
+            try:
+                out[k] = json.loads(out[k])
+            except ValueError:
+                pass
+    return out
+
+
+@dataclass
+class StepRecord:
+    action: str
+    observation: str
+    reward: float
+    terminated: bool = False
+    truncated: bool = False
+    info: Mapping[str, Any] | None = None
+    typed: str | None = None
+    think_ms: int | None = None
+    role: str = "agent"
+
+
+@dataclass
+class EpisodeRecord:
+    """An episode as written in bulk (generation, import)."""
+
+    task: str
+    task_version: int
+    seed: int | None
+    first_observation: str
+    steps: list[StepRecord]
+    agent: Who
+    partner: Who | None = None
+    player: str | None = None
+    source: str = "scripted"
+    options: Mapping[str, Any] | None = None
+    run_id: int | None = None
+    status: str = "finished"
+    success: bool | None = None
+    meta: Mapping[str, Any] | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+
+    def episode_row(self, eid: int, stamp: str) -> dict[str, Any]:
+        last = self.steps[-1] if self.steps else None
+        return {
+            "id": eid, "task": self.task, "task_version": self.task_version, "seed": self.seed,
+            "options": _dumps(self.options), "agent_kind": self.agent.kind,
+            "agent_name": self.agent.name,
+            "partner_kind": self.partner.kind if self.partner else None,
+            "partner_name": self.partner.name if self.partner else None,
+            "player": self.player, "source": self.source, "run_id": self.run_id,
+            "status": self.status, "first_observation": self.first_observation,
+            "n_steps": len(self.steps), "return": math.fsum(s.reward for s in self.steps),
+            "success": None if self.success is None else int(self.success),
+            "terminated": int(bool(last and last.terminated)),
+            "truncated": int(bool(last and last.truncated)),
+            "started_at": self.started_at or stamp, "ended_at": self.ended_at or stamp,
+            "meta": _dumps(self.meta),
+        }  # fmt: skip
+
+    def step_rows(self, eid: int, stamp: str) -> list[dict[str, Any]]:
+        return [
+            {
+                "episode_id": eid, "idx": i, "role": s.role, "action": s.action,
+                "typed": s.typed, "observation": s.observation, "reward": float(s.reward),
+                "terminated": int(s.terminated), "truncated": int(s.truncated),
+                "info": _dumps(dict(s.info or {})), "think_ms": s.think_ms, "created_at": stamp,
+            }  # fmt: skip
+            for i, s in enumerate(self.steps)
+        ]
