@@ -1,0 +1,98 @@
+"""The Textual app and its factory (used by the ``lmrl`` command and by the tests)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App
+from textual.binding import Binding
+
+from data.store import Store
+from lmrl_tui.agents import HUMAN, AgentChoiceError, make_agent
+from lmrl_tui.screens.dialogs import PARTNER_EMBEDDED, EpisodeChoice, HelpScreen, NewEpisodeDialog, about_markdown
+from lmrl_tui.screens.home import HomeScreen
+from lmrl_tui.screens.play import PlayScreen
+from lmrl_tui.session import HumanAgent, PlaySession
+
+
+class LmrlApp(App[None]):
+    TITLE = "lmrl-tui"
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True)]
+
+    def __init__(self, store: Store, *, player: str | None = None) -> None:
+        super().__init__()
+        self.store = store
+        self.db_path: Path = store.path
+        self.player = player
+
+    def on_mount(self) -> None:
+        self.push_screen(HomeScreen())
+
+    # -- episodes -----------------------------------------------------------------------------
+    def new_episode(self, task_id: str, seed: int | None = None) -> None:
+        self.push_screen(NewEpisodeDialog(task_id, player=self.player, seed=seed), self.start_episode_from_choice)
+
+    def start_episode_from_choice(self, choice: EpisodeChoice | None) -> None:
+        if choice is None:
+            return
+        self.player = choice.player
+        try:
+            agent = make_agent(choice.task_id, choice.agent)
+        except (AgentChoiceError, Exception) as e:  # noqa: BLE001 - shown, never a traceback
+            self.notify(str(e), title="Cannot start", severity="error", timeout=8)
+            return
+        partner = None
+        if choice.partner == HUMAN:
+            partner = HumanAgent(choice.player if agent is not None else f"{choice.player} (partner)", role="partner")
+        elif choice.partner != PARTNER_EMBEDDED:
+            self.notify(f"unknown partner {choice.partner!r}", severity="error")
+            return
+        self.start_session(choice.task_id, agent, partner, choice.seed, choice.player, choice.strict)
+
+    def start_session(self, task_id, agent, partner, seed, player, strict=False) -> PlayScreen | None:  # noqa: ANN001
+        if partner is not None:
+            partner.role = self._partner_role(task_id)
+        try:
+            session = PlaySession(
+                self.store, task_id, agent=agent, partner=partner,
+                player=player if (agent is None or partner is not None) else None,
+                seed=seed, strict=strict,
+            )  # fmt: skip
+            session.start()
+        except Exception as e:  # noqa: BLE001 - e.g. Stockfish missing: one clear message
+            self.notify(str(e), title="Cannot start", severity="error", timeout=10)
+            return None
+        screen = PlayScreen(session)
+        self.push_screen(screen)
+        return screen
+
+    @staticmethod
+    def _partner_role(task_id: str) -> str:
+        import envs
+
+        roles = envs.spec(task_id).roles
+        return roles[1] if len(roles) > 1 else "partner"
+
+    def restart_session(self, old: PlaySession, seed: int | None) -> None:
+        """Play again: same task, same sides, a new (or the same) seed, replacing the old screen."""
+        self.pop_screen()
+        agent = old.agent
+        if agent is not None:
+            agent = make_agent(old.task_id, agent.name) if agent.kind in ("scripted", "random") else agent
+        partner = HumanAgent(old.partner.name, old.partner.role) if isinstance(old.partner, HumanAgent) else None
+        self.start_session(old.task_id, agent, partner, seed, old.player, old.strict)
+
+    # -- other screens ------------------------------------------------------------------------
+    def action_about(self) -> None:
+        self.push_screen(HelpScreen(about_markdown(self.db_path)))
+
+    def action_browse(self) -> None:
+        from lmrl_tui.screens.browse import BrowseScreen
+
+        self.push_screen(BrowseScreen())
+
+
+def make_app(db: str | Path | Store | None = None, *, player: str | None = None) -> LmrlApp:
+    """Build the app on a store (a path, an open Store, or the default database)."""
+    store = db if isinstance(db, Store) else Store(db)
+    return LmrlApp(store, player=player)

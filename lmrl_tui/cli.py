@@ -1,0 +1,347 @@
+"""The ``lmrl`` command: the app, and the headless jobs (tasks, generate, stats, export, import,
+train, eval). Bad input gets one line on stderr and a non-zero exit, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+EXIT_USAGE = 2
+
+
+class CliError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _seed(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the seed must be a whole number, not {text!r}") from None
+    if not 0 <= v < 2**63:
+        raise argparse.ArgumentTypeError("the seed must be between 0 and 2**63 - 1")
+    return v
+
+
+def _positive(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {v}")
+    return v
+
+
+def _option(text: str) -> tuple[str, Any]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"task options look like key=value, not {text!r}")
+    key, value = text.split("=", 1)
+    import json
+
+    try:
+        return key.strip(), json.loads(value)
+    except ValueError:
+        return key.strip(), value
+
+
+def add_dataset_arguments(p: argparse.ArgumentParser, *, task_required: bool = False) -> None:
+    """Dataset query options shared by export, train and stats."""
+    p.add_argument("--task", required=task_required, help="task id (see `lmrl tasks`)")
+    p.add_argument("--source", action="append", default=[], help="episode source: human, scripted, agent, import (repeatable)")
+    p.add_argument("--player", action="append", default=[], help="human player name (repeatable)")
+    p.add_argument("--agent", action="append", default=[], dest="agents", help="agent name, e.g. behaviour (repeatable)")
+    p.add_argument("--status", default="finished", choices=["finished", "abandoned", "in_progress", "any"])
+    p.add_argument("--min-return", type=float, default=None)
+    p.add_argument("--top-percent", type=float, default=None, help="keep the top P%% by return (ties kept)")
+    p.add_argument("--wins-only", action="store_true")
+    p.add_argument("--split", choices=["train", "eval"], default=None, help="deterministic split by seed")
+    p.add_argument("--eval-fraction", type=float, default=0.1)
+    p.add_argument("--limit", type=int, default=None)
+
+
+def dataset_query(args: argparse.Namespace) -> Any:
+    from data.datasets import DatasetQuery
+
+    return DatasetQuery(
+        task=args.task, sources=args.source, players=args.player, agents=args.agents,
+        status=args.status, min_return=args.min_return, top_percent=args.top_percent,
+        wins_only=args.wins_only, split=args.split, eval_fraction=args.eval_fraction,
+        limit=args.limit,
+    )  # fmt: skip
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="lmrl", description="Play, log, train and watch LMRL-Gym tasks in the terminal.")
+    p.add_argument("--db", help="episode database (default: $LMRL_DB or the user data directory)")
+    p.add_argument("--player", help="your player name in the app")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    sub.add_parser("tasks", help="list the tasks")
+
+    g = sub.add_parser("generate", help="play episodes with a scripted policy or a checkpoint and store them")
+    g.add_argument("task")
+    g.add_argument("--episodes", type=_positive, default=100)
+    g.add_argument("--policy", default="behaviour", help="behaviour, strong/optimal, random, or a checkpoint folder")
+    g.add_argument("--seed", type=_seed, default=0, help="first seed; episode i uses seed+i")
+    g.add_argument("--option", type=_option, action="append", default=[], help="task option key=value")
+    g.add_argument("--batch", type=_positive, default=200, help="episodes per database transaction")
+    g.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    s = sub.add_parser("stats", help="per task and source: episodes, mean return, success rate")
+    s.add_argument("--task", default=None)
+
+    e = sub.add_parser("export", help="write episodes as LMRL-Gym files or our JSONL")
+    add_dataset_arguments(e)
+    e.add_argument("--format", choices=["lmrl", "jsonl"], default="jsonl")
+    e.add_argument("--out", "-o", default="-", help="output file (default: standard output)")
+
+    i = sub.add_parser("import", help="read LMRL-Gym files or our JSONL into the store")
+    i.add_argument("file")
+    i.add_argument("--format", choices=["lmrl", "jsonl"], default="jsonl")
+    i.add_argument("--task", default=None, help="task id (needed for the lmrl format)")
+
+    try:
+        from training import cli_args
+    except ImportError:
+        cli_args = None
+    t = sub.add_parser("train", help="train a policy from the store (needs the train extra)")
+    ev = sub.add_parser("eval", help="evaluate a checkpoint or policy against a task")
+    if cli_args is not None:
+        cli_args.add_train_arguments(t)
+        cli_args.add_eval_arguments(ev)
+    return p
+
+
+# -- commands ------------------------------------------------------------------------------------
+def cmd_tasks(args: argparse.Namespace) -> int:
+    import envs
+
+    rows = []
+    for task_id in envs.ids():
+        spec = envs.spec(task_id)
+        rows.append((task_id, spec.title, " vs ".join(spec.roles), str(spec.max_turns), ", ".join(envs.policies(task_id))))
+    _print_table(("task", "title", "sides", "max turns", "policies"), rows)
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace, store: Any) -> int:
+    import envs
+    from data.store import EpisodeRecord, StepRecord
+    from lmrl_tui.agents import make_agent
+    from lmrl_tui.session import agent_identity, is_success
+
+    options = dict(args.option)
+    task = envs.make(args.task, **options)
+    agent = make_agent(args.task, args.policy)
+    if agent is None:
+        raise CliError("generate needs a policy, not a human")
+    who = agent_identity(agent)
+    source = "agent" if agent.kind == "checkpoint" else "scripted"
+    partner = None
+    if task.spec.partner:
+        from data.store import Who
+
+        partner = Who("scripted", task.spec.partner)
+    progress = None if args.quiet or not sys.stderr.isatty() else _progress(args.episodes)
+    started = time.perf_counter()
+    buf: list[EpisodeRecord] = []
+    written = successes = 0
+    total_return = 0.0
+    try:
+        for n in range(args.episodes):
+            seed = args.seed + n
+            ep = envs.run_episode(task, agent, seed)
+            steps = [StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, t.info) for t in ep.transitions]
+            success = is_success(task, ep.transitions[-1].info if ep.transitions else {}, ep.total_return)
+            successes += bool(success)
+            total_return += ep.total_return
+            buf.append(EpisodeRecord(
+                task.spec.id, task.spec.version, seed, ep.first_observation, steps, who,
+                partner=partner, source=source, options=options, success=success,
+            ))  # fmt: skip
+            if len(buf) >= args.batch:
+                written += len(store.write_episodes(buf))
+                buf.clear()
+            if progress:
+                progress.advance(1)
+        written += len(store.write_episodes(buf))
+    finally:
+        close = getattr(task, "close", None)
+        if callable(close):
+            close()
+        if progress:
+            progress.stop()
+    dt = time.perf_counter() - started
+    print(
+        f"wrote {written} {args.task} episodes ({args.policy}, seeds {args.seed}..{args.seed + args.episodes - 1}) "
+        f"to {store.path} in {dt:.1f}s: mean return {total_return / max(written, 1):.3f}, "
+        f"success {successes / max(written, 1):.1%}"
+    )
+    return 0
+
+
+class _progress:
+    """A small stderr progress bar (rich), used only on a terminal."""
+
+    def __init__(self, total: int) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+        self._p = Progress("generating", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True)
+        self._task = self._p.add_task("gen", total=total)
+        self._p.start()
+
+    def advance(self, n: int) -> None:
+        self._p.advance(self._task, n)
+
+    def stop(self) -> None:
+        self._p.stop()
+
+
+def cmd_stats(args: argparse.Namespace, store: Any) -> int:
+    rows = store.stats()
+    if args.task:
+        rows = [r for r in rows if r["task"] == args.task]
+    not_understood = dict(
+        store.db.execute(
+            """SELECT e.task || '/' || e.source, AVG(json_extract(s.info, '$.understood') = 0)
+               FROM steps s JOIN episodes e ON e.id = s.episode_id
+               WHERE json_extract(s.info, '$.understood') IS NOT NULL GROUP BY e.task, e.source"""
+        ).fetchall()
+    )
+    print(f"database: {store.path}")
+    if not rows:
+        print("no episodes yet: play in the app (lmrl) or run `lmrl generate TASK`")
+        return 0
+    table = []
+    for r in rows:
+        nu = not_understood.get(f"{r['task']}/{r['source']}")
+        table.append((
+            r["task"], r["source"], str(r["episodes"]), str(r["finished"]), str(r["in_progress"]),
+            str(r["abandoned"]), "" if r["mean_return"] is None else f"{r['mean_return']:.3f}",
+            "" if r["success_rate"] is None else f"{r['success_rate']:.1%}", str(r["steps"]),
+            "" if nu is None else f"{nu:.1%}",
+        ))  # fmt: skip
+    _print_table(
+        ("task", "source", "episodes", "finished", "in progress", "abandoned", "mean return",
+         "success", "steps", "not understood"),
+        table,
+    )  # fmt: skip
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, store: Any) -> int:
+    from data.formats import export_episodes
+
+    query = dataset_query(args)
+    if args.out == "-":
+        n = export_episodes(store, sys.stdout, args.format, query)
+    else:
+        out = Path(args.out)
+        try:
+            with out.open("w", encoding="utf-8") as f:
+                n = export_episodes(store, f, args.format, query)
+        except OSError as e:
+            raise CliError(f"cannot write {out}: {e.strerror}") from None
+    print(f"exported {n} episodes", file=sys.stderr)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace, store: Any) -> int:
+    from data.formats import import_episodes
+
+    n = import_episodes(store, args.file, args.format, args.task)
+    print(f"imported {n} episodes into {store.path}")
+    return 0
+
+
+def cmd_app(args: argparse.Namespace, store: Any) -> int:
+    from lmrl_tui.app import make_app
+
+    make_app(store, player=args.player).run()
+    return 0
+
+
+def _print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=False)]
+    for row in (header, *rows):
+        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths, strict=False)).rstrip())
+
+
+def _open_store(args: argparse.Namespace) -> Any:
+    from data.store import Store
+
+    return Store(args.db)
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from data.formats import FormatError
+    from data.store import StoreError
+    from envs.base import UnknownPolicy, UnknownTask
+    from lmrl_tui.agents import AgentChoiceError
+
+    errs: list[type[BaseException]] = [CliError, StoreError, FormatError, UnknownTask, UnknownPolicy, AgentChoiceError]
+    try:
+        from training.errors import TrainingError
+
+        errs.append(TrainingError)
+    except ImportError:
+        pass
+    try:
+        from envs.stockfish import StockfishError  # type: ignore[attr-defined]
+
+        errs.append(StockfishError)
+    except (ImportError, AttributeError):
+        pass
+    return tuple(errs)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    user_errors = _user_errors()
+    try:
+        if args.command == "tasks":
+            return cmd_tasks(args)
+        store = _open_store(args)
+        try:
+            if args.command is None:
+                return cmd_app(args, store)
+            if args.command in ("train", "eval"):
+                from training import cli_args
+
+                run = cli_args.run_train if args.command == "train" else cli_args.run_eval
+                return int(run(args, store))
+            commands = {"generate": cmd_generate, "stats": cmd_stats, "export": cmd_export, "import": cmd_import}
+            return commands[args.command](args, store)
+        finally:
+            store.close()
+    except user_errors as e:
+        print(f"lmrl: error: {e}", file=sys.stderr)
+        return 1
+    except ImportError as e:
+        print(f"lmrl: error: {e} (for training: pip install 'lmrl-tui[train]')", file=sys.stderr)
+        return 1
+    except ValueError as e:  # bad task options and the like
+        print(f"lmrl: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("lmrl: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,205 @@
+"""Modal dialogs: start a new episode, the end-of-episode summary, help/about."""
+
+from __future__ import annotations
+
+import getpass
+from dataclasses import dataclass
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Input, Label, Markdown, Select, Static
+
+import envs
+from lmrl_tui.agents import HUMAN, agent_choices
+
+PARTNER_EMBEDDED = "embedded"
+
+
+def default_player() -> str:
+    try:
+        return getpass.getuser() or "player"
+    except Exception:  # noqa: BLE001 - no login name in some containers
+        return "player"
+
+
+@dataclass
+class EpisodeChoice:
+    task_id: str
+    seed: int | None
+    agent: str
+    partner: str
+    player: str
+    strict: bool
+
+
+def parse_seed(text: str) -> int | None:
+    """Blank means a random seed; otherwise a non-negative integer below 2**63."""
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        seed = int(text)
+    except ValueError:
+        raise ValueError(f"the seed must be a whole number, not {text!r}") from None
+    if not 0 <= seed < 2**63:
+        raise ValueError("the seed must be between 0 and 2**63 - 1")
+    return seed
+
+
+class NewEpisodeDialog(ModalScreen[EpisodeChoice | None]):
+    """Pick the task, the seed and who plays each side."""
+
+    DEFAULT_CSS = """
+    NewEpisodeDialog { align: center middle; }
+    NewEpisodeDialog > Vertical { width: 72; height: auto; max-height: 90%; border: thick $accent;
+        background: $surface; padding: 1 2; }
+    NewEpisodeDialog Label { margin-top: 1; }
+    NewEpisodeDialog #buttons { height: auto; margin-top: 1; align-horizontal: right; }
+    NewEpisodeDialog #error { color: $error; height: auto; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
+    AUTO_FOCUS = "#start"
+
+    def __init__(self, task_id: str, *, player: str | None = None, seed: int | None = None) -> None:
+        super().__init__()
+        self.task_id = task_id
+        self.player = player or default_player()
+        self.seed = seed
+
+    def compose(self) -> ComposeResult:
+        spec = envs.spec(self.task_id)
+        with Vertical():
+            yield Static(f"[b]New episode[/b]  {spec.title}")
+            yield Label("Task")
+            yield Select([(f"{envs.spec(t).title} ({t})", t) for t in envs.ids()],
+                         value=self.task_id, allow_blank=False, id="task")  # fmt: skip
+            yield Label("Seed (blank for a random one)")
+            yield Input("" if self.seed is None else str(self.seed), placeholder="random", id="seed")
+            yield Label(f"Who plays the {spec.roles[0]}")
+            yield Select(agent_choices(self.task_id), value=HUMAN, allow_blank=False, id="agent")
+            yield Input(placeholder="…or a trained checkpoint folder", id="checkpoint")
+            if len(spec.roles) > 1:
+                yield Label(f"Who plays the {spec.roles[1]}")
+                yield Select(
+                    [(f"Built-in {spec.partner or spec.roles[1]}", PARTNER_EMBEDDED), ("A person (hot-seat)", HUMAN)],
+                    value=PARTNER_EMBEDDED, allow_blank=False, id="partner",
+                )  # fmt: skip
+            yield Label("Player name")
+            yield Input(self.player, id="player")
+            yield Checkbox("LMRL-strict (unreadable input counts as an invalid move)", id="strict")
+            yield Static("", id="error")
+            with Horizontal(id="buttons"):
+                yield Button("Start", variant="primary", id="start")
+                yield Button("Cancel", id="cancel")
+
+    @on(Select.Changed, "#task")
+    def _task_changed(self, event: Select.Changed) -> None:
+        if event.value != self.task_id and isinstance(event.value, str):
+            self.dismiss(None)
+            self.app.push_screen(
+                NewEpisodeDialog(event.value, player=self.query_one("#player", Input).value),
+                self.app.start_episode_from_choice,  # type: ignore[attr-defined]
+            )
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#start")
+    @on(Input.Submitted)
+    def _start(self) -> None:
+        err = self.query_one("#error", Static)
+        try:
+            seed = parse_seed(self.query_one("#seed", Input).value)
+        except ValueError as e:
+            err.update(str(e))
+            return
+        agent = str(self.query_one("#agent", Select).value)
+        ckpt = self.query_one("#checkpoint", Input).value.strip()
+        if ckpt:
+            agent = ckpt
+        partners = self.query("#partner")
+        partner = str(partners.first(Select).value) if partners else PARTNER_EMBEDDED
+        player = self.query_one("#player", Input).value.strip() or default_player()
+        strict = self.query_one("#strict", Checkbox).value
+        self.dismiss(EpisodeChoice(self.task_id, seed, agent, partner, player[:100], strict))
+
+
+class SummaryScreen(ModalScreen[str]):
+    """The end of an episode: return, steps, the best return possible, and what next."""
+
+    DEFAULT_CSS = """
+    SummaryScreen { align: center middle; }
+    SummaryScreen > Vertical { width: 60; height: auto; border: thick $success; background: $surface;
+        padding: 1 2; }
+    SummaryScreen #buttons { height: auto; margin-top: 1; }
+    """
+    BINDINGS = [
+        Binding("enter,r", "choose('again')", "Play again", id="summary.again"),
+        Binding("s", "choose('same')", "Same seed", id="summary.same"),
+        Binding("escape,h", "choose('home')", "Home", id="summary.home"),
+    ]
+
+    def __init__(self, lines: list[str], title: str) -> None:
+        super().__init__()
+        self.lines = lines
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(f"[b]{self.title_text}[/b]")
+            yield Static("\n".join(self.lines), id="summary")
+            with Horizontal(id="buttons"):
+                yield Button("Play again", variant="primary", id="again")
+                yield Button("Same seed", id="same")
+                yield Button("Home", id="home")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(str(event.button.id))
+
+    def action_choose(self, what: str) -> None:
+        self.dismiss(what)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Help for a task (or the app), with the database location."""
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll { width: 80%; height: 80%; border: thick $accent; background: $surface;
+        padding: 1 2; }
+    """
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss_help", "Close", id="help.close")]
+
+    def __init__(self, markdown: str) -> None:
+        super().__init__()
+        self.markdown = markdown
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Markdown(self.markdown)
+
+    def action_dismiss_help(self) -> None:
+        self.dismiss(None)
+
+
+def about_markdown(db_path: Any) -> str:
+    return f"""\
+# lmrl-tui
+
+Play the LMRL-Gym multi-turn RL tasks, log every step to SQLite as an offline RL dataset, train
+agents on the logs and watch them play.
+
+* **Database:** `{db_path}` (change with `--db PATH` or `LMRL_DB`)
+* **Keys:** `enter` start the highlighted task, `b` browse episodes, `?` help, `ctrl+p` command
+  palette, `ctrl+q` quit.
+* While playing: `space` steps a watched agent, `p` toggles auto-play, `+`/`-` change its speed,
+  `escape` leaves the episode (it is kept, marked abandoned).
+
+Headless jobs: `lmrl tasks`, `lmrl generate`, `lmrl stats`, `lmrl export`, `lmrl import`,
+`lmrl train`, `lmrl eval` (see `lmrl --help`).
+"""

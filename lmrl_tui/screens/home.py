@@ -1,0 +1,109 @@
+"""The home screen: every registered task, with what the store holds for it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+import envs
+
+
+class HomeScreen(Screen[None]):
+    DEFAULT_CSS = """
+    HomeScreen #intro { padding: 1 2; height: auto; }
+    HomeScreen #tasks { height: 1fr; margin: 0 2; }
+    HomeScreen #detail { height: auto; padding: 1 2; color: $text-muted; }
+    """
+    BINDINGS = [
+        Binding("enter", "play", "Play / watch", id="home.play", show=True, priority=False),
+        Binding("b", "browse", "Episodes", id="home.browse"),
+        Binding("question_mark,f1", "help", "Help", id="home.help"),
+        Binding("r", "refresh_stats", "Refresh", id="home.refresh"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical():
+            yield Static(
+                "[b]Pick a task[/b] and press [b]enter[/b] to play it yourself or watch an agent. "
+                "Every step is saved to the database.",
+                id="intro",
+            )
+            yield DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "lmrl-tui"
+        self.sub_title = str(getattr(self.app, "db_path", ""))
+        table = self.query_one("#tasks", DataTable)
+        for label in ("Task", "Title", "Sides", "Episodes", "Mean return", "Success"):
+            table.add_column(label, key=label)
+        for task_id in envs.ids():
+            spec = envs.spec(task_id)
+            table.add_row(task_id, spec.title, " vs ".join(spec.roles), "…", "", "", key=task_id)
+        table.focus()
+        self._show_detail(envs.ids()[0] if envs.ids() else None)
+        self.action_refresh_stats()
+
+    def on_screen_resume(self) -> None:
+        self.action_refresh_stats()
+
+    def action_refresh_stats(self) -> None:
+        self._load_stats()
+
+    @work(thread=True, exclusive=True, group="home-stats")
+    def _load_stats(self) -> None:
+        store = self.app.store  # type: ignore[attr-defined]
+        rows = store.db.execute(
+            """SELECT task, COUNT(*), AVG(return), AVG(success) FROM episodes
+               WHERE status = 'finished' GROUP BY task"""
+        ).fetchall()
+        self.app.call_from_thread(self._fill_stats, {r[0]: r[1:] for r in rows})
+
+    def _fill_stats(self, stats: dict[str, Any]) -> None:
+        table = self.query_one("#tasks", DataTable)
+        for task_id in envs.ids():
+            n, mean, succ = stats.get(task_id, (0, None, None))
+            table.update_cell(task_id, "Episodes", str(n))
+            table.update_cell(task_id, "Mean return", "" if mean is None else f"{mean:.2f}")
+            table.update_cell(task_id, "Success", "" if succ is None else f"{succ:.0%}")
+
+    def _show_detail(self, task_id: str | None) -> None:
+        if task_id is None:
+            return
+        spec = envs.spec(task_id)
+        self.query_one("#detail", Static).update(
+            f"[b]{spec.title}[/b] — {spec.summary}\nUp to {spec.max_turns} turns; "
+            f"rewards in [{spec.reward_range[0]:g}, {spec.reward_range[1]:g}]."
+        )
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail(event.row_key.value)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.app.new_episode(event.row_key.value)  # type: ignore[attr-defined]
+
+    def _selected_task(self) -> str | None:
+        table = self.query_one("#tasks", DataTable)
+        if table.row_count == 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        return key.value
+
+    def action_play(self) -> None:
+        task_id = self._selected_task()
+        if task_id:
+            self.app.new_episode(task_id)  # type: ignore[attr-defined]
+
+    def action_browse(self) -> None:
+        self.app.action_browse()  # type: ignore[attr-defined]
+
+    def action_help(self) -> None:
+        self.app.action_about()  # type: ignore[attr-defined]

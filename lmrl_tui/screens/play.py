@@ -1,0 +1,268 @@
+"""The play screen: one episode, a human or an agent acting, every step recorded as it happens.
+
+Slow work (an agent thinking, an engine or partner replying) runs in a thread worker; pure
+simulators without a partner (maze, Wordle, Text-Nav) step at once on the UI thread, which keeps
+fast key presses in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.markup import escape
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Log, Static
+
+from envs.base import InvalidInput, Text
+from lmrl_tui.screens.dialogs import HelpScreen, SummaryScreen, about_markdown
+from lmrl_tui.session import HumanAgent, PlaySession, StepOutcome
+from lmrl_tui.views import view_class
+from lmrl_tui.views.base import TaskView
+
+SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1, 0.03)
+
+
+class PlayScreen(Screen[None]):
+    DEFAULT_CSS = """
+    PlayScreen #main { height: 1fr; }
+    PlayScreen #side { width: 48; border-left: solid $primary; padding: 0 1; }
+    PlayScreen #status { height: auto; }
+    PlayScreen #model-title { margin-top: 1; color: $accent; }
+    PlayScreen #model { height: 1fr; border: round $primary-darken-2; }
+    PlayScreen #moves { height: 12; border: round $primary-darken-2; }
+    """
+    BINDINGS = [
+        Binding("question_mark,f1", "help", "Help", id="play.help"),
+        Binding("space", "step_agent", "Step", id="play.step"),
+        Binding("p", "toggle_auto", "Auto-play", id="play.auto"),
+        Binding("plus,equals_sign", "faster", "Faster", id="play.faster"),
+        Binding("minus", "slower", "Slower", id="play.slower"),
+        Binding("escape", "leave", "Leave", id="play.leave"),
+    ]
+
+    def __init__(self, session: PlaySession) -> None:
+        super().__init__()
+        self.session = session
+        spec = session.task.spec
+        humans = set()
+        if session.human_acts:
+            humans.add(spec.roles[0])
+        if isinstance(session.partner, HumanAgent) and len(spec.roles) > 1:
+            humans.add(spec.roles[1])
+        self.human_roles = frozenset(humans)
+        self.view: TaskView = view_class(spec.id)(spec, human_roles=self.human_roles, id="view")
+        # Watching an agent alone: step by hand; with a person in the game the agent moves by itself.
+        self.auto = bool(humans)
+        self.speed_index = 2
+        self._busy = False
+        self._auto_timer: Any = None
+        self.needs_worker = spec.partner is not None or not session.human_acts
+
+    # -- layout ---------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="main"):
+            yield self.view
+            with Vertical(id="side"):
+                yield Static(id="status")
+                yield Static("What the model sees", id="model-title")
+                with VerticalScroll(id="model"):
+                    yield Static(id="model-text", markup=False)
+                yield Log(id="moves")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        s = self.session
+        self.title = s.task.spec.title
+        if isinstance(s.partner, HumanAgent):
+            s.partner.on_request = self._partner_request_from_thread
+        if s.episode_id is None:
+            s.start()
+        self.sub_title = f"episode {s.episode_id} · seed {s.seed}"
+        self._refresh()
+        self._next_turn()
+
+    # -- drawing --------------------------------------------------------------------------------
+    def _refresh(self) -> None:
+        s = self.session
+        state = s.state()
+        state.setdefault("model_text", s.model_text())
+        self.view.show_state(state)
+        who = "you" if s.human_acts else f"{s.agent.kind}:{s.agent.name}"  # type: ignore[union-attr]
+        mode = ""
+        if not s.human_acts:
+            mode = f"  auto-play {'on' if self.auto else 'off'} ({SPEEDS[self.speed_index]:g}s)"
+        self.query_one("#status", Static).update(
+            f"[b]{escape(s.task.spec.title)}[/b]\n"
+            f"Player: {escape(who)}{mode}\n"
+            f"Turn: {len(s.transitions)} / {s.task.spec.max_turns}\n"
+            f"Return: {s.total_return:g}"
+        )
+        self.query_one("#model-text", Static).update(s.model_text())
+
+    def _log_move(self, out: StepOutcome) -> None:
+        st = out.step
+        action = out.action.rstrip("\n")
+        extra = "  (invalid)" if st.info.get("invalid") else ""
+        self.query_one("#moves", Log).write_line(
+            f"{len(self.session.transitions):>3}. {action[:60]}  r={st.reward:g}{extra}"
+        )
+
+    # -- turns --------------------------------------------------------------------------------
+    def _next_turn(self) -> None:
+        s = self.session
+        if s.done:
+            self.view.set_turn(None, False)
+            self._show_summary()
+            return
+        role = s.task.spec.roles[0]
+        if s.human_acts:
+            self.view.set_turn(role, True)
+        else:
+            self.view.set_turn(role, False)
+            if self.auto:
+                self._schedule_agent()
+
+    def _schedule_agent(self) -> None:
+        if self._auto_timer is not None:
+            self._auto_timer.stop()
+        self._auto_timer = self.set_timer(SPEEDS[self.speed_index], self.action_step_agent)
+
+    def on_task_view_submitted(self, event: TaskView.Submitted) -> None:
+        event.stop()
+        s = self.session
+        if event.role != s.task.spec.roles[0] and isinstance(s.partner, HumanAgent):
+            s.partner.answer(event.typed)
+            self.view.set_turn(s.task.spec.roles[0], s.human_acts)
+            return
+        if not s.human_acts or s.done or self._busy:
+            return
+        if self.needs_worker:
+            self._busy = True
+            self.view.set_turn(s.task.spec.roles[0], False)
+            self._human_step_worker(event.typed)
+        else:
+            self._apply_human(event.typed)
+
+    def _apply_human(self, typed: str) -> None:
+        try:
+            out = self.session.human_input(typed)
+        except InvalidInput as e:
+            self.view.show_error(str(e))
+            return
+        self._after_step(out)
+
+    @work(thread=True, exclusive=True, group="step")
+    def _human_step_worker(self, typed: str) -> None:
+        try:
+            out = self.session.human_input(typed)
+        except InvalidInput as e:
+            self.app.call_from_thread(self._invalid_from_worker, str(e))
+            return
+        except Exception as e:  # noqa: BLE001 - shown to the user, never a traceback
+            self.app.call_from_thread(self._step_failed, e)
+            return
+        self.app.call_from_thread(self._after_step, out)
+
+    def _invalid_from_worker(self, message: str) -> None:
+        self._busy = False
+        self.view.show_error(message)
+        self.view.set_turn(self.session.task.spec.roles[0], True)
+
+    def action_step_agent(self) -> None:
+        s = self.session
+        if s.human_acts or s.done or self._busy:
+            return
+        self._busy = True
+        self._agent_step_worker()
+
+    @work(thread=True, exclusive=True, group="step")
+    def _agent_step_worker(self) -> None:
+        try:
+            out = self.session.agent_step()
+        except Exception as e:  # noqa: BLE001 - shown to the user, never a traceback
+            self.app.call_from_thread(self._step_failed, e)
+            return
+        self.app.call_from_thread(self._after_step, out)
+
+    def _after_step(self, out: StepOutcome) -> None:
+        self._busy = False
+        self._log_move(out)
+        self._refresh()
+        self._next_turn()
+
+    def _step_failed(self, error: BaseException) -> None:
+        self._busy = False
+        self.auto = False
+        self.notify(f"{type(error).__name__}: {error}", title="The step failed", severity="error", timeout=8)
+        self._refresh()
+
+    def _partner_request_from_thread(self, role: str, history: Sequence[Text]) -> None:
+        self.app.call_from_thread(self.view.request_reply, role, history)
+
+    # -- end ----------------------------------------------------------------------------------
+    def _show_summary(self) -> None:
+        s = self.session
+        state = s.state()
+        lines = [
+            f"Return: [b]{s.total_return:g}[/b]",
+            f"Steps: {len(s.transitions)}",
+        ]
+        if s.success is not None:
+            lines.append("Result: " + ("[green]success[/green]" if s.success else "[red]failure[/red]"))
+        if "optimal_return" in state:
+            lines.append(f"Best possible return from this start: {state['optimal_return']:g}")
+        if "answer" in state and state.get("done"):
+            lines.append(f"Answer: {escape(str(state['answer']))}")
+        lines.append(f"Saved as episode {s.episode_id} (seed {s.seed}).")
+        self.app.push_screen(SummaryScreen(lines, "Episode over"), self._summary_choice)
+
+    def _summary_choice(self, choice: str | None) -> None:
+        app: Any = self.app
+        if choice == "home" or choice is None:
+            app.pop_screen()
+            return
+        seed = self.session.seed if choice == "same" else None
+        app.restart_session(self.session, seed)
+
+    # -- actions ------------------------------------------------------------------------------
+    def action_help(self) -> None:
+        spec = self.session.task.spec
+        text = (spec.help or f"# {spec.title}\n\n{spec.summary}") + "\n\n---\n" + about_markdown(
+            self.session.store.path
+        )
+        self.app.push_screen(HelpScreen(text))
+
+    def action_toggle_auto(self) -> None:
+        if self.session.human_acts:
+            return
+        self.auto = not self.auto
+        if self.auto and not self._busy:
+            self._schedule_agent()
+        elif not self.auto and self._auto_timer is not None:
+            self._auto_timer.stop()
+        self._refresh()
+
+    def action_faster(self) -> None:
+        self.speed_index = min(self.speed_index + 1, len(SPEEDS) - 1)
+        self._refresh()
+
+    def action_slower(self) -> None:
+        self.speed_index = max(self.speed_index - 1, 0)
+        self._refresh()
+
+    def action_leave(self) -> None:
+        s = self.session
+        if not s.done and s.transitions:
+            self.notify(f"Episode {s.episode_id} kept, marked abandoned.")
+        self.app.pop_screen()
+
+    def on_unmount(self) -> None:
+        if self._auto_timer is not None:
+            self._auto_timer.stop()
+        self.session.abandon()

@@ -1,0 +1,52 @@
+"""The contract between the play screen and a task's view.
+
+The play screen owns the :class:`~lmrl_tui.session.PlaySession`; a view only draws the task's
+``state()`` and posts :class:`TaskView.Submitted` with what the person typed or pressed
+("attributes down, messages up"). Views never step the task themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from textual.message import Message
+from textual.widget import Widget
+
+from envs.base import TaskSpec, Text
+
+
+class TaskView(Widget):
+    """Base class for a task's play view."""
+
+    DEFAULT_CSS = """
+    TaskView { height: 1fr; width: 1fr; }
+    """
+
+    class Submitted(Message):
+        """The person acted: ``typed`` is their raw input, ``role`` the side they play."""
+
+        def __init__(self, typed: str, role: str = "agent") -> None:
+            super().__init__()
+            self.typed = typed
+            self.role = role
+
+    def __init__(self, spec: TaskSpec, *, human_roles: frozenset[str] = frozenset(), **kw: Any) -> None:
+        super().__init__(**kw)
+        self.spec = spec
+        self.human_roles = human_roles
+
+    def show_state(self, state: dict[str, Any]) -> None:
+        """Redraw from the task's structured state (after reset and after every step)."""
+        raise NotImplementedError
+
+    def set_turn(self, role: str | None, human: bool) -> None:
+        """Whose turn it is; ``human`` says whether the person at the keyboard should act now."""
+
+    def show_error(self, message: str) -> None:
+        """Explain why the person's input was not accepted (it did not count as a move)."""
+        self.notify(message, severity="warning", timeout=4)
+
+    def request_reply(self, role: str, history: Sequence[Text]) -> None:
+        """A person must answer as ``role`` (the partner side); by default, focus the input."""
+        self.set_turn(role, True)

@@ -1,0 +1,93 @@
+"""The maze view: the grid (walls, agent, goal, trail), drawn from ``MazeTask.state()``.
+
+In maze-po the person sees only the cells the agent has stood on and the walls next to them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text as RichText
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Vertical
+from textual.widgets import Static
+
+from lmrl_tui.views.base import TaskView
+
+WALL = ("██", "grey50")
+FLOOR = ("  ", "")
+TRAIL = ("··", "grey42")
+UNKNOWN = ("░░", "grey23")
+AGENT = ("◉ ", "bold yellow")
+GOAL = ("★ ", "bold green")
+
+
+def render_maze(state: dict[str, Any]) -> RichText:
+    layout: list[str] = state["layout"]
+    pos = tuple(state["position"])
+    goal = tuple(state["goal"])
+    visited = {tuple(rc) for rc in state["visited"]}
+    partial = state["observed"] == "po"
+    seen = set(visited)
+    if partial:
+        for r, c in visited:
+            seen.update({(r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)})
+    out = RichText()
+    for r, row in enumerate(layout):
+        for c, ch in enumerate(row):
+            if (r, c) == pos:
+                glyph = AGENT
+            elif (r, c) == goal and (not partial or (r, c) in seen or state["done"]):
+                glyph = GOAL
+            elif partial and (r, c) not in seen:
+                glyph = UNKNOWN
+            elif ch == "#":
+                glyph = WALL
+            elif (r, c) in visited:
+                glyph = TRAIL
+            else:
+                glyph = FLOOR
+            out.append(glyph[0], style=glyph[1])
+        out.append("\n")
+    return out
+
+
+class MazeView(TaskView):
+    can_focus = True
+    DEFAULT_CSS = """
+    MazeView { align: center middle; }
+    MazeView #grid { width: auto; height: auto; padding: 1 2; border: round $accent; }
+    MazeView #hint { width: auto; color: $text-muted; }
+    """
+    BINDINGS = [
+        Binding("up,w", "move('up')", "Up", id="maze.up"),
+        Binding("down,s", "move('down')", "Down", id="maze.down"),
+        Binding("left,a", "move('left')", "Left", id="maze.left"),
+        Binding("right,d", "move('right')", "Right", id="maze.right"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            with Center():
+                yield Static(id="grid")
+            with Center():
+                yield Static("", id="hint")
+
+    def on_mount(self) -> None:
+        self.focus()
+
+    def show_state(self, state: dict[str, Any]) -> None:
+        self.query_one("#grid", Static).update(render_maze(state))
+
+    def set_turn(self, role: str | None, human: bool) -> None:
+        self._human = human
+        hint = "Arrow keys or w/a/s/d to move" if human else ("" if role is None else "The agent is moving…")
+        self.query_one("#hint", Static).update(hint)
+        if human:
+            self.focus()
+
+    def action_move(self, direction: str) -> None:
+        if getattr(self, "_human", False):
+            self.post_message(self.Submitted(direction))
+TASK_VIEWS = {"maze-fo": MazeView, "maze-po": MazeView}

@@ -1,0 +1,51 @@
+"""A plain text view: the model-facing transcript and a line to type into.
+
+Used for any task that has no view of its own, and by people who want to play exactly as the model
+does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Input, Log, Static
+
+from lmrl_tui.views.base import TaskView
+
+
+class TextView(TaskView):
+    DEFAULT_CSS = """
+    TextView #transcript { height: 1fr; border: round $primary; }
+    TextView #prompt { height: 3; }
+    TextView #turn { height: 1; color: $text-muted; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Log(id="transcript", auto_scroll=True)
+            yield Static("", id="turn")
+            yield Input(placeholder="Type your action and press Enter", id="prompt")
+
+    def show_state(self, state: dict[str, Any]) -> None:
+        text = state.get("model_text")
+        if text is not None:
+            log = self.query_one("#transcript", Log)
+            log.clear()
+            log.write(text)
+
+    def set_turn(self, role: str | None, human: bool) -> None:
+        inp = self.query_one("#prompt", Input)
+        inp.disabled = not human
+        self.query_one("#turn", Static).update(
+            f"Your move ({role})" if human and role else ("" if role is None else f"{role} is thinking…")
+        )
+        if human:
+            inp.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        value = event.value
+        event.input.value = ""
+        self.post_message(self.Submitted(value))
