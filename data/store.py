@@ -46,7 +46,9 @@ def default_db_path() -> Path:
 
 
 def _dumps(obj: Any) -> str:
-    return json.dumps(obj if obj is not None else {}, ensure_ascii=False, separators=(",", ":"))
+    if not obj:
+        return "{}"
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
@@ -246,7 +248,9 @@ class Store:
                     [name, kind, stamp],
                 )
             self.db["episodes"].insert_all(ep_rows, batch_size=500)
-            self.db["steps"].insert_all(step_rows, batch_size=2000)
+            # Steps are the bulk of the rows: a prepared executemany is ~3x faster than building
+            # an INSERT per chunk (and inspecting every value) as insert_all does.
+            self.db.conn.executemany(_STEP_INSERT, step_rows)
         return ids
 
     # -- reading ------------------------------------------------------------------------------
@@ -357,13 +361,19 @@ class EpisodeRecord:
             "meta": _dumps(self.meta),
         }  # fmt: skip
 
-    def step_rows(self, eid: int, stamp: str) -> list[dict[str, Any]]:
+    def step_rows(self, eid: int, stamp: str) -> list[tuple[Any, ...]]:
+        """Rows in the order of :data:`STEP_COLUMNS`."""
         return [
-            {
-                "episode_id": eid, "idx": i, "role": s.role, "action": s.action,
-                "typed": s.typed, "observation": s.observation, "reward": float(s.reward),
-                "terminated": int(s.terminated), "truncated": int(s.truncated),
-                "info": _dumps(dict(s.info or {})), "think_ms": s.think_ms, "created_at": stamp,
-            }  # fmt: skip
+            (eid, i, s.role, s.action, s.typed, s.observation, float(s.reward), int(s.terminated),
+             int(s.truncated), _dumps(s.info), s.think_ms, stamp)  # fmt: skip
             for i, s in enumerate(self.steps)
         ]
+
+
+STEP_COLUMNS = (
+    "episode_id", "idx", "role", "action", "typed", "observation", "reward", "terminated",
+    "truncated", "info", "think_ms", "created_at",
+)  # fmt: skip
+_STEP_INSERT = (
+    f"INSERT INTO steps({', '.join(STEP_COLUMNS)}) VALUES ({', '.join('?' * len(STEP_COLUMNS))})"
+)

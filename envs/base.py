@@ -231,7 +231,9 @@ def make_policy(task_id: str, name: str, **kwargs: Any) -> Agent:
 
 
 def _entry(task_id: str) -> _Entry:
-    _load_builtin()
+    _load_builtin(task_id)
+    if task_id not in _REGISTRY:
+        _load_builtin()
     try:
         return _REGISTRY[task_id]
     except KeyError:
@@ -239,28 +241,40 @@ def _entry(task_id: str) -> _Entry:
         raise UnknownTask(f"unknown task {task_id!r}; known tasks: {known}") from None
 
 
-_BUILTIN_MODULES = [
-    "envs.maze",
-    "envs.wordle",
-    "envs.textnav",
-    "envs.chess",
-    "envs.twenty_questions",
-    "envs.guess_city",
-    "envs.car_dealer",
-]
+_BUILTIN: dict[str, str] = {
+    "maze-fo": "envs.maze",
+    "maze-po": "envs.maze",
+    "textnav-fo": "envs.textnav",
+    "textnav-po": "envs.textnav",
+    "wordle": "envs.wordle",
+    "wordle-lmrl": "envs.wordle",
+    "chess": "envs.chess",
+    "endgames": "envs.chess",
+    "twenty-questions": "envs.twenty_questions",
+    "guess-city": "envs.guess_city",
+    "car-dealer": "envs.car_dealer",
+}
+"""Built-in task ids and the module that registers each (imported on first use)."""
 _loaded = False
 
 
-def _load_builtin() -> None:
-    """Import the built-in task modules (each registers itself); absent ones are skipped."""
+def _load_builtin(task_id: str | None = None) -> None:
+    """Import the module of ``task_id`` (or of every built-in task); absent modules are skipped."""
     global _loaded
-    if _loaded:
-        return
-    _loaded = True
     import importlib
     import importlib.util
 
-    for mod in _BUILTIN_MODULES:
+    if task_id is not None:
+        if task_id in _REGISTRY:
+            return
+        mod = _BUILTIN.get(task_id)
+        if mod is not None and importlib.util.find_spec(mod) is not None:
+            importlib.import_module(mod)
+        return
+    if _loaded:
+        return
+    _loaded = True
+    for mod in dict.fromkeys(_BUILTIN.values()):
         if importlib.util.find_spec(mod) is not None:
             importlib.import_module(mod)
 

@@ -12,7 +12,18 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from envs.base import Agent, Episode, Step, Task, TaskSpec, make, make_policy, policies, replay, run_episode
+from envs.base import (
+    Agent,
+    Episode,
+    Step,
+    Task,
+    TaskSpec,
+    make,
+    make_policy,
+    policies,
+    replay,
+    run_episode,
+)
 
 NASTY_INPUTS = [
     "",

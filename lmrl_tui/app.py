@@ -8,8 +8,15 @@ from textual.app import App
 from textual.binding import Binding
 
 from data.store import Store
+from envs.base import Agent
 from lmrl_tui.agents import HUMAN, AgentChoiceError, make_agent
-from lmrl_tui.screens.dialogs import PARTNER_EMBEDDED, EpisodeChoice, HelpScreen, NewEpisodeDialog, about_markdown
+from lmrl_tui.screens.dialogs import (
+    PARTNER_EMBEDDED,
+    EpisodeChoice,
+    HelpScreen,
+    NewEpisodeDialog,
+    about_markdown,
+)
 from lmrl_tui.screens.home import HomeScreen
 from lmrl_tui.screens.play import PlayScreen
 from lmrl_tui.session import HumanAgent, PlaySession
@@ -47,16 +54,28 @@ class LmrlApp(App[None]):
         elif choice.partner != PARTNER_EMBEDDED:
             self.notify(f"unknown partner {choice.partner!r}", severity="error")
             return
-        self.start_session(choice.task_id, agent, partner, choice.seed, choice.player, choice.strict)
+        self.start_session(
+            choice.task_id, agent, partner, choice.seed, choice.player, choice.strict, choice.agent
+        )
 
-    def start_session(self, task_id, agent, partner, seed, player, strict=False) -> PlayScreen | None:  # noqa: ANN001
+    def start_session(
+        self,
+        task_id: str,
+        agent: Agent | None,
+        partner: HumanAgent | None,
+        seed: int | None,
+        player: str | None,
+        strict: bool = False,
+        agent_choice: str | None = None,
+    ) -> PlayScreen | None:
+        """Start an episode and show it; returns the play screen (None if it could not start)."""
         if partner is not None:
             partner.role = self._partner_role(task_id)
         try:
             session = PlaySession(
                 self.store, task_id, agent=agent, partner=partner,
                 player=player if (agent is None or partner is not None) else None,
-                seed=seed, strict=strict,
+                seed=seed, strict=strict, agent_choice=agent_choice,
             )  # fmt: skip
             session.start()
         except Exception as e:  # noqa: BLE001 - e.g. Stockfish missing: one clear message
@@ -77,10 +96,10 @@ class LmrlApp(App[None]):
         """Play again: same task, same sides, a new (or the same) seed, replacing the old screen."""
         self.pop_screen()
         agent = old.agent
-        if agent is not None:
-            agent = make_agent(old.task_id, agent.name) if agent.kind in ("scripted", "random") else agent
+        if agent is not None and old.agent_choice is not None:
+            agent = make_agent(old.task_id, old.agent_choice)
         partner = HumanAgent(old.partner.name, old.partner.role) if isinstance(old.partner, HumanAgent) else None
-        self.start_session(old.task_id, agent, partner, seed, old.player, old.strict)
+        self.start_session(old.task_id, agent, partner, seed, old.player, old.strict, old.agent_choice)
 
     # -- other screens ------------------------------------------------------------------------
     def action_about(self) -> None:

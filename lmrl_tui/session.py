@@ -99,6 +99,8 @@ class PlaySession:
     player: str | None = None
     seed: int | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    agent_choice: str | None = None
+    """How the agent was chosen (a policy name or checkpoint path), to play again with the same."""
     strict: bool = False
     """LMRL-strict mode: a human's unparsable input is sent to the task as is (and penalised)."""
 

@@ -1,0 +1,86 @@
+"""The `lmrl` command line: the headless jobs work, and bad input is one line and a non-zero exit."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from data.store import Store
+from lmrl_tui.cli import main
+
+
+def run_cli(*args: str, env_db=None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    if env_db is not None:
+        env["LMRL_DB"] = str(env_db)
+    return subprocess.run([sys.executable, "-m", "lmrl_tui", *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_generate_stats_export_import(tmp_path, capsys):
+    db = tmp_path / "e.db"
+    assert main(["--db", str(db), "generate", "maze-fo", "--episodes", "1000", "--seed", "0"]) == 0
+    assert "wrote 1000 maze-fo episodes" in capsys.readouterr().out
+    s = Store(db)
+    assert s.count("task = 'maze-fo' AND status = 'finished'") == 1000
+    s.close()
+    assert main(["--db", str(db), "stats"]) == 0
+    out = capsys.readouterr().out
+    assert "maze-fo" in out and "1000" in out and "scripted" in out
+    out_file = tmp_path / "fo.jsonl"
+    assert main(["--db", str(db), "export", "--task", "maze-fo", "--format", "lmrl", "-o", str(out_file)]) == 0
+    lines = out_file.read_text().splitlines()
+    assert len(lines) == 1000 and set(json.loads(lines[0])[0]) == {"state", "action", "reward", "done"}
+    db2 = tmp_path / "e2.db"
+    assert main(["--db", str(db2), "import", str(out_file), "--format", "lmrl", "--task", "maze-fo"]) == 0
+    again = tmp_path / "again.jsonl"
+    main(["--db", str(db2), "export", "--task", "maze-fo", "--format", "lmrl", "-o", str(again)])
+    assert again.read_text() == out_file.read_text()
+
+
+def test_tasks_lists_maze(capsys):
+    assert main(["tasks"]) == 0
+    assert "maze-fo" in capsys.readouterr().out
+
+
+def test_env_var_selects_database(tmp_path):
+    db = tmp_path / "via-env.db"
+    r = run_cli("generate", "maze-po", "--episodes", "3", env_db=db)
+    assert r.returncode == 0, r.stderr
+    assert db.exists() and str(db) in r.stdout
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["generate", "no-such-task"], "unknown task 'no-such-task'"),
+        (["generate", "maze-fo", "--seed", "abc"], "the seed must be a whole number"),
+        (["generate", "maze-fo", "--episodes", "0"], "expected a positive whole number"),
+        (["generate", "maze-fo", "--policy", "nope"], "unknown policy 'nope'"),
+        (["generate", "maze-fo", "--option", "layout=nope"], "unknown maze layout"),
+        (["import", "/no/such/file.jsonl"], "no such file"),
+        (["export", "--format", "lmrl"], "give --task"),
+    ],
+)
+def test_bad_input_is_one_line(tmp_path, args, message):
+    r = run_cli("--db", str(tmp_path / "e.db"), *args)
+    assert r.returncode != 0
+    assert message in r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_bad_database_paths(tmp_path):
+    txt = tmp_path / "x.txt"
+    txt.write_text("plain text")
+    newer = tmp_path / "newer.db"
+    s = Store(newer)
+    s.db["_sqlite_migrations"].insert({"migration_set": "lmrl-tui", "name": "m900_future", "applied_at": "x"})
+    s.close()
+    for db, message in [(txt, "not an SQLite database"), (tmp_path, "is a directory"),
+                        (txt / "sub.db", "cannot create the folder"), (newer, "newer lmrl-tui")]:  # fmt: skip
+        r = run_cli("--db", str(db), "stats")
+        assert r.returncode != 0 and message in r.stderr, r.stderr
+        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1

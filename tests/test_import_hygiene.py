@@ -1,0 +1,58 @@
+"""Layering: envs and data never import textual or torch; the app's home screen never imports torch."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+HEAVY = ("torch", "transformers", "accelerate")
+
+
+def modules_after(code: str) -> set[str]:
+    probe = textwrap.dedent(code) + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))\n"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    import json
+
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize("pkg", ["envs", "data"])
+def test_pure_layers(pkg):
+    mods = modules_after(f"import {pkg}\nimport envs\nenvs.ids()\nimport data.formats\ndata.formats.codec('maze-fo')")
+    bad = {m.split(".")[0] for m in mods} & {"textual", *HEAVY, "lmrl_tui", "training"}
+    assert not bad, f"{pkg} pulled in {bad}"
+
+
+def test_home_screen_opens_without_torch(tmp_path):
+    mods = modules_after(
+        f"""
+        import asyncio
+        from lmrl_tui.cli import build_parser
+        build_parser()
+        from lmrl_tui.app import make_app
+        from lmrl_tui.screens.home import HomeScreen
+
+        async def main():
+            app = make_app({str(tmp_path / 'e.db')!r})
+            async with app.run_test() as pilot:
+                await pilot.pause()
+                assert isinstance(app.screen, HomeScreen)
+        asyncio.run(main())
+        """
+    )
+    assert not {m.split(".")[0] for m in mods} & set(HEAVY)
+
+
+@pytest.mark.skipif(shutil.which("lint-imports") is None and not shutil.which(
+    "lint-imports", path=str(__import__("pathlib").Path(sys.executable).parent)), reason="import-linter not installed")
+def test_import_linter_contracts():
+    from pathlib import Path
+
+    exe = shutil.which("lint-imports") or str(Path(sys.executable).parent / "lint-imports")
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([exe], cwd=root, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
