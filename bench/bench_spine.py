@@ -105,13 +105,16 @@ START_SCRIPT = textwrap.dedent(
         async with app.run_test() as pilot:
             while not isinstance(app.screen, HomeScreen) or not app.screen.is_mounted:
                 await pilot.pause(0.001)
-            print(time.time() - t0, flush=True)
+            shown = time.time() - t0
+            while not app.screen.tasks_ready:
+                await pilot.pause(0.001)
+            print(shown, time.time() - t0, flush=True)
     asyncio.run(main())
     """
 )
 
 
-def app_start_seconds() -> float:
+def app_start_seconds() -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as d:
         db = str(Path(d) / "start.db")
         Store(db).close()
@@ -119,7 +122,8 @@ def app_start_seconds() -> float:
         for _ in range(3):
             t0 = time.time()
             out = subprocess.run([sys.executable, "-c", START_SCRIPT, db, str(t0)], capture_output=True, text=True, check=True)
-            times.append(float(out.stdout.strip().splitlines()[-1]))
+            shown, filled = out.stdout.strip().splitlines()[-1].split()
+            times.append((float(shown), float(filled)))
         return min(times)
 
 
@@ -133,7 +137,9 @@ def main() -> None:
     print(f"store_write_rows_per_s {ours:.0f} rows/s")
     print(f"raw_executemany_rows_per_s {raw:.0f} rows/s")
     print(f"store_vs_raw_ratio {ratio:.2f} x")
-    print(f"app_start_to_home_s {app_start_seconds():.3f} s")
+    shown, filled = app_start_seconds()
+    print(f"app_start_to_home_s {shown:.3f} s")
+    print(f"app_start_to_task_table_s {filled:.3f} s")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ Never edit a step that has shipped: add ``m00N_...`` after the last one.
 
 from __future__ import annotations
 
-from sqlite_utils import Database, Migrations
+from data._sqlite_utils import Database, Migrations
 
 migrations = Migrations("lmrl-tui")
 

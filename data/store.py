@@ -18,8 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlite_utils import Database
-
+from data._sqlite_utils import Database
 from data.migrations import migrations
 
 APP_NAME = "lmrl-tui"

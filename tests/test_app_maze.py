@@ -22,6 +22,8 @@ async def test_human_plays_maze_to_goal_through_the_dialog(store):
     app = make_app(store, player="ann")
     async with app.run_test(size=(140, 40)) as pilot:
         assert isinstance(app.screen, HomeScreen)
+        await app.workers.wait_for_complete()  # the task table fills off the UI thread
+        await pilot.pause()
         await pilot.press("enter")  # the highlighted task (maze-fo) -> new-episode dialog
         await pilot.pause()
         await pilot.click("#seed")

@@ -27,6 +27,10 @@ class HomeScreen(Screen[None]):
         Binding("r", "refresh_stats", "Refresh", id="home.refresh"),
     ]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.tasks_ready = False
+
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical():
@@ -45,18 +49,33 @@ class HomeScreen(Screen[None]):
         table = self.query_one("#tasks", DataTable)
         for label in ("Task", "Title", "Sides", "Episodes", "Mean return", "Success"):
             table.add_column(label, key=label)
-        for task_id in envs.ids():
-            spec = envs.spec(task_id)
-            table.add_row(task_id, spec.title, " vs ".join(spec.roles), "…", "", "", key=task_id)
+        table.loading = True
         table.focus()
-        self._show_detail(envs.ids()[0] if envs.ids() else None)
+        self._load_tasks()
+
+    @work(thread=True, exclusive=True, group="home-tasks")
+    def _load_tasks(self) -> None:
+        # Importing every task module (python-chess, knowledge bases) takes a moment: do it off
+        # the UI thread so the screen shows at once.
+        specs = [envs.spec(task_id) for task_id in envs.ids()]
+        self.app.call_from_thread(self._fill_tasks, specs)
+
+    def _fill_tasks(self, specs: list[Any]) -> None:
+        table = self.query_one("#tasks", DataTable)
+        for spec in specs:
+            table.add_row(spec.id, spec.title, " vs ".join(spec.roles), "…", "", "", key=spec.id)
+        table.loading = False
+        self.tasks_ready = True
+        if specs:
+            self._show_detail(specs[0].id)
         self.action_refresh_stats()
 
     def on_screen_resume(self) -> None:
         self.action_refresh_stats()
 
     def action_refresh_stats(self) -> None:
-        self._load_stats()
+        if self.tasks_ready:
+            self._load_stats()
 
     @work(thread=True, exclusive=True, group="home-stats")
     def _load_stats(self) -> None:

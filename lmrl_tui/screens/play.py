@@ -93,7 +93,7 @@ class PlayScreen(Screen[None]):
         state = s.state()
         state.setdefault("model_text", s.model_text())
         self.view.show_state(state)
-        who = "you" if s.human_acts else f"{s.agent.kind}:{s.agent.name}"  # type: ignore[union-attr]
+        who = (s.player or "you") if s.human_acts else f"{s.agent.kind}:{s.agent.name}"  # type: ignore[union-attr]
         mode = ""
         if not s.human_acts:
             mode = f"  auto-play {'on' if self.auto else 'off'} ({SPEEDS[self.speed_index]:g}s)"
@@ -104,6 +104,7 @@ class PlayScreen(Screen[None]):
             f"Return: {s.total_return:g}"
         )
         self.query_one("#model-text", Static).update(s.model_text())
+        self.query_one("#model", VerticalScroll).scroll_end(animate=False)
 
     def _log_move(self, out: StepOutcome) -> None:
         st = out.step
