@@ -66,13 +66,18 @@ _EPISODE_KEYS = (
 _STEP_KEYS = ("role", "action", "typed", "observation", "reward", "terminated", "truncated", "info", "think_ms")
 
 
-def episode_to_json(ep: StoredEpisode) -> dict[str, Any]:
+_LABEL_KEYS = ("step_idx", "label", "value", "author", "created_at")
+
+
+def episode_to_json(ep: StoredEpisode, labels: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     out = {k: ep.episode[k] for k in _EPISODE_KEYS}
     out["return"] = ep.episode["return"]
     out["steps"] = [{k: s[k] for k in _STEP_KEYS} for s in ep.steps]
     for s in out["steps"]:
         s["terminated"] = bool(s["terminated"])
         s["truncated"] = bool(s["truncated"])
+    if labels:
+        out["labels"] = [{k: lab[k] for k in _LABEL_KEYS} for lab in labels]
     return out
 
 
@@ -100,6 +105,7 @@ def episode_from_json(obj: Any) -> EpisodeRecord:
         options=obj.get("options") or {}, status=obj.get("status", "finished"),
         success=None if success is None else bool(success), meta=obj.get("meta") or {},
         started_at=obj.get("started_at"), ended_at=obj.get("ended_at"),
+        labels=[dict(lab) for lab in obj.get("labels") or []],
     )  # fmt: skip
 
 
@@ -112,7 +118,7 @@ def export_episodes(store: Store, out: IO[str], fmt: str, query: DatasetQuery) -
     if fmt == "jsonl":
         n = 0
         for ep in load_episodes(store, ids):
-            out.write(json.dumps(episode_to_json(ep), ensure_ascii=False) + "\n")
+            out.write(json.dumps(episode_to_json(ep, store.labels(ep.id)), ensure_ascii=False) + "\n")
             n += 1
         return n
     if not query.task:

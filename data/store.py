@@ -250,7 +250,43 @@ class Store:
             # Steps are the bulk of the rows: a prepared executemany is ~3x faster than building
             # an INSERT per chunk (and inspecting every value) as insert_all does.
             self.db.conn.executemany(_STEP_INSERT, step_rows)
+            label_rows = [
+                (eid, lab.get("step_idx"), lab["label"], lab.get("value"), lab.get("author"),
+                 lab.get("created_at") or stamp)  # fmt: skip
+                for eid, ep in zip(ids, eps, strict=True)
+                for lab in ep.labels or ()
+            ]
+            if label_rows:
+                self.db.conn.executemany(
+                    "INSERT INTO labels(episode_id, step_idx, label, value, author, created_at) "
+                    "VALUES (?,?,?,?,?,?)",
+                    label_rows,
+                )
         return ids
+
+    # -- labels -------------------------------------------------------------------------------
+    def add_label(
+        self,
+        episode_id: int,
+        label: str,
+        value: str | None = None,
+        *,
+        step_idx: int | None = None,
+        author: str | None = None,
+    ) -> int:
+        """Attach a human label to an episode or one of its steps (e.g. ``good``, ``bad``, a note)."""
+        label = label.strip()
+        if not label:
+            raise ValueError("a label needs some text")
+        with self.db.atomic():
+            cur = self.db.execute(
+                "INSERT INTO labels(episode_id, step_idx, label, value, author, created_at) VALUES (?,?,?,?,?,?)",
+                [episode_id, step_idx, label[:200], value, author, now()],
+            )
+        return int(cur.lastrowid)
+
+    def labels(self, episode_id: int) -> list[dict[str, Any]]:
+        return list(self.db["labels"].rows_where("episode_id = ?", [episode_id], order_by="id"))
 
     # -- reading ------------------------------------------------------------------------------
     def episode(self, episode_id: int) -> dict[str, Any] | None:
@@ -341,6 +377,8 @@ class EpisodeRecord:
     meta: Mapping[str, Any] | None = None
     started_at: str | None = None
     ended_at: str | None = None
+    labels: list[Mapping[str, Any]] | None = None
+    """Human labels: ``{"step_idx", "label", "value", "author", "created_at"}``."""
 
     def episode_row(self, eid: int, stamp: str) -> dict[str, Any]:
         last = self.steps[-1] if self.steps else None

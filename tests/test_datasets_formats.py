@@ -51,6 +51,7 @@ def test_exported_fo_line_equals_lmrl_format(store):
 def test_export_import_round_trips(tmp_path, store, task, fmt):
     generate(store, task, 30)
     generate(store, task, 5, "optimal", 100)
+    store.add_label(3, "good", step_idx=1, author="ann")
     a = tmp_path / f"a.{fmt}"
     with a.open("w") as f:
         export_episodes(store, f, fmt, DatasetQuery(task=task))
@@ -69,6 +70,8 @@ def test_export_import_round_trips(tmp_path, store, task, fmt):
         assert [[s[k] for k in keys] for s in x.steps] == [[s[k] for k in keys] for s in y.steps]
         if fmt == "jsonl":
             assert x.episode["seed"] == y.episode["seed"] and x.episode["agent_name"] == y.episode["agent_name"]
+    if fmt == "jsonl":
+        assert [(lab["step_idx"], lab["label"]) for lab in other.labels(3)] == [(1, "good")]
 
 
 def test_po_export_shape(store):

@@ -1,48 +1,105 @@
-"""Browse the store: recent episodes, and every step of the one under the cursor."""
+"""Browse the store: recent episodes, every step of the one under the cursor, and per-turn labels."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Log
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+
+import envs
+
+ALL = "all"
+
+
+def _short(text: str | None, n: int = 70) -> str:
+    if text is None:
+        return ""
+    flat = text.replace("\n", "⏎")
+    return flat if len(flat) <= n else flat[: n - 1] + "…"
+
+
+class LabelDialog(ModalScreen[str | None]):
+    """Type a label (or a short note) for a step."""
+
+    DEFAULT_CSS = """
+    LabelDialog { align: center middle; }
+    LabelDialog > Vertical { width: 60; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="label.cancel")]
+
+    def __init__(self, where: str) -> None:
+        super().__init__()
+        self.where = where
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(f"Label {self.where} (enter to save, escape to cancel)")
+            yield Input(placeholder="e.g. good, bad, typo, note: …", id="label")
+
+    @on(Input.Submitted)
+    def _save(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
 
 
 class BrowseScreen(Screen[None]):
     DEFAULT_CSS = """
-    BrowseScreen #episodes { width: 3fr; }
-    BrowseScreen #steps { width: 2fr; border-left: solid $primary; }
+    BrowseScreen #filters { height: 3; }
+    BrowseScreen #task-filter { width: 40; }
+    BrowseScreen #episodes { width: 1fr; }
+    BrowseScreen #right { width: 1fr; border-left: solid $primary; }
+    BrowseScreen #episode-info { height: auto; padding: 0 1; }
+    BrowseScreen #steps { height: 1fr; }
     """
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="browse.back"),
         Binding("r", "reload", "Reload", id="browse.reload"),
+        Binding("l", "label", "Label step", id="browse.label"),
+        Binding("g", "quick_label('good')", "Good", id="browse.good"),
+        Binding("x", "quick_label('bad')", "Bad", id="browse.bad"),
     ]
     LIMIT = 500
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.episode_id: int | None = None
+        self._shown: int | None = None
+
     def compose(self) -> ComposeResult:
         yield Header()
+        with Horizontal(id="filters"):
+            yield Select([("All tasks", ALL)], value=ALL, allow_blank=False, id="task-filter")
         with Horizontal():
             yield DataTable(id="episodes", cursor_type="row", zebra_stripes=True)
-            yield Log(id="steps")
+            with Vertical(id="right"):
+                yield Static("", id="episode-info")
+                yield DataTable(id="steps", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
         self.title = "Episodes"
+        self.query_one("#task-filter", Select).set_options([("All tasks", ALL)] + [(t, t) for t in envs.ids()])
         table = self.query_one("#episodes", DataTable)
-        table.add_columns("id", "task", "source", "player", "agent", "status", "steps", "return", "started")
+        table.add_columns("id", "task", "source", "player", "agent", "status", "steps", "return")
+        self.query_one("#steps", DataTable).add_columns("#", "action", "typed", "reward", "ms", "labels")
         table.focus()
         self.action_reload()
 
+    @on(Select.Changed, "#task-filter")
     def action_reload(self) -> None:
-        self._load()
+        value = self.query_one("#task-filter", Select).value
+        self._load(None if value in (ALL, Select.BLANK) else str(value))
 
     @work(thread=True, exclusive=True, group="browse")
-    def _load(self) -> None:
-        rows = self.app.store.recent_episodes(self.LIMIT)  # type: ignore[attr-defined]
+    def _load(self, task: str | None) -> None:
+        rows = self.app.store.recent_episodes(self.LIMIT, task=task)  # type: ignore[attr-defined]
         self.app.call_from_thread(self._fill, rows)
 
     def _fill(self, rows: list[dict[str, Any]]) -> None:
@@ -52,25 +109,64 @@ class BrowseScreen(Screen[None]):
             table.add_row(
                 str(r["id"]), r["task"], r["source"], r["player"] or "",
                 f"{r['agent_kind']}:{r['agent_name']}", r["status"], str(r["n_steps"]),
-                f"{r['return']:g}", (r["started_at"] or "")[:19], key=str(r["id"]),
+                f"{r['return']:g}", key=str(r["id"]),
             )  # fmt: skip
         self.sub_title = f"{len(rows)} most recent"
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key.value is not None:
-            self._show_steps(int(event.row_key.value))
+        if event.data_table.id == "episodes" and event.row_key.value is not None:
+            self.episode_id = int(event.row_key.value)
+            self._show_steps(self.episode_id)
 
     def _show_steps(self, episode_id: int) -> None:
         store = self.app.store  # type: ignore[attr-defined]
         ep = store.episode(episode_id)
-        log = self.query_one("#steps", Log)
-        log.clear()
+        table = self.query_one("#steps", DataTable)
+        keep_row = table.cursor_row if episode_id == self._shown else 0
+        self._shown = episode_id
+        table.clear()
         if ep is None:
             return
-        log.write_line(f"Episode {episode_id} · {ep['task']} · seed {ep['seed']} · {ep['status']}")
-        log.write_line(f"obs: {ep['first_observation']!r}")
+        labels: dict[int | None, list[str]] = {}
+        for lab in store.labels(episode_id):
+            labels.setdefault(lab["step_idx"], []).append(lab["label"])
+        partner = f" vs {ep['partner_kind']}:{ep['partner_name']}" if ep["partner_kind"] else ""
+        self.query_one("#episode-info", Static).update(
+            f"[b]Episode {episode_id}[/b] · {ep['task']} · seed {ep['seed']} · {ep['status']}\n"
+            f"{ep['agent_kind']}:{ep['agent_name']}{partner} · player {ep['player'] or '-'} · "
+            f"return {ep['return']:g}\nfirst observation: {_short(ep['first_observation'], 200)}"
+        )
         for s in store.steps(episode_id):
-            typed = f" (typed {s['typed']!r})" if s["typed"] is not None else ""
-            think = f" {s['think_ms']}ms" if s["think_ms"] is not None else ""
-            log.write_line(f"{s['idx']:>3} act: {s['action']!r}{typed} r={s['reward']:g}{think}")
-            log.write_line(f"    obs: {s['observation']!r}")
+            table.add_row(
+                str(s["idx"]), _short(s["action"], 40), _short(s["typed"], 16), f"{s['reward']:g}",
+                "" if s["think_ms"] is None else str(s["think_ms"]),
+                ", ".join(labels.get(s["idx"], [])), key=str(s["idx"]),
+            )  # fmt: skip
+        table.move_cursor(row=min(keep_row, max(table.row_count - 1, 0)))
+
+    def _current_step(self) -> int | None:
+        steps = self.query_one("#steps", DataTable)
+        if self.episode_id is None or steps.row_count == 0:
+            return None
+        return int(steps.coordinate_to_cell_key(steps.cursor_coordinate).row_key.value)
+
+    def action_label(self) -> None:
+        idx = self._current_step()
+        if idx is None:
+            self.notify("Pick an episode with steps first.", severity="warning")
+            return
+        eid = self.episode_id
+        self.app.push_screen(LabelDialog(f"step {idx} of episode {eid}"), lambda text: self._save_label(eid, idx, text))
+
+    def action_quick_label(self, label: str) -> None:
+        idx = self._current_step()
+        if idx is not None:
+            self._save_label(self.episode_id, idx, label)
+
+    def _save_label(self, episode_id: int | None, idx: int, text: str | None) -> None:
+        if not text or episode_id is None:
+            return
+        store = self.app.store  # type: ignore[attr-defined]
+        store.add_label(episode_id, text, step_idx=idx, author=getattr(self.app, "player", None))
+        self.notify(f"Labelled step {idx}: {text}")
+        self._show_steps(episode_id)
