@@ -9,7 +9,7 @@ from typing import Any
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Markdown, Select, Static
 
@@ -55,10 +55,11 @@ class NewEpisodeDialog(ModalScreen[EpisodeChoice | None]):
 
     DEFAULT_CSS = """
     NewEpisodeDialog { align: center middle; }
-    NewEpisodeDialog > Vertical { width: 72; height: auto; max-height: 90%; border: thick $accent;
-        background: $surface; padding: 1 2; }
-    NewEpisodeDialog Label { margin-top: 1; }
-    NewEpisodeDialog #buttons { height: auto; margin-top: 1; align-horizontal: right; }
+    NewEpisodeDialog > VerticalScroll { width: 84; height: auto; max-height: 95%; border: thick $accent;
+        background: $surface; padding: 0 1; }
+    NewEpisodeDialog #form { grid-size: 2; grid-columns: 18 1fr; grid-rows: 3; height: auto; }
+    NewEpisodeDialog #form > Label { padding: 1 0 0 0; }
+    NewEpisodeDialog #buttons { height: 3; align-horizontal: right; }
     NewEpisodeDialog #error { color: $error; height: auto; }
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
@@ -72,25 +73,27 @@ class NewEpisodeDialog(ModalScreen[EpisodeChoice | None]):
 
     def compose(self) -> ComposeResult:
         spec = envs.spec(self.task_id)
-        with Vertical():
-            yield Static(f"[b]New episode[/b]  {spec.title}")
-            yield Label("Task")
-            yield Select([(f"{envs.spec(t).title} ({t})", t) for t in envs.ids()],
-                         value=self.task_id, allow_blank=False, id="task")  # fmt: skip
-            yield Label("Seed (blank for a random one)")
-            yield Input("" if self.seed is None else str(self.seed), placeholder="random", id="seed")
-            yield Label(f"Who plays the {spec.roles[0]}")
-            yield Select(agent_choices(self.task_id), value=HUMAN, allow_blank=False, id="agent")
-            yield Input(placeholder="…or a trained checkpoint folder", id="checkpoint")
-            if len(spec.roles) > 1:
-                yield Label(f"Who plays the {spec.roles[1]}")
-                yield Select(
-                    [(f"Built-in {spec.partner or spec.roles[1]}", PARTNER_EMBEDDED), ("A person (hot-seat)", HUMAN)],
-                    value=PARTNER_EMBEDDED, allow_blank=False, id="partner",
-                )  # fmt: skip
-            yield Label("Player name")
-            yield Input(self.player, id="player")
-            yield Checkbox("LMRL-strict (unreadable input counts as an invalid move)", id="strict")
+        with VerticalScroll():
+            yield Static(f"[b]New episode[/b] · {spec.title}")
+            with Grid(id="form"):
+                yield Label("Task")
+                yield Select([(f"{envs.spec(t).title} ({t})", t) for t in envs.ids()],
+                             value=self.task_id, allow_blank=False, id="task")  # fmt: skip
+                yield Label("Seed")
+                yield Input("" if self.seed is None else str(self.seed), placeholder="blank: random", id="seed")
+                yield Label(spec.roles[0].capitalize())
+                yield Select(agent_choices(self.task_id), value=HUMAN, allow_blank=False, id="agent")
+                yield Label("…or checkpoint")
+                yield Input(placeholder="a trained checkpoint folder (optional)", id="checkpoint")
+                if len(spec.roles) > 1:
+                    yield Label(spec.roles[1].capitalize())
+                    yield Select(
+                        [(f"Built-in {spec.partner or spec.roles[1]}", PARTNER_EMBEDDED), ("A person (hot-seat)", HUMAN)],
+                        value=PARTNER_EMBEDDED, allow_blank=False, id="partner",
+                    )  # fmt: skip
+                yield Label("Player name")
+                yield Input(self.player, id="player")
+            yield Checkbox("LMRL-strict: unreadable input counts as an invalid move", id="strict")
             yield Static("", id="error")
             with Horizontal(id="buttons"):
                 yield Button("Start", variant="primary", id="start")

@@ -57,7 +57,13 @@ class HomeScreen(Screen[None]):
     def _load_tasks(self) -> None:
         # Importing every task module (python-chess, knowledge bases) takes a moment: do it off
         # the UI thread so the screen shows at once.
-        specs = [envs.spec(task_id) for task_id in envs.ids()]
+        try:
+            specs = [envs.spec(task_id) for task_id in envs.ids()]
+        except Exception as e:  # noqa: BLE001 - a broken task module: say so, never a traceback
+            self.app.call_from_thread(
+                self.notify, f"{type(e).__name__}: {e}", title="Could not load the tasks", severity="error", timeout=30
+            )
+            specs = [envs.spec(t) for t in envs.base._REGISTRY]
         self.app.call_from_thread(self._fill_tasks, specs)
 
     def _fill_tasks(self, specs: list[Any]) -> None:
