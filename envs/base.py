@@ -203,8 +203,10 @@ def register(
 
 
 def ids() -> list[str]:
+    """Every registered task id: the built-in ones in a fixed order, then any others."""
     _load_builtin()
-    return list(_REGISTRY)
+    order = {task_id: i for i, task_id in enumerate(_BUILTIN)}
+    return sorted(_REGISTRY, key=lambda t: (order.get(t, len(order)), t))
 
 
 def spec(task_id: str) -> TaskSpec:

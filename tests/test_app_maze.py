@@ -5,6 +5,7 @@ from __future__ import annotations
 import envs
 from envs.maze import ACTIONS
 from lmrl_tui.app import make_app
+from lmrl_tui.screens.dialogs import NewEpisodeDialog
 from lmrl_tui.screens.home import HomeScreen
 from lmrl_tui.screens.play import PlayScreen
 
@@ -26,9 +27,11 @@ async def test_human_plays_maze_to_goal_through_the_dialog(store):
         await pilot.pause()
         await pilot.press("enter")  # the highlighted task (maze-fo) -> new-episode dialog
         await pilot.pause()
+        assert isinstance(app.screen, NewEpisodeDialog)
         await pilot.click("#seed")
-        await pilot.press(*"7")
-        await pilot.click("#start")
+        await pilot.pause()
+        assert app.focused is app.screen.query_one("#seed")
+        await pilot.press("7", "enter")  # enter in a field starts the episode
         await pilot.pause()
         assert isinstance(app.screen, PlayScreen)
         keys = optimal_keys(7)

@@ -137,8 +137,17 @@ class PlayScreen(Screen[None]):
     def on_task_view_submitted(self, event: TaskView.Submitted) -> None:
         event.stop()
         s = self.session
-        if event.role != s.task.spec.roles[0] and isinstance(s.partner, HumanAgent):
-            s.partner.answer(event.typed)
+        role = s.task.spec.roles[0] if event.role == "agent" else event.role
+        if role != s.task.spec.roles[0] and isinstance(s.partner, HumanAgent):
+            parse_reply = getattr(s.task, "parse_reply", None)
+            typed = event.typed
+            if callable(parse_reply):
+                try:
+                    typed = parse_reply(typed)
+                except InvalidInput as e:
+                    self.view.show_error(str(e))
+                    return
+            s.partner.answer(typed)
             self.view.set_turn(s.task.spec.roles[0], s.human_acts)
             return
         if not s.human_acts or s.done or self._busy:

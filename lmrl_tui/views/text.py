@@ -48,4 +48,4 @@ class TextView(TaskView):
         event.stop()
         value = event.value
         event.input.value = ""
-        self.post_message(self.Submitted(value))
+        self.post_message(self.Submitted(value, role=self.spec.roles[0]))
