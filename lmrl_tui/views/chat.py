@@ -1,0 +1,300 @@
+"""A chat view for the dialogue tasks: the transcript, a line to type into, and the turn.
+
+Used by the question tasks (Twenty Questions, Guess My City) and general enough for any
+two-sided chat whose ``state()`` has a ``transcript``:
+
+* question tasks: ``[{"question", "answer", "understood", "correct", ...}]`` with
+  ``questions_asked``/``questions_left``/``max_questions``, ``secret`` a dict and ``turn``;
+* role/text chats (Car Dealer): ``[{"role", "text" (or "visible")}]`` with ``to_act``, ``turn``/
+  ``max_turns`` and ``secret`` a list of the state keys that are hidden from the agent.
+
+The secret is shown to a person who plays the partner (the oracle, the buyer) and to everyone when
+the episode is over. A person answering as a yes/no oracle gets Yes/No buttons (and the y/n keys);
+``y``/``yes``/``n``/``no`` typed as a reply are sent as ``"Yes."``/``"No."``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from rich.markup import escape
+from rich.text import Text as RichText
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Input, Static
+
+from envs.base import Text
+from lmrl_tui.views.base import TaskView
+
+YES_NO_TASKS = frozenset({"twenty-questions"})
+"""Tasks whose partner answers only yes or no (buttons instead of a free reply)."""
+ROLE_STYLES = ("bold cyan", "bold magenta")
+_QUESTION = re.compile(r"question: (.*)\n", re.DOTALL)
+
+
+def chat_lines(state: dict[str, Any], roles: Sequence[str]) -> list[tuple[str, str, str]]:
+    """``(role, text, note)`` for every message of the transcript, in order."""
+    out: list[tuple[str, str, str]] = []
+    for item in state.get("transcript", []):
+        if "question" in item:
+            out.append((roles[0], item["question"], ""))
+            note = ""
+            if item.get("correct"):
+                note = "correct!"
+            elif item.get("understood") is False:
+                note = "not understood"
+            elif item.get("normalised"):
+                note = "reply normalised"
+            out.append((roles[1] if len(roles) > 1 else "partner", item["answer"], note))
+        else:
+            out.append((item.get("role", "?"), item.get("visible", item.get("text", "")), ""))
+    return out
+
+
+def secret_lines(state: dict[str, Any]) -> list[str]:
+    """What the partner knows, one line per fact."""
+    secret = state.get("secret")
+    if isinstance(secret, list):  # names of the hidden state entries
+        secret = {k: state.get(k) for k in secret if isinstance(state.get(k), str)}
+    if not isinstance(secret, dict):
+        return []
+    lines = []
+    for key, value in secret.items():
+        if key in ("word",) or value in (None, "", []):
+            continue
+        if isinstance(value, list):
+            value = ", ".join(str(v) for v in value)
+        elif isinstance(value, bool):
+            value = "yes" if value else "no"
+        lines.append(f"{key.replace('_', ' ')}: {value}")
+    return lines
+
+
+def progress_line(state: dict[str, Any]) -> str:
+    if "questions_left" in state:
+        left = state["questions_left"]
+        return (
+            f"Questions asked: {state['questions_asked']} / {state['max_questions']}"
+            f" · {left} left · return {state.get('return', 0):g}"
+        )
+    if "max_turns" in state:
+        return f"Turn {state.get('turn', 0)} / {state['max_turns']} · return {state.get('return', 0):g}"
+    return ""
+
+
+def to_act(state: dict[str, Any]) -> str | None:
+    if state.get("done"):
+        return None
+    return state.get("to_act") or (
+        state.get("turn") if isinstance(state.get("turn"), str) else None
+    )
+
+
+class ChatView(TaskView):
+    """The chat play view (see the module docstring)."""
+
+    DEFAULT_CSS = """
+    ChatView #chat-info { height: auto; padding: 0 1; color: $text-muted; }
+    ChatView #chat-secret { height: auto; padding: 0 1; border: round $warning; display: none; }
+    ChatView #chat-log { height: 1fr; border: round $primary; padding: 0 1; }
+    ChatView #chat-turn { height: 1; padding: 0 1; color: $accent; }
+    ChatView #chat-row { height: 3; }
+    ChatView #chat-input { width: 1fr; }
+    ChatView #chat-row Button { min-width: 8; margin-left: 1; display: none; }
+    """
+    BINDINGS = [
+        Binding("y", "reply_yes", "Yes", id="chat.yes"),
+        Binding("n", "reply_no", "No", id="chat.no"),
+    ]
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.roles: tuple[str, ...] = tuple(self.spec.roles)
+        self.state: dict[str, Any] = {}
+        self.replying: str | None = None
+        """The partner role a person must answer as now (None: not answering)."""
+        self.pending: str | None = None
+        self._acting: str | None = None
+        self._human_turn = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("", id="chat-info")
+            yield Static("", id="chat-secret")
+            with VerticalScroll(id="chat-log"):
+                yield Static("", id="chat-text")
+            yield Static("", id="chat-turn")
+            with Horizontal(id="chat-row"):
+                yield Input(placeholder="", id="chat-input", disabled=True)
+                yield Button("Yes", id="chat-yes", variant="success")
+                yield Button("No", id="chat-no", variant="error")
+
+    # -- drawing ------------------------------------------------------------------------------
+    def show_state(self, state: dict[str, Any]) -> None:
+        self.state = state
+        if self.replying is None:
+            self.pending = None
+        self._redraw()
+
+    @property
+    def yes_no(self) -> bool:
+        return self.spec.id in YES_NO_TASKS
+
+    def _label(self, role: str) -> str:
+        you = " (you)" if role in self.human_roles else ""
+        return f"{role.capitalize()}{you}"
+
+    def _show_secret(self) -> bool:
+        partner_only = len(self.roles) > 1 and self.roles[0] not in self.human_roles
+        return bool(self.state.get("done")) or (
+            len(self.roles) > 1 and self.roles[1] in self.human_roles and
+            (partner_only or self.replying is not None)
+        )  # fmt: skip
+
+    def render_transcript(self) -> RichText:
+        out = RichText()
+        for i, (role, text, note) in enumerate(chat_lines(self.state, self.roles)):
+            if i:
+                out.append("\n")
+            style = ROLE_STYLES[0] if role == self.roles[0] else ROLE_STYLES[1]
+            out.append(f"{self._label(role)}: ", style=style)
+            out.append(text)
+            if note:
+                out.append(f"  ({note})", style="green" if note == "correct!" else "dim italic")
+        if self.pending is not None:
+            if out:
+                out.append("\n")
+            out.append(f"{self._label(self.roles[0])}: ", style=ROLE_STYLES[0])
+            out.append(self.pending)
+            out.append("  (waiting for your answer)", style="dim italic")
+        if self.state.get("done"):
+            out.append("\n\n")
+            out.append(
+                self._ending(), style="bold green" if self.state.get("success") else "bold red"
+            )
+        return out
+
+    def _ending(self) -> str:
+        secret = self.state.get("secret")
+        name = secret.get("name") if isinstance(secret, dict) else None
+        if self.state.get("success"):
+            return f"Guessed it: {name}!" if name else "Done."
+        return f"No more questions. It was {name}." if name else "The conversation is over."
+
+    def _redraw(self) -> None:
+        info = self.query_one("#chat-info", Static)
+        info.update(progress_line(self.state))
+        box = self.query_one("#chat-secret", Static)
+        lines = secret_lines(self.state) if self._show_secret() else []
+        box.display = bool(lines)
+        box.update("[b]The secret[/b] (hidden from the guesser)\n" + escape("\n".join(lines)))
+        self.query_one("#chat-text", Static).update(self.render_transcript())
+        self.query_one("#chat-log", VerticalScroll).scroll_end(animate=False)
+        self._update_controls()
+
+    def _update_controls(self) -> None:
+        self.refresh_bindings()
+        inp = self.query_one("#chat-input", Input)
+        buttons = self.yes_no and self.replying is not None
+        for b in self.query("#chat-row Button"):
+            b.display = buttons or (self.replying is not None and not self.yes_no)
+        if self.replying is not None:
+            inp.disabled = self.yes_no
+            inp.placeholder = (
+                "Answer yes or no"
+                if self.yes_no
+                else "Answer (yes, no or a sentence), Enter to send"
+            )
+            text = f"Answer as the {self.replying}: the secret is shown above"
+            if self.yes_no:
+                text += " · y = Yes, n = No"
+        elif self._human_turn and not self.state.get("done"):
+            inp.disabled = False
+            inp.placeholder = "Type your question and press Enter"
+            text = f"Your turn ({self._acting or self.roles[0]}): ask a question or name your guess"
+        else:
+            inp.disabled = True
+            inp.placeholder = ""
+            acting = self._acting or to_act(self.state)
+            text = (
+                ""
+                if self.state.get("done") or acting is None
+                else f"{acting.capitalize()} is thinking…"
+            )
+        self.query_one("#chat-turn", Static).update(text)
+
+    # -- turns --------------------------------------------------------------------------------
+    def set_turn(self, role: str | None, human: bool) -> None:
+        if role == self.roles[0] and self.replying is not None and not human:
+            # The screen hands the turn back after our reply: the step is finishing.
+            self.replying = None
+        self._acting = role
+        self._human_turn = human and role == self.roles[0]
+        self._redraw()
+        if self._human_turn:
+            self.query_one("#chat-input", Input).focus()
+
+    def request_reply(self, role: str, history: Sequence[Text]) -> None:
+        self.replying = role
+        m = _QUESTION.search(history[-1].text) if history else None
+        self.pending = m.group(1).split("\n")[0] if m else None
+        self._redraw()
+        if self.yes_no:
+            self.query_one("#chat-yes", Button).focus()
+        else:
+            self.query_one("#chat-input", Input).focus()
+
+    # -- input --------------------------------------------------------------------------------
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        typed = event.value
+        if self.replying is not None:
+            self._send_reply(typed)
+            event.input.value = ""
+            return
+        if not self._human_turn:
+            return
+        event.input.value = ""
+        self.post_message(self.Submitted(typed, role=self.roles[0]))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "chat-yes":
+            self._send_reply("Yes.")
+        elif event.button.id == "chat-no":
+            self._send_reply("No.")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("reply_yes", "reply_no"):
+            return self.yes_no and self.replying is not None
+        return True
+
+    def action_reply_yes(self) -> None:
+        self._send_reply("Yes.")
+
+    def action_reply_no(self) -> None:
+        self._send_reply("No.")
+
+    def _send_reply(self, typed: str) -> None:
+        role = self.replying
+        if role is None:
+            return
+        text = " ".join(typed.split())
+        low = text.lower().rstrip(".! ")
+        if low in ("y", "yes", "yeah", "yep"):
+            text = "Yes."
+        elif low in ("n", "no", "nope", "nah"):
+            text = "No."
+        elif self.yes_no or not text:
+            self.show_error("Answer yes or no." if self.yes_no else "Type an answer first.")
+            return
+        self.replying = None
+        self.pending = None
+        self.post_message(self.Submitted(text, role=role))
+        self._redraw()
+
+
+TASK_VIEWS = {"twenty-questions": ChatView, "guess-city": ChatView}

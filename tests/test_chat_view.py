@@ -1,0 +1,144 @@
+"""The chat play view for the question tasks, driven with Textual's Pilot, plus a snapshot."""
+
+from __future__ import annotations
+
+import envs
+from envs.guess_city_oracle import answer as city_answer
+from envs.twenty_questions_oracle import answer as tq_answer
+from lmrl_tui.app import make_app
+from lmrl_tui.session import HumanAgent
+from lmrl_tui.views.chat import ChatView, chat_lines, secret_lines
+
+
+async def ask(pilot, screen, text: str) -> None:
+    view = screen.query_one(ChatView)
+    inp = view.query_one("#chat-input")
+    inp.value = text
+    await pilot.press("enter")
+    await screen.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_person_guesses_the_object_against_the_embedded_oracle(store):
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = app.start_session("twenty-questions", None, None, 5, "ann")
+        await pilot.pause()
+        view = screen.query_one(ChatView)
+        secret = screen.session.task.state()["secret"]["name"]
+        assert not view.query_one("#chat-secret").display  # hidden from the guesser
+        assert not view.query_one("#chat-input").disabled
+        await ask(pilot, screen, "")  # nothing typed: explained, not a question
+        assert screen.session.transitions == []
+        await ask(pilot, screen, "is it alive")
+        await ask(pilot, screen, "xyzzy plugh")
+        assert [t.step.reward for t in screen.session.transitions] == [-1.0, -1.0]
+        assert "not understood" in str(view.render_transcript())
+        assert "Is it alive?" in str(view.render_transcript())
+        await ask(pilot, screen, f"Is it a {secret}?")
+        assert screen.session.done and screen.session.success
+        assert view.query_one("#chat-secret").display
+        assert f"Guessed it: {secret}!" in str(view.render_transcript())
+    ep = store.recent_episodes(1)[0]
+    assert ep["task"] == "twenty-questions" and ep["player"] == "ann" and ep["success"] == 1
+    assert ep["agent_kind"] == "human" and ep["partner_kind"] == "scripted"
+    assert ep["partner_name"] == "oracle" and ep["return"] == -2.0
+    steps = store.steps(ep["id"])
+    assert [s["typed"] for s in steps][:2] == ["is it alive", "xyzzy plugh"]
+    assert steps[0]["action"] == "Is it alive?\n" and steps[1]["info"]["understood"] is False
+
+
+async def test_person_plays_the_oracle_against_the_scripted_asker(store):
+    app = make_app(store, player="bob")
+    async with app.run_test(size=(140, 40)) as pilot:
+        agent = envs.make_policy("twenty-questions", "strong")
+        partner = HumanAgent("bob", role="oracle")
+        screen = app.start_session("twenty-questions", agent, partner, 9, "bob")
+        screen.speed_index = 5
+        await pilot.pause()
+        view = screen.query_one(ChatView)
+        task = screen.session.task
+        secret = task.state()["secret"]["name"]
+        assert view.query_one("#chat-secret").display and secret in str(
+            view.query_one("#chat-secret").render()
+        )
+        for _ in range(40):
+            for _ in range(50):
+                await pilot.pause(0.02)
+                if view.replying is not None or screen.session.done:
+                    break
+            if screen.session.done:
+                break
+            assert view.query_one("#chat-yes").display
+            truthful = tq_answer(view.pending, task.secret).text
+            await pilot.press("y" if truthful == "Yes." else "n")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.session.done and screen.session.success
+    ep = store.recent_episodes(1)[0]
+    assert (ep["agent_kind"], ep["agent_name"]) == ("scripted", "strong")
+    assert (ep["partner_kind"], ep["partner_name"], ep["player"]) == ("human", "bob", "bob")
+    assert ep["source"] == "human" and ep["success"] == 1
+    steps = store.steps(ep["id"])
+    assert all(s["info"]["answer_source"] == "partner" for s in steps)
+    assert steps[0]["info"]["partner"]["typed"] in ("Yes.", "No.")
+    # The recorded replies replay the episode exactly.
+    again = envs.replay(
+        envs.make("twenty-questions"), ep["seed"], [s["action"] for s in steps],
+        {"partner_replies": [s["info"]["reply"] for s in steps]},
+    )  # fmt: skip
+    assert [t.observation for t in again.transitions] == [s["observation"] for s in steps]
+
+
+async def test_person_answers_open_questions_as_the_city_oracle(store):
+    app = make_app(store, player="cy")
+    async with app.run_test(size=(140, 40)) as pilot:
+        agent = envs.make_policy("guess-city", "strong")
+        partner = HumanAgent("cy", role="oracle")
+        screen = app.start_session("guess-city", agent, partner, 2, "cy")
+        screen.speed_index = 5
+        await pilot.pause()
+        view = screen.query_one(ChatView)
+        task = screen.session.task
+        for _ in range(30):
+            for _ in range(50):
+                await pilot.pause(0.02)
+                if view.replying is not None or screen.session.done:
+                    break
+            if screen.session.done:
+                break
+            inp = view.query_one("#chat-input")
+            assert not inp.disabled
+            inp.value = city_answer(view.pending, task.secret).text
+            await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        assert screen.session.done and screen.session.success
+    ep = store.recent_episodes(1)[0]
+    assert ep["partner_kind"] == "human" and ep["success"] == 1
+
+
+def test_chat_helpers_handle_role_text_transcripts():
+    state = {
+        "transcript": [{"role": "seller", "text": "Hi!", "visible": "Hi!"},
+                       {"role": "buyer", "text": "Hello Output: x", "visible": "Hello"}],
+        "secret": ["persona_line"], "persona_line": "You are thrifty.", "to_act": "seller",
+    }  # fmt: skip
+    assert chat_lines(state, ("seller", "buyer")) == [("seller", "Hi!", ""), ("buyer", "Hello", "")]
+    assert secret_lines(state) == ["persona line: You are thrifty."]
+
+
+def test_chat_screen_snapshot(snap_compare, tmp_path):
+    app = make_app(tmp_path / "snap.db", player="snap")
+
+    async def run_before(pilot):
+        screen = app.start_session("guess-city", None, None, 3, "snap")
+        await pilot.pause()
+        for q in ("What continent is it in?", "Is it on the coast?", "What is the weather like?"):
+            screen.query_one("#chat-input").value = q
+            await pilot.press("enter")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        await pilot.press(*"Is it")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
