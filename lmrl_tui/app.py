@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding
 
+import envs
 from data.store import Store
 from envs.base import Agent
-from lmrl_tui.agents import HUMAN, AgentChoiceError, make_agent
+from lmrl_tui.agents import HUMAN, make_agent
 from lmrl_tui.screens.dialogs import (
     PARTNER_EMBEDDED,
     EpisodeChoice,
@@ -36,18 +38,30 @@ class LmrlApp(App[None]):
         self.push_screen(HomeScreen())
 
     # -- episodes -----------------------------------------------------------------------------
-    def new_episode(self, task_id: str, seed: int | None = None) -> None:
-        self.push_screen(NewEpisodeDialog(task_id, player=self.player, seed=seed), self.start_episode_from_choice)
+    def new_episode(self, task_id: str, seed: int | None = None, checkpoint: str | None = None) -> None:
+        dialog = NewEpisodeDialog(task_id, player=self.player, seed=seed, checkpoint=checkpoint)
+        self.push_screen(dialog, self.start_episode_from_choice)
 
     def start_episode_from_choice(self, choice: EpisodeChoice | None) -> None:
         if choice is None:
             return
         self.player = choice.player
+        if choice.agent in envs.policies(choice.task_id) or choice.agent == HUMAN:
+            self._start_with_agent(choice, make_agent(choice.task_id, choice.agent))
+        else:  # a checkpoint: loading it imports torch, which takes seconds
+            self.notify(f"Loading {choice.agent} …", timeout=3)
+            self._load_agent_then_start(choice)
+
+    @work(thread=True, exclusive=True, group="load-agent")
+    def _load_agent_then_start(self, choice: EpisodeChoice) -> None:
         try:
             agent = make_agent(choice.task_id, choice.agent)
-        except (AgentChoiceError, Exception) as e:  # noqa: BLE001 - shown, never a traceback
-            self.notify(str(e), title="Cannot start", severity="error", timeout=8)
+        except Exception as e:  # noqa: BLE001 - shown, never a traceback
+            self.call_from_thread(self.notify, str(e), title="Cannot load the agent", severity="error", timeout=10)
             return
+        self.call_from_thread(self._start_with_agent, choice, agent)
+
+    def _start_with_agent(self, choice: EpisodeChoice, agent: Agent | None) -> None:
         partner = None
         if choice.partner == HUMAN:
             partner = HumanAgent(choice.player if agent is not None else f"{choice.player} (partner)", role="partner")
@@ -87,8 +101,6 @@ class LmrlApp(App[None]):
 
     @staticmethod
     def _partner_role(task_id: str) -> str:
-        import envs
-
         roles = envs.spec(task_id).roles
         return roles[1] if len(roles) > 1 else "partner"
 
@@ -104,6 +116,11 @@ class LmrlApp(App[None]):
     # -- other screens ------------------------------------------------------------------------
     def action_about(self) -> None:
         self.push_screen(HelpScreen(about_markdown(self.db_path)))
+
+    def action_runs(self) -> None:
+        from lmrl_tui.screens.runs import RunsScreen
+
+        self.push_screen(RunsScreen())
 
     def action_browse(self) -> None:
         from lmrl_tui.screens.browse import BrowseScreen

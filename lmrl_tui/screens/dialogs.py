@@ -65,11 +65,14 @@ class NewEpisodeDialog(ModalScreen[EpisodeChoice | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
     AUTO_FOCUS = "#start"
 
-    def __init__(self, task_id: str, *, player: str | None = None, seed: int | None = None) -> None:
+    def __init__(
+        self, task_id: str, *, player: str | None = None, seed: int | None = None, checkpoint: str | None = None
+    ) -> None:
         super().__init__()
         self.task_id = task_id
         self.player = player or default_player()
         self.seed = seed
+        self.checkpoint = checkpoint
 
     def compose(self) -> ComposeResult:
         spec = envs.spec(self.task_id)
@@ -84,7 +87,7 @@ class NewEpisodeDialog(ModalScreen[EpisodeChoice | None]):
                 yield Label(spec.roles[0].capitalize())
                 yield Select(agent_choices(self.task_id), value=HUMAN, allow_blank=False, id="agent")
                 yield Label("…or checkpoint")
-                yield Input(placeholder="a trained checkpoint folder (optional)", id="checkpoint")
+                yield Input(self.checkpoint or "", placeholder="a trained checkpoint folder (optional)", id="checkpoint")
                 if len(spec.roles) > 1:
                     yield Label(spec.roles[1].capitalize())
                     yield Select(

@@ -23,6 +23,7 @@ class HomeScreen(Screen[None]):
     BINDINGS = [
         Binding("enter", "play", "Play / watch", id="home.play", show=True, priority=False),
         Binding("b", "browse", "Episodes", id="home.browse"),
+        Binding("t", "runs", "Training runs", id="home.runs"),
         Binding("question_mark,f1", "help", "Help", id="home.help"),
         Binding("r", "refresh_stats", "Refresh", id="home.refresh"),
     ]
@@ -129,6 +130,9 @@ class HomeScreen(Screen[None]):
 
     def action_browse(self) -> None:
         self.app.action_browse()  # type: ignore[attr-defined]
+
+    def action_runs(self) -> None:
+        self.app.action_runs()  # type: ignore[attr-defined]
 
     def action_help(self) -> None:
         self.app.action_about()  # type: ignore[attr-defined]
