@@ -1,0 +1,82 @@
+"""The local Hugging Face agent, on a tiny random GPT-2 and a character tokenizer built here."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+tokenizers = pytest.importorskip("tokenizers")
+
+from envs.base import Text, run_episode  # noqa: E402
+from envs.maze import MazeTask  # noqa: E402
+from training.hf_agent import HFAgent  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A 2-layer GPT-2 with random weights and a character-level tokenizer, saved locally."""
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    path = tmp_path_factory.mktemp("tiny-gpt2")
+    vocab = {c: i for i, c in enumerate(["<unk>", "<eos>", *string.printable])}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
+    tok.decoder = decoders.Fuse()
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="<unk>", eos_token="<eos>", pad_token="<eos>",
+        clean_up_tokenization_spaces=False,
+    )  # fmt: skip
+    fast.save_pretrained(path)
+    torch.manual_seed(0)
+    cfg = GPT2Config(vocab_size=len(vocab), n_positions=256, n_embd=32, n_layer=2, n_head=2)
+    GPT2LMHeadModel(cfg).save_pretrained(path)
+    return str(path)
+
+
+def test_tokenizer_round_trips_text(tiny_model: str) -> None:
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_model)
+    text = "move up\nThe goal is at position 8, 6.\n"
+    ids = tok(text, add_special_tokens=False)["input_ids"]
+    assert len(ids) == len(text)
+    assert tok.decode(ids, clean_up_tokenization_spaces=False) == text
+
+
+def test_act_returns_one_line_ending_in_newline(tiny_model: str) -> None:
+    agent = HFAgent(tiny_model, device="cpu", max_new_tokens=12)
+    agent.reset(None, seed=0)
+    out = agent.act((Text("Start\n", False),))
+    assert out.endswith("\n")
+    assert out.count("\n") == 1
+    assert len(out) <= 13
+
+
+def test_greedy_is_deterministic_and_sampling_is_seeded(tiny_model: str) -> None:
+    hist = (Text("The goal is at position 8, 6.\n", False),)
+    a, b = HFAgent(tiny_model, device="cpu", max_new_tokens=8), HFAgent(tiny_model, device="cpu", max_new_tokens=8)
+    assert a.act(hist) == b.act(hist)
+    s1 = HFAgent(tiny_model, device="cpu", max_new_tokens=8, do_sample=True)
+    s2 = HFAgent(tiny_model, device="cpu", max_new_tokens=8, do_sample=True)
+    s1.reset(None, 5)
+    s2.reset(None, 5)
+    assert [s1.act(hist) for _ in range(3)] == [s2.act(hist) for _ in range(3)]
+
+
+def test_long_prompt_is_cut_from_the_left(tiny_model: str) -> None:
+    agent = HFAgent(tiny_model, device="cpu", max_new_tokens=4)
+    out = agent.act((Text("x" * 5000 + "\n", False),))
+    assert out.endswith("\n") and out.count("\n") == 1
+
+
+def test_plays_a_maze_fo_episode(tiny_model: str) -> None:
+    agent = HFAgent(tiny_model, device="cpu", max_new_tokens=6)
+    ep = run_episode(MazeTask("fo", max_steps=10), agent, seed=3)
+    assert ep.done
+    assert all(t.action.endswith("\n") and t.action.count("\n") == 1 for t in ep.transitions)
+    assert len(ep.transitions) <= 11
+    assert ep.total_return <= 0

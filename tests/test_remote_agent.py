@@ -1,0 +1,195 @@
+"""The OpenAI-compatible endpoint agent against a fake server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from envs.base import Text, run_episode
+from envs.car_dealer import CarDealerTask
+from envs.remote import ChatEndpointAgent, EndpointError, history_to_messages
+
+
+class FakeServer:
+    """Answers /v1/chat/completions from a script of (status, body) pairs; records requests."""
+
+    def __init__(self) -> None:
+        self.script: list[tuple[int, Any]] = []
+        self.default: tuple[int, Any] = (200, {"choices": [{"message": {"content": "hello there\nmore"}}]})
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                n = int(self.headers.get("Content-Length", 0))
+                server.requests.append(json.loads(self.rfile.read(n)))
+                server.headers.append(dict(self.headers))
+                status, body = server.script.pop(0) if server.script else server.default
+                if self.path != "/v1/chat/completions":
+                    status, body = 404, {"error": "no such path"}
+                raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def server() -> Iterator[FakeServer]:
+    s = FakeServer()
+    yield s
+    s.close()
+
+
+def agent(url: str, **kw: Any) -> ChatEndpointAgent:
+    kw.setdefault("sleep", lambda s: None)
+    return ChatEndpointAgent(url, "tiny", **kw)
+
+
+def test_reply_is_first_line_with_newline(server: FakeServer) -> None:
+    a = agent(server.url, role="seller")
+    assert a.act((Text("Start\n", False),)) == "hello there\n"
+    req = server.requests[0]
+    assert req["model"] == "tiny"
+    assert req["stop"] == ["\n"]
+    assert req["messages"][0]["role"] == "system"
+    assert "salesperson" in req["messages"][0]["content"]
+    assert req["messages"][1] == {"role": "user", "content": "Start"}
+
+
+def test_history_maps_to_user_and_assistant_turns() -> None:
+    hist = (Text("Start\n", False), Text("Hi\n", True), Text("Hello.\n", False), Text("Deal?\n", True),
+            Text("Yes.\n", False))  # fmt: skip
+    msgs = history_to_messages(hist, "sys")
+    assert [m["role"] for m in msgs] == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert msgs[-1]["content"] == "Yes."
+
+
+def test_cut_off_own_line_becomes_a_completion_request() -> None:
+    hist = (Text("Start\n", False), Text("persona\n", False), Text("Hm.Output: Decision=", True))
+    msgs = history_to_messages(hist, None)
+    assert msgs[-1]["role"] == "user"
+    assert msgs[-1]["content"].endswith("Hm.Output: Decision=")
+    assert "Complete this line" in msgs[-1]["content"]
+
+
+def test_api_key_comes_from_the_named_variable(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_TEST_KEY", "sekrit")
+    agent(server.url, api_key_env="MY_TEST_KEY").act((Text("x\n", False),))
+    assert server.headers[0]["Authorization"] == "Bearer sekrit"
+    monkeypatch.delenv("MY_TEST_KEY")
+    agent(server.url, api_key_env="MY_TEST_KEY").act((Text("x\n", False),))
+    assert "Authorization" not in server.headers[1]
+
+
+def test_seed_is_sent_after_reset(server: FakeServer) -> None:
+    a = agent(server.url)
+    a.reset(None, 42)
+    a.act((Text("x\n", False),))
+    assert server.requests[0]["seed"] == 42
+
+
+def test_server_errors_are_retried_with_backoff(server: FakeServer) -> None:
+    waits: list[float] = []
+    server.script = [(500, {"error": "boom"}), (429, {"error": "slow down"})]
+    a = ChatEndpointAgent(server.url, "tiny", retries=2, backoff=0.25, sleep=waits.append)
+    assert a.act((Text("x\n", False),)) == "hello there\n"
+    assert waits == [0.25, 0.5]
+    assert len(server.requests) == 3
+
+
+def test_retries_give_up_with_one_line(server: FakeServer) -> None:
+    server.script = [(503, {"error": "down"})] * 3
+    with pytest.raises(EndpointError) as e:
+        agent(server.url, retries=2).act((Text("x\n", False),))
+    assert "\n" not in str(e.value)
+    assert "HTTP 503" in str(e.value)
+
+
+def test_client_errors_are_not_retried(server: FakeServer) -> None:
+    server.script = [(401, {"error": "bad key"})]
+    with pytest.raises(EndpointError, match="HTTP 401.*OPENAI_API_KEY"):
+        agent(server.url).act((Text("x\n", False),))
+    assert len(server.requests) == 1
+
+
+def test_wrong_path_is_a_clear_error(server: FakeServer) -> None:
+    with pytest.raises(EndpointError, match="HTTP 404"):
+        agent(server.url.removesuffix("/v1")).act((Text("x\n", False),))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"not json at all", {"choices": []}, {"nothing": 1}, {"choices": [{"message": {"content": 5}}]}],
+)
+def test_malformed_reply_is_an_endpoint_error(server: FakeServer, body: Any) -> None:
+    server.default = (200, body)
+    with pytest.raises(EndpointError, match="malformed"):
+        agent(server.url).act((Text("x\n", False),))
+    assert len(server.requests) == 1
+
+
+def test_null_content_is_an_empty_line(server: FakeServer) -> None:
+    server.default = (200, {"choices": [{"message": {"content": None}}]})
+    assert agent(server.url).act((Text("x\n", False),)) == "\n"
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_server_down_is_one_clear_line() -> None:
+    a = agent(f"http://127.0.0.1:{_closed_port()}/v1", retries=1, timeout=2)
+    with pytest.raises(EndpointError) as e:
+        a.act((Text("x\n", False),))
+    msg = str(e.value)
+    assert "cannot reach the model endpoint" in msg and "2 tries" in msg and "\n" not in msg
+
+
+def test_bad_url_is_rejected() -> None:
+    with pytest.raises(EndpointError, match="not an http"):
+        ChatEndpointAgent("localhost:8000", "m")
+
+
+def test_endpoint_can_be_the_car_buyer(server: FakeServer) -> None:
+    server.default = (200, {"choices": [{"message": {"content": "Fine. Output: Decision=Accept MSRP=$32,000 Buy Price=$30,000"}}]})
+    buyer = agent(server.url, role="buyer")
+    task = CarDealerTask(partner=buyer)
+
+    class Seller:
+        kind, name = "scripted", "one-liner"
+
+        def reset(self, task: Any, seed: int | None = None) -> None:
+            pass
+
+        def act(self, history: Any) -> str:
+            return "A RAV4 for $30,000?\n"
+
+    ep = run_episode(task, Seller(), seed=1)
+    assert ep.transitions[-1].observation == "Fine. \n"
+    assert ep.transitions[-1].info["decision"]["buy_price"] == 30000
+    msgs = server.requests[0]["messages"]
+    assert "Personality:" in msgs[1]["content"]
+    assert "customer" in msgs[0]["content"]

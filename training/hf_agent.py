@@ -1,0 +1,118 @@
+"""A local Hugging Face causal LM as an :class:`envs.Agent`, for either side of any task.
+
+The prompt is ``history_to_str(history)`` (LMRL's input: the segments joined with no separator);
+the model generates until its first ``"\\n"`` (or ``max_new_tokens``) and the reply is that line
+plus one ``"\\n"``, like LMRL's GPT-2 policies (``out_str_process``). Long prompts are cut from the
+left to fit the model's context. torch and transformers are imported inside the class, so this
+module is cheap to import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from envs.base import Text, history_to_str
+
+
+class HFAgent:
+    """A causal LM from a local path or a hub id; greedy unless ``do_sample``."""
+
+    kind = "hf"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        tokenizer: str | None = None,
+        device: str | None = None,
+        max_new_tokens: int = 64,
+        do_sample: bool = False,
+        temperature: float = 1.0,
+        top_p: float = 1.0,
+        max_prompt_tokens: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.model_id = model
+        self.tokenizer_id = tokenizer or model
+        self.device = device
+        self.max_new_tokens = int(max_new_tokens)
+        self.do_sample = bool(do_sample)
+        self.temperature = float(temperature)
+        self.top_p = float(top_p)
+        self.max_prompt_tokens = max_prompt_tokens
+        self.name = name or model
+        self._model: Any = None
+        self._tok: Any = None
+        self._seed: int | None = None
+        self._calls = 0
+
+    def load(self) -> None:
+        """Load the tokenizer and model (done on the first ``act``)."""
+        if self._model is not None:
+            return
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        if self.device is None:
+            self.device = "cuda" if torch.cuda.is_available() else "cpu"
+        self._tok = AutoTokenizer.from_pretrained(self.tokenizer_id)
+        self._model = AutoModelForCausalLM.from_pretrained(self.model_id).to(self.device).eval()
+        if self.max_prompt_tokens is None:
+            ctx = getattr(self._model.config, "max_position_embeddings", None) or getattr(
+                self._model.config, "n_positions", 1024
+            )
+            self.max_prompt_tokens = max(1, int(ctx) - self.max_new_tokens)
+
+    def reset(self, task: Any = None, seed: int | None = None) -> None:
+        """Fix the sampling seed for the episode (each ``act`` then uses ``seed + call``)."""
+        self._seed = seed
+        self._calls = 0
+
+    def act(self, history: Sequence[Text]) -> str:
+        """Generate the next line for ``history``."""
+        import torch
+
+        self.load()
+        tok, model = self._tok, self._model
+        ids = tok(history_to_str(history), return_tensors="pt", add_special_tokens=False)["input_ids"]
+        if ids.shape[1] == 0:
+            start = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
+            ids = torch.tensor([[start if start is not None else 0]])
+        ids = ids[:, -int(self.max_prompt_tokens or ids.shape[1]) :].to(self.device)
+        stop = _StopAtNewline(tok, ids.shape[1])
+        pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+        kwargs: dict[str, Any] = {
+            "max_new_tokens": self.max_new_tokens,
+            "do_sample": self.do_sample,
+            "pad_token_id": pad,
+            "stopping_criteria": [stop],
+            "attention_mask": torch.ones_like(ids),
+        }
+        if self.do_sample:
+            kwargs.update(temperature=self.temperature, top_p=self.top_p)
+        self._calls += 1
+        with torch.random.fork_rng(devices=[]), torch.no_grad():
+            if self._seed is not None:
+                torch.manual_seed(self._seed * 100_003 + self._calls)
+            out = model.generate(ids, **kwargs)
+        text = tok.decode(out[0, ids.shape[1] :], skip_special_tokens=True,
+                          clean_up_tokenization_spaces=False)  # fmt: skip
+        return text.split("\n", 1)[0] + "\n"
+
+
+class _StopAtNewline:
+    """A transformers stopping criterion: stop once the generated text contains a newline."""
+
+    def __init__(self, tokenizer: Any, prompt_len: int) -> None:
+        self.tok = tokenizer
+        self.prompt_len = prompt_len
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        import torch
+
+        done = [
+            "\n" in self.tok.decode(row[self.prompt_len :], skip_special_tokens=True)
+            for row in input_ids
+        ]
+        return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
