@@ -11,7 +11,7 @@ from textual.binding import Binding
 import envs
 from data.store import Store
 from envs.base import Agent
-from lmrl_tui.agents import HUMAN, make_agent
+from lmrl_tui.agents import HUMAN, make_agent, make_model_agent
 from lmrl_tui.screens.dialogs import (
     PARTNER_EMBEDDED,
     EpisodeChoice,
@@ -46,28 +46,29 @@ class LmrlApp(App[None]):
         if choice is None:
             return
         self.player = choice.player
-        if choice.agent in envs.policies(choice.task_id) or choice.agent == HUMAN:
-            self._start_with_agent(choice, make_agent(choice.task_id, choice.agent))
-        else:  # a checkpoint: loading it imports torch, which takes seconds
-            self.notify(f"Loading {choice.agent} …", timeout=3)
+        simple = {HUMAN, *envs.policies(choice.task_id)}
+        if choice.agent in simple and choice.partner in (HUMAN, PARTNER_EMBEDDED):
+            self._start_with_agent(choice, make_agent(choice.task_id, choice.agent), None)
+        else:  # a checkpoint or model: loading it can import torch, which takes seconds
+            self.notify("Loading the model …", timeout=3)
             self._load_agent_then_start(choice)
 
     @work(thread=True, exclusive=True, group="load-agent")
     def _load_agent_then_start(self, choice: EpisodeChoice) -> None:
         try:
-            agent = make_agent(choice.task_id, choice.agent)
+            agent = make_agent(choice.task_id, choice.agent, role=envs.spec(choice.task_id).roles[0])
+            model_partner = None
+            if choice.partner not in (HUMAN, PARTNER_EMBEDDED):
+                model_partner = make_model_agent(choice.partner, role=self._partner_role(choice.task_id))
         except Exception as e:  # noqa: BLE001 - shown, never a traceback
             self.call_from_thread(self.notify, str(e), title="Cannot load the agent", severity="error", timeout=10)
             return
-        self.call_from_thread(self._start_with_agent, choice, agent)
+        self.call_from_thread(self._start_with_agent, choice, agent, model_partner)
 
-    def _start_with_agent(self, choice: EpisodeChoice, agent: Agent | None) -> None:
-        partner = None
+    def _start_with_agent(self, choice: EpisodeChoice, agent: Agent | None, model_partner: Agent | None) -> None:
+        partner: Agent | None = model_partner
         if choice.partner == HUMAN:
             partner = HumanAgent(choice.player if agent is not None else f"{choice.player} (partner)", role="partner")
-        elif choice.partner != PARTNER_EMBEDDED:
-            self.notify(f"unknown partner {choice.partner!r}", severity="error")
-            return
         self.start_session(
             choice.task_id, agent, partner, choice.seed, choice.player, choice.strict, choice.agent
         )
@@ -76,14 +77,14 @@ class LmrlApp(App[None]):
         self,
         task_id: str,
         agent: Agent | None,
-        partner: HumanAgent | None,
+        partner: Agent | None,
         seed: int | None,
         player: str | None,
         strict: bool = False,
         agent_choice: str | None = None,
     ) -> PlayScreen | None:
         """Start an episode and show it; returns the play screen (None if it could not start)."""
-        if partner is not None:
+        if isinstance(partner, HumanAgent):
             partner.role = self._partner_role(task_id)
         try:
             session = PlaySession(

@@ -94,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--episodes", type=_positive, default=100)
     g.add_argument("--policy", default="behaviour", help="behaviour, strong/optimal, random, or a checkpoint folder")
     g.add_argument("--seed", type=_seed, default=0, help="first seed; episode i uses seed+i")
+    g.add_argument("--partner", default=None, help="the other side: hf:MODEL or http:MODEL@BASE_URL (default: the built-in partner)")
     g.add_argument("--option", type=_option, action="append", default=[], help="task option key=value")
     g.add_argument("--batch", type=_positive, default=200, help="episodes per database transaction")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -137,22 +138,28 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 
 def cmd_generate(args: argparse.Namespace, store: Any) -> int:
     import envs
-    from data.store import EpisodeRecord, StepRecord
-    from lmrl_tui.agents import make_agent
+    from data.store import EpisodeRecord, StepRecord, Who
+    from lmrl_tui.agents import make_agent, make_model_agent
     from lmrl_tui.session import agent_identity, is_success
 
     options = dict(args.option)
-    task = envs.make(args.task, **options)
-    agent = make_agent(args.task, args.policy)
+    spec = envs.spec(args.task)
+    partner = Who("scripted", spec.partner) if spec.partner else None
+    make_options = dict(options)
+    if args.partner:
+        if len(spec.roles) < 2:
+            raise CliError(f"{args.task} has no partner side")
+        model = make_model_agent(args.partner, role=spec.roles[1])
+        if model is None:
+            raise CliError("--partner takes hf:MODEL or http:MODEL@BASE_URL")
+        make_options["partner"] = model
+        partner = agent_identity(model)
+    task = envs.make(args.task, **make_options)
+    agent = make_agent(args.task, args.policy, role=spec.roles[0])
     if agent is None:
         raise CliError("generate needs a policy, not a human")
     who = agent_identity(agent)
-    source = "agent" if agent.kind == "checkpoint" else "scripted"
-    partner = None
-    if task.spec.partner:
-        from data.store import Who
-
-        partner = Who("scripted", task.spec.partner)
+    source = "agent" if agent.kind in ("checkpoint", "hf", "http") else "scripted"
     progress = None if args.quiet or not sys.stderr.isatty() else _progress(args.episodes)
     started = time.perf_counter()
     buf: list[EpisodeRecord] = []

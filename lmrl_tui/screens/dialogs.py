@@ -86,14 +86,17 @@ class NewEpisodeDialog(ModalScreen[EpisodeChoice | None]):
                 yield Input("" if self.seed is None else str(self.seed), placeholder="blank: random", id="seed")
                 yield Label(spec.roles[0].capitalize())
                 yield Select(agent_choices(self.task_id), value=HUMAN, allow_blank=False, id="agent")
-                yield Label("…or checkpoint")
-                yield Input(self.checkpoint or "", placeholder="a trained checkpoint folder (optional)", id="checkpoint")
+                yield Label("…or a model")
+                yield Input(self.checkpoint or "", placeholder="checkpoint folder, hf:MODEL or http:MODEL@URL",
+                            id="checkpoint")  # fmt: skip
                 if len(spec.roles) > 1:
                     yield Label(spec.roles[1].capitalize())
                     yield Select(
                         [(f"Built-in {spec.partner or spec.roles[1]}", PARTNER_EMBEDDED), ("A person (hot-seat)", HUMAN)],
                         value=PARTNER_EMBEDDED, allow_blank=False, id="partner",
                     )  # fmt: skip
+                    yield Label("…or a model")
+                    yield Input(placeholder="hf:MODEL or http:MODEL@URL", id="partner-model")
                 yield Label("Player name")
                 yield Input(self.player, id="player")
             yield Checkbox("LMRL-strict: unreadable input counts as an invalid move", id="strict")
@@ -130,6 +133,12 @@ class NewEpisodeDialog(ModalScreen[EpisodeChoice | None]):
             agent = ckpt
         partners = self.query("#partner")
         partner = str(partners.first(Select).value) if partners else PARTNER_EMBEDDED
+        models = self.query("#partner-model")
+        if models and models.first(Input).value.strip():
+            partner = models.first(Input).value.strip()
+            if not partner.startswith(("hf:", "http:")):
+                err.update("a model partner is hf:MODEL or http:MODEL@BASE_URL")
+                return
         player = self.query_one("#player", Input).value.strip() or default_player()
         strict = self.query_one("#strict", Checkbox).value
         self.dismiss(EpisodeChoice(self.task_id, seed, agent, partner, player[:100], strict))

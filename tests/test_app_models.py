@@ -1,0 +1,69 @@
+"""Model partners and agents chosen in the app: an OpenAI-compatible endpoint (a local fake server)."""
+
+from __future__ import annotations
+
+import pytest
+from test_remote_agent import FakeServer
+
+from envs.remote import ChatEndpointAgent
+from lmrl_tui.agents import AgentChoiceError, make_agent
+from lmrl_tui.app import make_app
+from lmrl_tui.screens.play import PlayScreen
+
+
+@pytest.fixture
+def server():
+    s = FakeServer()
+    s.default = (200, {"choices": [{"message": {"content": "Yes."}}]})
+    yield s
+    s.close()
+
+
+def test_model_choices_parse():
+    a = make_agent("twenty-questions", "http:tiny@http://127.0.0.1:9/v1", role="oracle")
+    assert isinstance(a, ChatEndpointAgent) and a.kind == "http"
+    for bad in ("http:@http://x", "hf:", "nonsense"):
+        with pytest.raises(AgentChoiceError):
+            make_agent("twenty-questions", bad)
+
+
+async def test_human_guesser_against_an_endpoint_oracle(store, server):
+    app = make_app(store, player="eve")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        app.new_episode("twenty-questions", seed=3)
+        await pilot.pause()
+        app.screen.query_one("#partner-model").value = f"http:tiny@{server.url}"
+        await pilot.click("#start")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        screen.query_one("#chat-input").focus()
+        await pilot.press(*"Is it alive?", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert len(screen.session.transitions) == 1
+    ep = store.recent_episodes(1)[0]
+    host = server.url.split("//")[1].split("/")[0]
+    assert (ep["agent_kind"], ep["partner_kind"], ep["partner_name"], ep["player"]) == ("human", "http", f"tiny@{host}", "eve")
+    (step,) = store.steps(ep["id"])
+    assert step["action"] == "Is it alive?\n" and step["observation"] == "Yes.\n"
+    assert server.requests, "the endpoint was asked"
+
+
+def test_generate_with_an_endpoint_partner(tmp_path, server, capsys):
+    from lmrl_tui.cli import main
+
+    db = tmp_path / "e.db"
+    assert main(["--db", str(db), "generate", "twenty-questions", "--episodes", "2", "--policy", "behaviour",
+                 "--partner", f"http:tiny@{server.url}", "--quiet"]) == 0  # fmt: skip
+    from data.store import Store
+
+    s = Store(db)
+    eps = s.recent_episodes(5)
+    assert len(eps) == 2 and all(e["partner_kind"] == "http" for e in eps)
+    assert all(st["observation"] == "Yes.\n" for e in eps for st in s.steps(e["id"]))
+    s.close()
+    assert main(["--db", str(db), "generate", "maze-fo", "--partner", f"http:tiny@{server.url}"]) == 1
+    assert "has no partner side" in capsys.readouterr().err
