@@ -241,6 +241,14 @@ class PlayScreen(Screen[None]):
         app.restart_session(self.session, seed)
 
     # -- actions ------------------------------------------------------------------------------
+    _AGENT_ONLY = frozenset({"step_agent", "toggle_auto", "faster", "slower"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide the watch controls (step, auto-play, speed) while a person is the acting side."""
+        if action in self._AGENT_ONLY and self.session.human_acts:
+            return False
+        return True
+
     def action_help(self) -> None:
         spec = self.session.task.spec
         text = (spec.help or f"# {spec.title}\n\n{spec.summary}") + "\n\n---\n" + about_markdown(
