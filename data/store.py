@@ -12,7 +12,8 @@ import json
 import math
 import os
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -120,6 +121,26 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A write transaction that takes the write lock at once (``BEGIN IMMEDIATE``).
+
+        A deferred transaction that reads before it writes can fail with "database is locked"
+        (no busy wait) when another process writes meanwhile; an immediate one waits for the lock
+        up to ``busy_timeout`` instead. Nested use joins the outer transaction.
+        """
+        conn = self.db.conn
+        if conn.in_transaction:
+            yield
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            conn.rollback()
+            raise
+        conn.commit()
+
     def __enter__(self) -> Store:
         return self
 
@@ -128,7 +149,7 @@ class Store:
 
     # -- interactive recording ---------------------------------------------------------------
     def ensure_player(self, name: str, kind: str = "human") -> None:
-        with self.db.atomic():
+        with self._writing():
             self.db.execute(
                 "INSERT OR IGNORE INTO players(name, kind, created_at) VALUES (?, ?, ?)",
                 [name, kind, now()],
@@ -152,7 +173,7 @@ class Store:
         """Insert an ``in_progress`` episode and commit; returns its id."""
         if player:
             self.ensure_player(player)
-        with self.db.atomic():
+        with self._writing():
             cur = self.db.execute(
                 """INSERT INTO episodes(task, task_version, seed, options, agent_kind, agent_name,
                    partner_kind, partner_name, player, source, run_id, status, first_observation,
@@ -181,7 +202,7 @@ class Store:
         role: str = "agent",
     ) -> None:
         """Record one step and commit it at once (nothing played is lost on a crash)."""
-        with self.db.atomic():
+        with self._writing():
             self.db.execute(
                 """INSERT INTO steps(episode_id, idx, role, action, typed, observation, reward,
                    terminated, truncated, info, think_ms, created_at)
@@ -207,7 +228,7 @@ class Store:
         """Close an episode: recompute its return from its steps and set its status."""
         if status not in ("finished", "abandoned"):
             raise ValueError("status must be 'finished' or 'abandoned'")
-        with self.db.atomic():
+        with self._writing():
             rows = self.db.execute(
                 "SELECT reward, terminated, truncated FROM steps WHERE episode_id = ? ORDER BY idx",
                 [episode_id],
@@ -231,7 +252,7 @@ class Store:
             return []
         stamp = now()
         ids: list[int] = []
-        with self.db.atomic():
+        with self._writing():
             start = (self.db.execute("SELECT COALESCE(MAX(id), 0) FROM episodes").fetchone()[0]) + 1
             ep_rows = []
             step_rows = []
@@ -278,7 +299,7 @@ class Store:
         label = label.strip()
         if not label:
             raise ValueError("a label needs some text")
-        with self.db.atomic():
+        with self._writing():
             cur = self.db.execute(
                 "INSERT INTO labels(episode_id, step_idx, label, value, author, created_at) VALUES (?,?,?,?,?,?)",
                 [episode_id, step_idx, label[:200], value, author, now()],

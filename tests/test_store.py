@@ -127,3 +127,29 @@ def test_corrupt_file(tmp_path):
 def test_missing_database_without_create(tmp_path):
     with pytest.raises(StoreError, match="no database"):
         Store(tmp_path / "missing.db", create=False)
+
+
+def test_concurrent_writers_wait_instead_of_failing(db_path):
+    import threading
+    import time
+
+    a, b = Store(db_path), Store(db_path)
+    rec = EpisodeRecord("maze-fo", 1, 0, "o\n", [StepRecord("a\n", "Success\n", 0.0, True)], Who("scripted", "x"))
+    b.db.conn.execute("BEGIN IMMEDIATE")  # another process holds the write lock for a moment
+    b.db.execute("INSERT INTO players(name, kind, created_at) VALUES ('p', 'human', 'now')")
+    released = threading.Event()
+
+    def release() -> None:
+        time.sleep(0.5)
+        b.db.conn.commit()
+        released.set()
+
+    threading.Thread(target=release).start()
+    ids = a.write_episodes([rec])  # reads MAX(id) first: must wait for the lock, not fail
+    assert released.is_set() and ids == [1]
+    eid = a.start_episode("maze-fo", 1, 2, "o\n", Who("human", "human"))
+    a.add_step(eid, 0, "a\n", "b\n", -1.0)
+    a.finish_episode(eid)
+    assert a.count() == 2
+    a.close()
+    b.close()
