@@ -281,6 +281,16 @@ def _load_builtin(task_id: str | None = None) -> None:
             importlib.import_module(mod)
 
 
+def episode_success(spec: TaskSpec, last_info: Mapping[str, Any] | None, total_return: float) -> bool | None:
+    """Whether an episode succeeded: the last step's ``info["success"]`` when the task says so,
+    else ``total_return >= spec.success_return``, else None (the task does not define success)."""
+    if last_info is not None and last_info.get("success") is not None:
+        return bool(last_info["success"])
+    if spec.success_return is not None:
+        return total_return >= spec.success_return
+    return None
+
+
 # --------------------------------------------------------------------------------------------
 # Running episodes without the app (generation, tests, evaluation)
 

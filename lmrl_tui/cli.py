@@ -116,7 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
         from training import cli_args
     except ImportError:
         cli_args = None
-    t = sub.add_parser("train", help="train a policy from the store (needs the train extra)")
+    t = sub.add_parser(
+        "train",
+        help="train a policy: offline from the store (bc, filtered-bc, mc, ilql, qsft) or online "
+        "(ppo, online-filtered-bc: see `lmrl train ppo --help`); needs the train extra",
+    )
     ev = sub.add_parser("eval", help="evaluate a checkpoint or policy against a task")
     if cli_args is not None:
         cli_args.add_train_arguments(t)
@@ -313,9 +317,29 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return tuple(errs)
 
 
+def _online_command(argv: list[str]) -> tuple[argparse.Namespace, argparse.Namespace] | None:
+    """``lmrl [global options] train ppo|online-filtered-bc ...`` has its own flags: parse it apart."""
+    if "train" not in argv:
+        return None
+    k = argv.index("train")
+    try:
+        from training import online_cli
+    except ImportError:
+        return None
+    if not online_cli.is_online(argv[k + 1 :]):
+        return None
+    global_parser = _Parser(prog="lmrl")
+    global_parser.add_argument("--db")
+    global_parser.add_argument("--player")
+    gargs = global_parser.parse_args(argv[:k])
+    gargs.command = "train-online"
+    return gargs, online_cli.build_parser("lmrl train").parse_args(argv[k + 1 :])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    online = _online_command(argv)
+    args = online[0] if online else build_parser().parse_args(argv)
     user_errors = _user_errors()
     try:
         if args.command == "tasks":
@@ -324,6 +348,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             if args.command is None:
                 return cmd_app(args, store)
+            if online is not None:
+                from training import online_cli
+
+                return int(online_cli.run_online(online[1], store))
             if args.command in ("train", "eval"):
                 from training import cli_args
 

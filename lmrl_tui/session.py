@@ -17,7 +17,7 @@ from typing import Any
 
 import envs
 from data.store import Store, Who
-from envs.base import Agent, InvalidInput, Step, Task, Text
+from envs.base import Agent, InvalidInput, Step, Task, Text, episode_success
 
 HUMAN = "human"
 
@@ -29,14 +29,8 @@ def agent_identity(agent: Agent | None) -> Who:
 
 
 def is_success(task: Task, info: Any, total_return: float) -> bool | None:
-    """Success from the last step's ``info['success']``, else from ``spec.success_return``."""
-    if isinstance(info, dict) or hasattr(info, "get"):
-        s = info.get("success")
-        if s is not None:
-            return bool(s)
-    if task.spec.success_return is not None:
-        return total_return >= task.spec.success_return
-    return None
+    """Success as the task defines it (:func:`envs.base.episode_success`)."""
+    return episode_success(task.spec, info, total_return)
 
 
 class HumanAgent:

@@ -1,0 +1,180 @@
+"""Online training on the toy bandit (algorithms.md §11 T10, T11), rollouts in the store, --resume."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from data.store import EpisodeRecord, StepRecord, Store, Who  # noqa: E402
+from training.checkpoint import load_checkpoint  # noqa: E402
+from training.online import OnlineConfig, OnlineTrainer, resolve_online  # noqa: E402
+from training.online_toy import (  # noqa: E402
+    BANDIT,
+    BANDIT_ACTIONS,
+    action_probs,
+    register_bandit,
+    tiny_checkpoint,
+)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    """Tiny models run fastest on one thread (and the 2-core CI box is shared)."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+@pytest.fixture(scope="module")
+def bandit_init(_one_thread, tmp_path_factory):
+    register_bandit()
+    path = tmp_path_factory.mktemp("bandit") / "init"
+    return tiny_checkpoint(path, BANDIT, [("s\n", a) for a in BANDIT_ACTIONS], bc_steps=150)
+
+
+def _cfg(init, **kw) -> OnlineConfig:
+    base = dict(algo="ppo", task=BANDIT, init=str(init), rounds=30, n_rollouts=64, rollout_batch=64,
+                batch_size=32, lr=1e-3, kl_coef=0.0, eval_every=0, save_every=0, progress=False,
+                max_new_tokens=4)
+    base.update(kw)
+    return resolve_online(OnlineConfig(**base))
+
+
+def _p_a(trainer) -> float:
+    return action_probs(trainer.inner.policy.lm, trainer.tok, "s\n", BANDIT_ACTIONS)[0]
+
+
+def test_init_is_near_uniform(bandit_init):
+    model, tok, _, _ = load_checkpoint(bandit_init)
+    probs = action_probs(model.lm, tok, "s\n", BANDIT_ACTIONS)
+    assert all(0.15 < p < 0.35 for p in probs) and sum(probs) > 0.95
+
+
+@pytest.mark.slow
+def test_t10_ppo_bandit_learns_a(bandit_init, tmp_path):
+    store = Store(tmp_path / "s.db")
+    tr = OnlineTrainer(_cfg(bandit_init), store, tmp_path / "run")
+    res = tr.run()
+    assert _p_a(tr) > 0.9
+    assert res["rounds"] == 30
+    rows = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert rows[-1]["mean_return"] > rows[0]["mean_return"]
+    # every rollout is in the store as an agent episode of this run
+    n, kinds = store.db.execute(
+        "SELECT COUNT(*), GROUP_CONCAT(DISTINCT source || '/' || agent_kind) FROM episodes WHERE run_id = ?",
+        [res["run_id"]]).fetchone()
+    assert n == 30 * 64 and kinds == "agent/checkpoint"
+    assert store.db.execute("SELECT status FROM runs WHERE id = ?", [res["run_id"]]).fetchone()[0] == "finished"
+
+
+def test_t10_bc_term_on_b_data_keeps_p_a_lower(bandit_init, tmp_path):
+    store = Store(tmp_path / "s.db")
+    recs = [EpisodeRecord(BANDIT, 1, i, "s\n", [StepRecord("B\n", "", 0.0, True)], Who("scripted", "b"),
+                          source="scripted") for i in range(64)]
+    store.write_episodes(recs)
+    p = []
+    for w in (0.0, 1.0):
+        tr = OnlineTrainer(_cfg(bandit_init, rounds=6, bc_weight=w), store, tmp_path / f"run{w}")
+        tr.run()
+        p.append(_p_a(tr))
+    assert p[1] < p[0]
+
+
+def test_t11_online_filtered_bc_improves_each_round(bandit_init, tmp_path):
+    store = Store(tmp_path / "s.db")
+    tr = OnlineTrainer(_cfg(bandit_init, algo="online-filtered-bc", rounds=1, lr=3e-3, epochs=2),
+                       store, tmp_path / "run")
+    probs = [_p_a(tr)]
+    for r in range(1, 4):
+        tr.cfg.rounds = r
+        tr.run()
+        probs.append(_p_a(tr))
+    assert all(b > a for a, b in zip(probs, probs[1:], strict=False)), probs
+    rows = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["kept"] for r in rows] == [int(64 * 0.3)] * 3
+    assert all(r["pool"] == 64 for r in rows)
+
+
+def test_t11_accumulate_keeps_top_of_everything(bandit_init, tmp_path):
+    tr = OnlineTrainer(_cfg(bandit_init, algo="online-filtered-bc", rounds=2, accumulate=True,
+                            filter="percent", keep=0.1), None, tmp_path / "run")
+    tr.run()
+    rows = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["pool"] for r in rows] == [64, 128]
+    assert all(r["kept_min_return"] == 1.0 for r in rows)  # ties at the top (return 1) all kept
+
+
+def test_resume_continues_a_killed_run(bandit_init, tmp_path):
+    store = Store(tmp_path / "s.db")
+    straight = OnlineTrainer(_cfg(bandit_init, rounds=3), store, tmp_path / "a")
+    straight.run()
+    first = OnlineTrainer(_cfg(bandit_init, rounds=2, save_every=1), store, tmp_path / "b")
+    first.run()
+    # simulate a kill after round 2: the run is left 'running' and resumed with the full budget
+    resumed = OnlineTrainer(_cfg(bandit_init, rounds=3), store, tmp_path / "b", resume=True)
+    res = resumed.run()
+    assert res["rounds"] == 3 and res["run_id"] == first.state["run_id"]
+    for pa, pb in zip(straight.inner.parameters(), resumed.inner.parameters(), strict=True):
+        assert torch.allclose(pa, pb, atol=1e-6)
+    rounds = [json.loads(x)["round"] for x in (tmp_path / "b" / "metrics.jsonl").read_text().splitlines()]
+    assert rounds == [1, 2, 3]
+    n = store.db.execute("SELECT COUNT(*) FROM episodes WHERE run_id = ?", [res["run_id"]]).fetchone()[0]
+    assert n == 3 * 64
+
+
+def test_resume_without_checkpoint_is_an_error(bandit_init, tmp_path):
+    from training.errors import TrainingError
+
+    with pytest.raises(TrainingError, match="nothing to resume"):
+        OnlineTrainer(_cfg(bandit_init), None, tmp_path / "none", resume=True)
+
+
+def test_cli_runs_and_resume_does_not_duplicate_rollouts(bandit_init, tmp_path, capsys):
+    import argparse
+
+    from training.online_cli import add_online_arguments, run_online
+
+    parser = argparse.ArgumentParser()
+    add_online_arguments(parser)
+    store = Store(tmp_path / "s.db")
+    argv = ["ppo", "--task", BANDIT, "--init", str(bandit_init), "--out", str(tmp_path / "run"),
+            "--rounds", "1", "--n-rollouts", "16", "--eval-every", "0", "--no-progress", "--max-new-tokens", "4"]
+    assert run_online(parser.parse_args(argv), store) == 0
+    res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    # a kill after round 2's rollouts were written but before its checkpoint: resume must not
+    # store them twice
+    ckpt_state = json.loads((tmp_path / "run" / "checkpoint" / "online_state.json").read_text())
+    tr = OnlineTrainer(_cfg(bandit_init, rounds=2, n_rollouts=16), store, tmp_path / "run", resume=True)
+    assert tr.state == ckpt_state
+    from training.rollout import TaskPool
+
+    with TaskPool(BANDIT, 4) as pool:
+        tr.collect(pool, 1)
+    assert run_online(parser.parse_args([*argv[:-7], "--rounds", "2", "--n-rollouts", "16", "--resume",
+                                         "--eval-every", "0", "--no-progress", "--max-new-tokens", "4"]),
+                      store) == 0
+    n = store.db.execute("SELECT COUNT(*) FROM episodes WHERE run_id = ?", [res["run_id"]]).fetchone()[0]
+    assert n == 2 * 16
+    assert run_online(parser.parse_args(["bogus", *argv[1:]]), store) == 1
+    assert "unknown online algorithm" in capsys.readouterr().err
+
+
+def test_utterance_credit_improves_the_bandit(bandit_init, tmp_path):
+    tr = OnlineTrainer(_cfg(bandit_init, rounds=6, credit="utterance", kl_coef=0.01), None, tmp_path / "run")
+    before = _p_a(tr)
+    tr.run()
+    assert _p_a(tr) > before + 0.1
+
+
+def test_resume_of_accumulating_filtered_bc_reloads_the_pool(bandit_init, tmp_path):
+    store = Store(tmp_path / "s.db")
+    kw = dict(algo="online-filtered-bc", accumulate=True, n_rollouts=16, save_every=1)
+    OnlineTrainer(_cfg(bandit_init, rounds=1, **kw), store, tmp_path / "run").run()
+    tr = OnlineTrainer(_cfg(bandit_init, rounds=2, **kw), store, tmp_path / "run", resume=True)
+    tr.run()
+    rows = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["pool"] for r in rows] == [16, 32]

@@ -1,0 +1,68 @@
+"""The CLI contract: training/cli_args.py (argparse in, exit code out), tested without the app."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("torch")
+
+from training.cli_args import add_eval_arguments, add_train_arguments, run_eval, run_train  # noqa: E402
+from training.toy import maze_store  # noqa: E402
+
+
+def test_cli_args_imports_no_torch():
+    code = "import sys, training.cli_args, training.config; assert 'torch' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _parsers():
+    train, ev = argparse.ArgumentParser(), argparse.ArgumentParser()
+    add_train_arguments(train)
+    add_eval_arguments(ev)
+    return train, ev
+
+
+@pytest.mark.slow
+def test_train_then_eval_records_run_checkpoint_and_evaluation(tmp_path, capsys):
+    store = maze_store(tmp_path / "m.db", episodes=10)
+    tp, ep = _parsers()
+    args = tp.parse_args(["%bc", "--task", "maze-fo", "--out", str(tmp_path / "run"), "--max-steps", "2",
+                          "--batch-size", "8", "--n-embd", "32", "--eval-episodes", "0", "--no-progress", "--log-every", "1",
+                          "--top-percent", "20", "--top-mode", "count", "--source", "scripted"])  # fmt: skip
+    assert run_train(args, store) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["steps"] == 2 and out["episodes"] == 2
+    run = store.db.execute("SELECT algo, status, episode_ids, config FROM runs").fetchone()
+    assert run[0] == "pbc" and run[1] == "finished" and len(json.loads(run[2])) == 2
+    assert json.loads(run[3])["n_embd"] == 32
+    assert store.db.execute("SELECT COUNT(*) FROM checkpoints").fetchone()[0] == 1
+    assert (tmp_path / "run" / "metrics.jsonl").read_text().count('"kind": "train"') == 2
+
+    args = ep.parse_args([str(tmp_path / "run"), "--task", "maze-fo", "--episodes", "2", "--decoding", "rerank"])
+    assert run_eval(args, store) == 0
+    res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert res["method"] == "exact" and res["normalised_lmrl"] is not None
+    row = store.db.execute("SELECT policy, checkpoint_id, normalised_store FROM evaluations").fetchone()
+    assert row[0].startswith("pbc:") and row[1] == 1 and row[2] is not None
+
+    args = ep.parse_args([str(tmp_path / "run"), "--episodes", "2", "--sampled", "--decoding", "rerank"])
+    assert run_eval(args, store) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["method"] == "sampled"
+
+
+def test_cli_errors_are_one_line_and_nonzero(tmp_path, capsys):
+    store = maze_store(tmp_path / "m.db", episodes=2)
+    tp, ep = _parsers()
+    args = tp.parse_args(["bc", "--task", "maze-po", "--out", str(tmp_path / "r")])
+    assert run_train(args, store) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "\n" not in err and "maze-po" in err
+    assert run_train(tp.parse_args(["dqn", "--task", "maze-fo", "--out", str(tmp_path / "r")]), store) == 1
+    assert run_train(tp.parse_args(["bc", "--task", "nope", "--out", str(tmp_path / "r")]), store) == 1
+    assert run_eval(ep.parse_args([str(tmp_path / "missing")]), store) == 1
+    assert "no checkpoint" in capsys.readouterr().err

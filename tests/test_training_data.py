@@ -1,0 +1,124 @@
+"""T1 (tokenisation and masks) and T3 (%BC selection) of algorithms.md §11."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+pytest.importorskip("torch")
+
+from training.dataset import PackedDataset, episode_windows, select_top  # noqa: E402
+from training.toy import VOCAB, char_encode, toy_dataset  # noqa: E402
+
+
+def test_t1_shifted_masks_rewards_and_next_positions():
+    ds = toy_dataset()
+    b = ds.collate([2])  # "s\n" "B\n" "x\n" "A\n" -> reward 1
+    ids = b["input_ids"][0].tolist()
+    assert ids == char_encode("s\nB\nx\nA\n")
+    # position t predicts x_{t+1}: actions are tokens 2,3 and 6,7
+    assert b["action_mask"][0].tolist() == [False, True, True, False, False, True, True]
+    assert b["rewards"][0].tolist() == [0, 0, 0, 0, 0, 0, 1.0]
+    pos = b["next_pos"][0].tolist()
+    assert pos[1] == 2 and pos[2] == 5 and pos[5] == 6  # the observation "x\n" is skipped
+    assert b["next_mult"][0, 6].item() == 0.0  # done: no bootstrap after the last action
+    assert b["next_mult"][0, 2].item() == 1.0
+
+
+def test_t1_rewards_only_on_last_action_token():
+    ds = toy_dataset()
+    for s, e in ds.window_slices():
+        rew, act = ds.rew[s:e], ds.act[s:e]
+        nz = torch.nonzero(rew).squeeze(1).tolist()
+        for p in nz:  # an action token that ends its segment (the next token is not an action)
+            assert act[p] and (p + 1 == e - s or not act[p + 1])
+
+
+def test_t1_not_done_bootstraps_from_last_token():
+    w = episode_windows("s\n", [("A\n", "x\n", 0.0)], ended=False)
+    ds = PackedDataset(w, char_encode, 0)
+    b = ds.collate([0])
+    last = b["action_mask"][0].nonzero().max().item()
+    assert b["next_mult"][0, last] == 1.0
+    assert b["next_pos"][0, last] == len(char_encode("s\nA\nx\n")) - 1
+
+
+def test_t1_step_windows_chain_to_the_next_prompt():
+    w = episode_windows("s\n", [("A\n", "x\n", -1.0), ("B\n", "Success\n", 0.0)], True, "step")
+    assert [x.next_prompt for x in w] == ["x\n", None] and [x.done for x in w] == [False, True]
+    enc = {**VOCAB, "S": 6, "u": 7, "c": 8, "e": 9}
+    ds = PackedDataset(w, lambda t: [enc[c] for c in t], 0, gamma=0.9, discount_mode="turn")
+    b = ds.collate([0, 1])
+    assert b["next_pos"][0, 2].item() == -1 and b["next_mult"][0, 2] == 1.0
+    assert b["next_mult"][1, 2] == 0.0
+    assert b["next_input_ids"][0].tolist()[:2] == [4, 5] and b["next_last"][0] == 1
+    # MC return across the chain: G = -1 + 0.9 * 0 at the first action's last token
+    assert ds.ret[3].item() == pytest.approx(-1.0)
+
+
+def test_t1_returns_to_go_both_discount_modes():
+    for mode, g2 in (("turn", 0.5), ("token", 0.5**2)):
+        ds = toy_dataset(gamma=0.5, discount_mode=mode)
+        s, _ = ds.window_slices()[2]
+        ret = ds.ret[s : s + 8].tolist()
+        # tokens: s \n B \n x \n A \n ; reward 1 on the final "\n"
+        assert ret[7] == pytest.approx(1.0) and ret[6] == pytest.approx(1.0 if mode == "turn" else 0.5)
+        assert ret[3] == pytest.approx(g2)
+
+
+def test_t1_segmentwise_bpe_ids_equal_whole_string_ids():
+    from training.tokenization import build_tokenizer, encode
+
+    segs = ["The goal is at position 8, 6. Your current position is at position 1, 1.\n",
+            "move right\n", "There are walls to your left, above you.\n", "move up\n", "Success\n"]
+    tok = build_tokenizer(segs * 3, vocab_size=300)
+    whole = encode(tok, "".join(segs))
+    assert sum((encode(tok, s) for s in segs), []) == whole
+    assert tok.decode(whole) == "".join(segs)
+
+
+def test_t3_percent_keeps_ties_and_count_is_exact():
+    assert select_top([1, 2, 2, 3], "percent", 50) == [1, 2, 3]
+    assert len(select_top([1, 2, 2, 3], "count", 2)) == 2
+    assert select_top([1, 2, 2, 3], "threshold", 3) == [3]
+
+
+def test_t3_store_query_top_percent_and_wins(tmp_path):
+    from data.datasets import DatasetQuery
+    from training.data_source import select_ids
+    from training.toy import maze_store
+
+    store = maze_store(tmp_path / "m.db", episodes=60)  # 2 of the first 60 reach the goal
+    all_ids = select_ids(store, DatasetQuery(task="maze-fo"))
+    ties = select_ids(store, DatasetQuery(task="maze-fo", top_percent=10))
+    assert ties == all_ids  # the 90th percentile is -101 and ties are kept
+    top = select_ids(store, DatasetQuery(task="maze-fo", top_percent=3))
+    wins = select_ids(store, DatasetQuery(task="maze-fo", wins_only=True))
+    assert top == wins and len(wins) == 2
+    rets = {r[0]: r[1] for r in store.db.execute("SELECT id, return FROM episodes").fetchall()}
+    assert min(rets[i] for i in top) >= max(rets[i] for i in all_ids if i not in top)
+
+
+def test_deduplicate_keeps_one_copy_with_the_mean_return():
+    w = episode_windows("s\n", [("A\n", "x\n", 0.0), ("A\n", "", 1.0)], True, "episode", 0)
+    w += episode_windows("s\n", [("A\n", "x\n", 0.0), ("A\n", "", 1.0)], True, "episode", 1)
+    w += episode_windows("s\n", [("B\n", "x\n", 0.0)], False, "step", 2)
+    ds = PackedDataset(w, char_encode, 0)
+    assert ds.deduplicate() == 2 and len(ds) == 2
+    b = ds.collate([0, 1])
+    assert b["input_ids"][0].tolist() == char_encode("s\nA\nx\nA\n")
+    assert b["returns"][0, -1].item() == pytest.approx(1.0)
+    assert b["next_input_ids"][1].tolist() == char_encode("x\n")  # not ended: bootstrap
+
+
+def test_truncation_drop_bootstraps_from_the_state_before_the_timeout(tmp_path):
+    from data import EpisodeRecord, StepRecord, Store, Who
+    from training.data_source import load_windows
+
+    store = Store(tmp_path / "t.db")
+    steps = [StepRecord("A\n", "x\n", -1.0), StepRecord("B\n", "Failure\n", -1.0, truncated=True)]
+    (eid,) = store.write_episodes([EpisodeRecord("maze-fo", 1, 0, "s\n", steps, Who("scripted", "b"))])
+    term = load_windows(store, [eid], "step", "terminal")
+    assert len(term) == 2 and term[-1].done
+    drop = load_windows(store, [eid], "step", "drop")
+    assert len(drop) == 1 and not drop[0].done and drop[0].next_prompt == "x\n"

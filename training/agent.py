@@ -1,0 +1,60 @@
+"""A checkpoint as an envs Agent (kind ``"checkpoint"``): ``load_agent(path, **kw)``.
+
+Tasks with enumerable actions are decoded with the reranker (``decoding="rerank"``), or by
+sampling only among legal actions (``"rerank_sample"``); otherwise the agent generates text with
+value-guided sampling and KV caches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from envs.base import Text, history_to_str
+from training.generation import Decoder
+
+
+class CheckpointAgent:
+    """Plays a task with a trained checkpoint."""
+
+    kind = "checkpoint"
+
+    def __init__(self, decoder: Decoder, name: str, meta: dict[str, Any]) -> None:
+        self.decoder = decoder
+        self.name = name
+        self.meta = meta
+        self._task = None
+        self._gen = torch.Generator().manual_seed(0)
+
+    def reset(self, task, seed: int | None = None) -> None:
+        self._task = task
+        self._gen = torch.Generator().manual_seed(0 if seed is None else int(seed) * 7919 + 13)
+
+    def act(self, history: Sequence[Text]) -> str:
+        prompt = history_to_str(history)
+        legal = self._task.legal_actions() if self._task is not None else None
+        if legal and self.decoder.decoding in ("rerank", "rerank_sample"):
+            return self.decoder.choose(prompt, legal, self._gen)
+        return self.decoder.sample(prompt, self._gen)
+
+    def action_distribution(self, history: Sequence[Text], actions: Sequence[str]) -> list[float]:
+        """Exact probabilities of ``actions`` given ``history`` (used for exact evaluation)."""
+        return self.decoder.action_distribution(history_to_str(history), actions)
+
+
+def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | None = None,
+               temperature: float = 1.0, max_new_tokens: int = 32, **_: Any) -> CheckpointAgent:
+    """Load a checkpoint folder (or a run folder holding ``checkpoint/``) as an Agent.
+
+    Raises :class:`training.errors.TrainingError` for a missing or corrupt checkpoint.
+    """
+    from training.checkpoint import load_checkpoint
+
+    model, tok, cfg, meta = load_checkpoint(path)
+    dec = Decoder(model, tok, cfg, decoding=decoding, beta=beta, temperature=temperature,
+                  max_new_tokens=max_new_tokens)
+    name = f"{cfg.algo}:{Path(meta['path']).resolve().parent.name}/{Path(meta['path']).name}"
+    return CheckpointAgent(dec, name, meta)

@@ -1,0 +1,26 @@
+"""MC Returns (§3): a Q head regressed on the reward-to-go of the whole chain, plus an optional CQL
+term; with ``pi_beta="shared"`` the LM head keeps a BC term so one trunk serves π_β and Q."""
+
+from __future__ import annotations
+
+import torch
+
+from training.losses import bc_loss, mc_loss
+
+
+def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tensor, dict[str, float]]:
+    out = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=True)
+    h = out.hidden[:, :-1]
+    actions = batch["input_ids"][:, 1:]
+    if cfg.cql_weight:
+        (q_all,) = model.q_values(h)
+    else:  # only the data token's Q is needed: skip the vocabulary-wide row
+        (q,) = model.q_gathered(h, actions)
+        q_all = None
+    loss, stats = mc_loss(q_all, actions, batch["returns"], batch["action_mask"], cfg.cql_weight,
+                          q=None if q_all is not None else q)
+    if model.pi_beta_lm is None and cfg.bc_weight:
+        lb = bc_loss(out.logits, batch["input_ids"], batch["action_mask"])
+        loss = loss + cfg.bc_weight * lb
+        stats["bc_loss"] = float(lb.detach())
+    return loss, stats

@@ -1,0 +1,59 @@
+"""Q-SFT (§8): the LM's own token probabilities are trained as conservative Q-values with a
+weighted cross-entropy; weights w = r̃ + d·max_a' p̄(a'|s') from a polyak target of the LM head
+(or the whole LM with ``target: full``). π_β is a second head on the trunk trained by SFT
+(``pi_beta="shared"``) or a frozen copy of the initial LM."""
+
+from __future__ import annotations
+
+import torch
+
+from training.algos.common import gather_next, last_hidden
+from training.losses import bc_loss, qsft_loss, qsft_weights
+
+
+def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tensor, dict[str, float]]:
+    out = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=True)
+    actions = batch["input_ids"][:, 1:]
+    mask = batch["action_mask"]
+    with torch.no_grad():
+        if model.target_lm is not None:
+            tl = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=False,
+                                  lm=model.target_lm).logits
+            hn = last_hidden(model, batch, lm=model.target_lm)
+            nl = model.target_lm.get_output_embeddings()(hn) if hn is not None else None
+        else:
+            tl = model.target_lm_head(out.hidden.detach())
+            hn = last_hidden(model, batch)
+            nl = model.target_lm_head(hn) if hn is not None else None
+        pmax = torch.softmax(tl.float(), dim=-1).amax(-1)  # [B, T]
+        nmax = torch.softmax(nl.float(), dim=-1).amax(-1) if nl is not None else None
+        p_next = gather_next(pmax, nmax, batch)
+        w = qsft_weights(batch["rewards"], batch["discount"], p_next, torch.ones_like(p_next))
+    loss = qsft_loss(out.logits[:, :-1], actions, w, mask)
+    stats = {"qsft_loss": float(loss.detach()), "w_mean": float((w * mask).sum() / mask.sum().clamp(min=1))}
+    if model.beta_head is not None and cfg.bc_weight:
+        lb = bc_loss(model.beta_head(out.hidden), batch["input_ids"], mask)
+        loss = loss + cfg.bc_weight * lb
+        stats["bc_loss"] = float(lb.detach())
+    return loss, stats
+
+
+def prepare_rewards(ds, cfg) -> None:
+    """``qsft_reward="return"``: put each episode's normalised return (R - min)/(max - min) on its
+    last action token and 0 elsewhere (§8.2), so every weight stays in [0, 1]."""
+    if cfg.qsft_reward != "return":
+        return
+    tok_ep = torch.repeat_interleave(ds.episodes, ds.offsets[1:] - ds.offsets[:-1])
+    n_ep = int(tok_ep.max()) + 1 if tok_ep.numel() else 0
+    ret = torch.zeros(n_ep).index_add_(0, tok_ep, ds.rew)
+    present = torch.zeros(n_ep, dtype=torch.bool)
+    present[tok_ep] = True
+    lo, hi = float(ret[present].min()), float(ret[present].max())
+    span = hi - lo if hi > lo else 1.0
+    act_pos = torch.nonzero(ds.act).squeeze(1)
+    last = torch.full((n_ep,), -1, dtype=torch.long).scatter_reduce(
+        0, tok_ep[act_pos], act_pos, reduce="amax")
+    rew = torch.zeros_like(ds.rew)
+    ok = last >= 0
+    rew[last[ok]] = ((ret[ok] - lo) / span).float() if hi > lo else 1.0
+    ds.set_rewards(rew)

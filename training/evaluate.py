@@ -1,0 +1,180 @@
+"""Evaluation: mean return with a 95% confidence interval, success rate, normalised scores (LMRL's
+constants; and the store's own: dataset average = 50, strong policy = 100), exact dynamic
+programming for maze-fo (the policy depends only on the cell, algorithms.md §13), and the
+store's ``evaluations`` table."""
+
+from __future__ import annotations
+
+import functools
+import math
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+import envs
+from envs.base import Text, episode_success, normalised_score
+
+
+def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
+    """(mean, low, high) of a normal-approximation 95% interval."""
+    n = len(values)
+    mean = math.fsum(values) / n
+    if n < 2:
+        return mean, mean, mean
+    half = 1.96 * statistics.stdev(values) / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def is_success(task, ep: envs.Episode) -> bool:
+    """The task's own success flag (see envs.base.episode_success); tasks that define none count
+    an episode that terminated (not cut by the time limit) as a success."""
+    last = ep.transitions[-1] if ep.transitions else None
+    s = episode_success(task.spec, last.info if last else None, ep.total_return)
+    if s is not None:
+        return s
+    return bool(last and last.terminated and not last.truncated)
+
+
+def sampled(task_id: str, agent, episodes: int, seed: int = 0, task_options: dict | None = None) -> dict[str, Any]:
+    """Play ``episodes`` episodes from seeds ``seed ..``; returns mean/CI/success."""
+    task = envs.make(task_id, **(task_options or {}))
+    rets, wins = [], 0
+    try:
+        for i in range(episodes):
+            ep = envs.run_episode(task, agent, seed=seed + i)
+            rets.append(ep.total_return)
+            wins += is_success(task, ep)
+    finally:
+        close = getattr(task, "close", None)
+        if close:
+            close()
+    mean, lo, hi = mean_ci(rets)
+    return {"episodes": episodes, "mean_return": mean, "ci_low": lo, "ci_high": hi,
+            "success_rate": wins / max(episodes, 1), "method": "sampled"}  # fmt: skip
+
+
+def exact_maze_fo(agent, task=None) -> dict[str, Any]:
+    """Exact expected return of a cell-wise policy on maze-fo by DP over the step cap.
+
+    ``agent.action_distribution(history, ACTIONS)`` gives each move's probability; the remaining
+    mass is invalid text (-4, stay). Also counts the cells whose most likely move is optimal.
+    """
+    from envs.maze import ACTIONS
+
+    task = task or envs.make("maze-fo")
+    t = task.tables
+    n = len(t.cells)
+    probs = []
+    optimal_cells = 0
+    for c in range(n):
+        if c == t.goal_index:
+            probs.append([0.0] * 4)
+            continue
+        p = list(agent.action_distribution((Text(t.obs_fo[c], False),), ACTIONS))
+        probs.append(p)
+        if c in t.starts:
+            best = max(range(4), key=lambda a, p=p: p[a])
+            optimal_cells += t.dist[t.nxt[c * 4 + best]] == t.dist[c] - 1
+    value = [-1.0] * n  # E_0: the call after the cap returns Failure, -1
+    succ = [0.0] * n
+    for _ in range(task.max_steps):
+        nv, ns = [0.0] * n, [0.0] * n
+        for c in range(n):
+            if c == t.goal_index:
+                continue
+            p = probs[c]
+            inval = max(0.0, 1.0 - sum(p))
+            v = inval * (-4.0 + value[c])
+            s = inval * succ[c]
+            for a in range(4):
+                j = t.nxt[c * 4 + a]
+                if j == t.goal_index:
+                    s += p[a]
+                else:
+                    v += p[a] * (-1.0 + value[j])
+                    s += p[a] * succ[j]
+            nv[c], ns[c] = v, s
+        value, succ = nv, ns
+    starts = t.starts
+    mean = math.fsum(value[c] for c in starts) / len(starts)
+    return {"episodes": len(starts), "mean_return": mean, "ci_low": mean, "ci_high": mean,
+            "success_rate": math.fsum(succ[c] for c in starts) / len(starts),
+            "optimal_cells": int(optimal_cells), "cells": len(starts), "method": "exact"}  # fmt: skip
+
+
+def supports_exact(task_id: str, task_options: dict | None = None) -> bool:
+    return task_id == "maze-fo" and not task_options
+
+
+def store_average(store, task_id: str) -> float | None:
+    row = store.db.execute(
+        "SELECT AVG(return) FROM episodes WHERE task = ? AND status = 'finished' AND source != 'agent'",
+        [task_id],
+    ).fetchone()
+    return None if row is None or row[0] is None else float(row[0])
+
+
+@functools.lru_cache(maxsize=32)
+def strong_mean(task_id: str, episodes: int = 32) -> float | None:
+    """Mean return of the task's "strong" scripted policy (exact for maze-fo)."""
+    try:
+        pol = envs.make_policy(task_id, "strong")
+    except (envs.UnknownPolicy, envs.UnknownTask):
+        return None
+    if supports_exact(task_id):
+        from envs.maze import optimal_return
+
+        t = envs.make(task_id).tables
+        return math.fsum(optimal_return(t, c) for c in t.starts) / len(t.starts)
+    return sampled(task_id, pol, episodes)["mean_return"]
+
+
+def normalise(result: dict[str, Any], task_id: str, store=None, strong: float | None = None) -> dict[str, Any]:
+    """Add ``normalised_lmrl`` and ``normalised_store`` (None where a constant is missing)."""
+    spec = envs.spec(task_id)
+    mean = result["mean_return"]
+    out = dict(result)
+    out["normalised_lmrl"] = spec.norm.normalise(mean) if spec.norm else None
+    avg = store_average(store, task_id) if store is not None else None
+    lo = spec.norm.min if spec.norm else None
+    if lo is None and store is not None:
+        row = store.db.execute("SELECT MIN(return) FROM episodes WHERE task = ?", [task_id]).fetchone()
+        lo = row[0] if row else None
+    hi = strong if strong is not None else strong_mean(task_id)
+    out["store_average"], out["strong_mean"] = avg, hi
+    ok = None not in (avg, lo, hi) and lo <= avg <= hi
+    out["normalised_store"] = normalised_score(mean, lo, avg, hi) if ok else None
+    return out
+
+
+def evaluate(agent, task_id: str, episodes: int = 32, *, seed: int = 0, exact: bool | None = None,
+             store=None, strong: float | None = None) -> dict[str, Any]:
+    """Evaluate an agent; exact DP for maze-fo when the agent exposes action distributions."""
+    use_exact = supports_exact(task_id) and hasattr(agent, "action_distribution")
+    if exact is not None:
+        use_exact = use_exact and exact
+    res = exact_maze_fo(agent) if use_exact else sampled(task_id, agent, episodes, seed)
+    return normalise(res, task_id, store, strong)
+
+
+def record_evaluation(store, task_id: str, policy: str, result: dict[str, Any],
+                      checkpoint_id: int | None = None) -> int:
+    """Insert a row in the store's ``evaluations`` table."""
+    import json
+
+    from data.store import now
+
+    meta = {k: v for k, v in result.items() if k not in (
+        "episodes", "mean_return", "ci_low", "ci_high", "success_rate", "normalised_lmrl",
+        "normalised_store")}  # fmt: skip
+    with store.db.atomic():
+        cur = store.db.execute(
+            """INSERT INTO evaluations(task, policy, checkpoint_id, episodes, mean_return, ci_low,
+               ci_high, success_rate, normalised_lmrl, normalised_store, created_at, meta)
+               VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
+            [task_id, policy, checkpoint_id, int(result["episodes"]), float(result["mean_return"]),
+             result.get("ci_low"), result.get("ci_high"), result.get("success_rate"),
+             result.get("normalised_lmrl"), result.get("normalised_store"), now(),
+             json.dumps(meta, default=str)],
+        )  # fmt: skip
+    return int(cur.lastrowid)

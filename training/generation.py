@@ -1,0 +1,174 @@
+"""Decoding: value-guided sampling with KV caches (logits = ℓ_β + β·Q, §4 "Generation") and LMRL's
+reranker over enumerable actions (score = Σ_tokens (min Q̄ − V) [+ w·Σ log π_β], §4, §13).
+
+:class:`Decoder` works for every algorithm: BC samples π_β; MC and ILQL perturb π_β by β·Q; Q-SFT
+samples p_θ directly (or reranks by log p_θ − log π_β with ``extra.qsft_policy = "ratio"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+import torch.nn.functional as F
+
+from training.losses import perturb_logits
+from training.tokenization import encode, newline_id
+
+
+class Decoder:
+    """Turns a prompt (the model's context text) into the next utterance."""
+
+    def __init__(self, model, tokenizer, cfg, *, decoding: str | None = None, beta: float | None = None,
+                 temperature: float = 1.0, max_new_tokens: int = 32) -> None:
+        self.model = model.eval()
+        self.tok = tokenizer
+        self.cfg = cfg
+        self.algo = cfg.algo
+        self.decoding = decoding or cfg.decoding
+        self.beta = cfg.beta if beta is None else float(beta)
+        self.temperature = float(temperature)
+        self.max_new_tokens = int(max_new_tokens)
+        self.eos = newline_id(tokenizer)
+        self.pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+        self.n_positions = int(getattr(model.lm.config, "n_positions", 0) or
+                               getattr(model.lm.config, "max_position_embeddings", 1024))
+        self._cache: dict[tuple[str, tuple[str, ...]], torch.Tensor] = {}
+
+    # -- per-token quantities -------------------------------------------------------------------
+    def _heads(self, logits: torch.Tensor, h: torch.Tensor, beta_logits: torch.Tensor | None):
+        """(sampling logits, π_β log-probs, per-token score matrix or None) at each position."""
+        m = self.model
+        lb = beta_logits if beta_logits is not None else logits
+        logp_beta = F.log_softmax(lb.float(), dim=-1)
+        if self.algo == "ilql":
+            q1, q2 = m.q_values(h)
+            guided = perturb_logits(lb, torch.minimum(q1, q2), self.beta)
+            t1, t2 = m.q_values(h, target=True)
+            score = torch.minimum(t1, t2) - m.value(h).unsqueeze(-1)
+            return guided, logp_beta, score
+        if self.algo == "mc":
+            (q,) = m.q_values(h)
+            return perturb_logits(lb, q, self.beta), logp_beta, q
+        if self.algo == "qsft":
+            return logits.float(), logp_beta, F.log_softmax(logits.float(), dim=-1)
+        return lb.float(), logp_beta, logp_beta
+
+    @torch.no_grad()
+    def _forward(self, ids: torch.Tensor, attn: torch.Tensor):
+        m = self.model
+        out = m.forward_lm(ids, attn, hidden=True)
+        beta_logits = None
+        if m.pi_beta_lm is not None:
+            beta_logits = m.forward_lm(ids, attn, hidden=False, lm=m.pi_beta_lm).logits
+        elif m.beta_head is not None:
+            beta_logits = m.beta_head(out.hidden)
+        return self._heads(out.logits, out.hidden, beta_logits)
+
+    # -- enumerable actions ---------------------------------------------------------------------
+    @torch.no_grad()
+    def action_scores(self, prompt: str, actions: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+        """(reranker score, exact log-probability under the sampling policy) of each action."""
+        key = (prompt, tuple(actions))
+        if key in self._cache:
+            s, lp = self._cache[key]
+            return s, lp
+        p_ids = encode(self.tok, prompt)
+        seqs = []
+        for a in actions:
+            a_ids = encode(self.tok, a)
+            keep = self.n_positions - len(a_ids)
+            seqs.append((p_ids[-keep:] if keep > 0 else [], a_ids))
+        width = max(len(p) + len(a) for p, a in seqs)
+        ids = torch.full((len(seqs), width), self.pad, dtype=torch.long)
+        attn = torch.zeros_like(ids)
+        for i, (p, a) in enumerate(seqs):
+            ids[i, : len(p) + len(a)] = torch.tensor(p + a)
+            attn[i, : len(p) + len(a)] = 1
+        guided, logp_beta, score = self._forward(ids, attn)
+        logp_pol = F.log_softmax(guided / max(self.temperature, 1e-6), dim=-1)
+        scores, logps = [], []
+        ratio = self.algo == "qsft" and self.cfg.extra.get("qsft_policy") == "ratio"
+        for i, (p, a) in enumerate(seqs):
+            pos = torch.arange(len(p) - 1, len(p) + len(a) - 1)
+            tgt = torch.tensor(a, dtype=torch.long)
+            tok_score = score[i, pos].gather(-1, tgt.unsqueeze(-1)).squeeze(-1)
+            lb = logp_beta[i, pos].gather(-1, tgt.unsqueeze(-1)).squeeze(-1)
+            if self.algo == "mc":
+                s = tok_score[-1]
+            elif ratio:
+                s = tok_score.sum() - lb.sum()
+            else:
+                s = tok_score.sum()
+            if self.cfg.logit_weight and self.algo in ("ilql", "mc"):
+                s = s + self.cfg.logit_weight * lb.sum()
+            scores.append(s)
+            logps.append(logp_pol[i, pos].gather(-1, tgt.unsqueeze(-1)).sum())
+        out = (torch.stack(scores).float(), torch.stack(logps).float())
+        if len(self._cache) > 4096:
+            self._cache.clear()
+        self._cache[key] = out
+        return out
+
+    def action_distribution(self, prompt: str, actions: Sequence[str]) -> list[float]:
+        """Probability of each action under this decoder (the rest is invalid text when sampling)."""
+        scores, logps = self.action_scores(prompt, actions)
+        if self.decoding in ("rerank", "greedy"):
+            src = scores if self.decoding == "rerank" else logps
+            probs = torch.zeros_like(src)
+            probs[int(torch.argmax(src))] = 1.0
+            return probs.tolist()
+        if self.decoding == "rerank_sample":
+            return torch.softmax(scores / max(self.temperature, 1e-6), dim=0).tolist()
+        return logps.exp().tolist()
+
+    def choose(self, prompt: str, actions: Sequence[str], generator: torch.Generator) -> str:
+        probs = torch.tensor(self.action_distribution(prompt, actions))
+        if self.decoding in ("rerank", "greedy", "rerank_sample"):
+            return actions[int(torch.multinomial(probs, 1, generator=generator))]
+        return self.sample(prompt, generator)
+
+    # -- free-text generation -------------------------------------------------------------------
+    @torch.no_grad()
+    def sample(self, prompt: str, generator: torch.Generator, greedy: bool | None = None) -> str:
+        """Token-by-token decoding with KV caches for the trunk and (if frozen) π_β."""
+        greedy = self.decoding == "greedy" if greedy is None else greedy
+        m = self.model
+        keep = max(self.n_positions - self.max_new_tokens, 1)
+        ids = torch.tensor([encode(self.tok, prompt)[-keep:] or [self.pad]], dtype=torch.long)
+        lms = [m.lm] + ([m.pi_beta_lm] if m.pi_beta_lm is not None else [])
+        pasts: list = [None] * len(lms)
+        out_ids: list[int] = []
+        step_ids = ids
+        for _ in range(self.max_new_tokens):
+            outs = []
+            for k, lm in enumerate(lms):
+                o, pasts[k] = _cached_step(lm, step_ids, pasts[k], hidden=(k == 0))
+                outs.append(o)
+            logits = outs[0].logits[:, -1:]
+            h = outs[0].hidden_states[-1][:, -1:]
+            beta_logits = outs[1].logits[:, -1:] if len(outs) > 1 else (
+                m.beta_head(h) if m.beta_head is not None else None)
+            guided, _, _ = self._heads(logits, h, beta_logits)
+            z = guided[0, -1] / max(self.temperature, 1e-6)
+            if greedy:
+                nxt = int(torch.argmax(z))
+            else:
+                nxt = int(torch.multinomial(torch.softmax(z, dim=-1), 1, generator=generator))
+            out_ids.append(nxt)
+            if nxt == self.eos:
+                break
+            step_ids = torch.tensor([[nxt]], dtype=torch.long)
+        text = self.tok.decode(out_ids, skip_special_tokens=False)
+        return text.removesuffix("\n") + "\n"
+
+
+def _cached_step(lm, ids: torch.Tensor, cache, hidden: bool):
+    """One forward with a KV cache; transformers >= 5 calls it ``cache``, older ``past_key_values``."""
+    import inspect
+
+    new_api = "cache" in inspect.signature(lm.forward).parameters
+    kw = {"cache": cache} if new_api else {"past_key_values": cache}
+    out = lm(input_ids=ids, use_cache=True, output_hidden_states=hidden, **kw)
+    nxt = out.get("cache") if new_api else out.get("past_key_values")
+    return out, nxt

@@ -1,0 +1,241 @@
+"""The offline training loop (BC, %BC, MC, ILQL, Q-SFT) on accelerate: the same code runs on this
+CPU and under ``accelerate launch`` on GPUs. Progress bar on stderr, metrics as JSON lines in
+``OUT/metrics.jsonl``, periodic evaluation against the task, checkpoints in ``OUT/checkpoint``,
+``resume`` from it, deterministic under the seed (data order = f(seed, epoch))."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from data.datasets import DatasetQuery
+from training import records
+from training.checkpoint import load_checkpoint, load_trainer_state, restore_rng, save_checkpoint
+from training.config import TrainConfig
+from training.data_source import load_windows, segment_texts, select_ids
+from training.dataset import PackedDataset
+from training.errors import TrainingError
+from training.models import PolicyValueModel, load_lm, tiny_lm
+
+
+@dataclass
+class Prepared:
+    model: PolicyValueModel
+    tokenizer: Any
+    dataset: PackedDataset
+    episode_ids: list[int]
+    query: DatasetQuery
+
+
+def _set_seed(seed: int) -> None:
+    random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def build_model(cfg: TrainConfig, windows, init: str | None = None):
+    """(lm, tokenizer) for ``cfg.model``: ``tiny`` from scratch, an lmrl checkpoint, or an HF LM."""
+    from training.checkpoint import is_checkpoint
+    from training.tokenization import build_tokenizer, ensure_pad, load_tokenizer
+
+    src = init or cfg.model
+    if src == "tiny":
+        tok = build_tokenizer(segment_texts(windows), cfg.vocab_size, cfg.tokenizer)
+        lm = tiny_lm(len(tok), _positions(cfg), cfg.n_layer, cfg.n_embd, cfg.n_head, cfg.dropout,
+                     tok.pad_token_id, tok.eos_token_id)  # fmt: skip
+        return lm, tok
+    if is_checkpoint(src):  # e.g. ILQL initialised from a BC checkpoint
+        model, tok, _, _ = load_checkpoint(src, for_training=True)
+        return model.lm, tok
+    lm = load_lm(src)
+    tok = load_tokenizer(src)
+    if ensure_pad(tok):
+        lm.resize_token_embeddings(len(tok))
+    return lm, tok
+
+
+def _positions(cfg: TrainConfig) -> int:
+    return int(math.ceil((cfg.max_length + 64) / 64) * 64)
+
+
+def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | None = None) -> Prepared:
+    """Select and tokenise the data and build (or restore) the model."""
+    _set_seed(cfg.seed)
+    if resume_from is not None:
+        model, tok, _, meta = load_checkpoint(resume_from, for_training=True)
+        ds_info = json.loads((Path(meta["path"]) / "dataset.json").read_text())
+        ids = [int(i) for i in ds_info["episode_ids"]]
+        windows = load_windows(store, ids, cfg.windows, cfg.truncation)
+    else:
+        ids = select_ids(store, query, cfg.top_mode)
+        windows = load_windows(store, ids, cfg.windows, cfg.truncation)
+        lm, tok = build_model(cfg, windows)
+        model = PolicyValueModel(lm, cfg.algo, target=cfg.target, pi_beta=cfg.pi_beta, head_bias=cfg.head_bias)
+    from training.tokenization import encode
+
+    ds = PackedDataset(windows, lambda t: encode(tok, t), tok.pad_token_id, gamma=cfg.gamma,
+                       discount_mode=cfg.discount_mode, max_length=cfg.max_length,
+                       reward_scale=cfg.reward_scale)  # fmt: skip
+    if cfg.algo == "qsft":
+        from training.algos.qsft import prepare_rewards
+
+        prepare_rewards(ds, cfg)
+    if cfg.dedupe:
+        ds.deduplicate()
+    if cfg.algo in ("mc", "ilql") and cfg.head_bias is None and resume_from is None:
+        cfg.head_bias = round(float(ds.ret[ds.act].mean()), 4)
+        model.init_head_bias(cfg.head_bias)
+    return Prepared(model, tok, ds, ids, query)
+
+
+def lr_lambda(cfg: TrainConfig, total: int):
+    """Linear warmup over ``warmup_steps``, then constant or linear decay to 0 at ``total``."""
+    warm = max(cfg.warmup_steps, 0)
+
+    def f(step: int) -> float:
+        if warm and step < warm:
+            return (step + 1) / warm
+        if cfg.lr_schedule == "linear":
+            return max(0.0, (total - step) / max(total - warm, 1))
+        return 1.0
+
+    return f
+
+
+def _log(path: Path, row: dict[str, Any]) -> None:
+    with path.open("a") as f:
+        f.write(json.dumps(row, default=float) + "\n")
+
+
+def run_eval(model, tok, cfg: TrainConfig, store=None, episodes: int | None = None) -> dict[str, Any]:
+    """Evaluate the current model against its task (exact DP for maze-fo)."""
+    from training.agent import CheckpointAgent
+    from training.evaluate import evaluate
+    from training.generation import Decoder
+
+    was = model.training
+    try:
+        agent = CheckpointAgent(Decoder(model, tok, cfg), f"{cfg.algo}:training", {})
+        return evaluate(agent, cfg.task, episodes or cfg.eval_episodes, store=store)
+    finally:
+        model.train(was)
+
+
+def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resume: bool = False,
+          log=print) -> dict[str, Any]:
+    """Train ``cfg.algo``; returns the final metrics. Raises TrainingError for bad input."""
+    from accelerate import Accelerator
+
+    out = Path(out)
+    ckpt = out / "checkpoint"
+    resume_from = ckpt if resume and (ckpt / "trainer_state.pt").exists() else None
+    if resume and resume_from is None:
+        raise TrainingError(f"nothing to resume in {out} (no checkpoint/trainer_state.pt)")
+    out.mkdir(parents=True, exist_ok=True)
+    prep = prepare(cfg, store, query, resume_from)
+    model, tok, ds = prep.model, prep.tokenizer, prep.dataset
+    acc = Accelerator(cpu=not torch.cuda.is_available())
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=cfg.lr, betas=(0.9, 0.95), eps=1e-8, weight_decay=cfg.weight_decay)
+    world, rank = acc.num_processes, acc.process_index
+    per_epoch = max(1, math.ceil(len(ds) / (cfg.batch_size * world)))
+    total = cfg.max_steps if cfg.max_steps is not None else max(1, math.ceil(cfg.epochs * per_epoch))
+    start = 0
+    state = load_trainer_state(resume_from) if resume_from is not None else None
+    if state is not None:
+        opt.load_state_dict(state["optimizer"])
+        start = int(state["step"])
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(cfg, total))
+    with warnings.catch_warnings():  # replaying the schedule on resume, before any optimizer step
+        warnings.simplefilter("ignore", UserWarning)
+        for _ in range(start):
+            sched.step()
+    model, opt = acc.prepare(model, opt)
+    inner = acc.unwrap_model(model)
+    dataset_info = {"query": json.loads(prep.query.to_json()), "episode_ids": prep.episode_ids}
+    run_id = records.start_run(store, kind="train", algo=cfg.algo, task=cfg.task, config=cfg.to_dict(),
+                               dataset_query=prep.query.to_json(), episode_ids=prep.episode_ids,
+                               out_dir=str(out)) if acc.is_main_process else None  # fmt: skip
+    metrics_path = out / "metrics.jsonl"
+    if acc.is_main_process:
+        (out / "config.json").write_text(cfg.to_json())
+    if state is not None:
+        restore_rng(state)
+    bar = None
+    if cfg.progress and acc.is_main_process:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, initial=start, desc=f"{cfg.algo} {cfg.task}", unit="step", leave=False)
+    final: dict[str, Any] = {}
+    t0, tokens, last_eval = time.perf_counter(), 0, None
+    perm, perm_epoch = None, -1
+    status = "failed"
+    try:
+        model.train()
+        for step in range(start, total):
+            epoch, k = divmod(step, per_epoch)
+            if epoch != perm_epoch:
+                g = torch.Generator().manual_seed(cfg.seed * 100003 + epoch)
+                perm = torch.randperm(len(ds), generator=g)[rank::world]
+                perm_epoch = epoch
+            idx = perm[k * cfg.batch_size : (k + 1) * cfg.batch_size]
+            if len(idx) == 0:
+                idx = perm[: cfg.batch_size]
+            batch = {n: v.to(acc.device) for n, v in ds.collate(idx.tolist()).items()}
+            loss, stats = model(batch, cfg)
+            loss_value = float(loss.detach())
+            if not math.isfinite(loss_value):
+                raise TrainingError(f"the loss became {loss_value} at step {step}; lower --lr")
+            acc.backward(loss)
+            if cfg.grad_clip:
+                acc.clip_grad_norm_(params, cfg.grad_clip)
+            opt.step()
+            sched.step()
+            opt.zero_grad(set_to_none=True)
+            if acc.sync_gradients:
+                inner.update_targets(cfg.polyak_alpha)
+            tokens += int(batch["attention_mask"].sum())
+            n = step + 1
+            if bar is not None:
+                bar.update(1)
+                if n % max(cfg.log_every, 1) == 0:
+                    bar.set_postfix(loss=f"{loss_value:.4f}")
+            if acc.is_main_process and (n % max(cfg.log_every, 1) == 0 or n == total):
+                el = time.perf_counter() - t0
+                _log(metrics_path, {"kind": "train", "step": n, "epoch": epoch, "loss": loss_value,
+                                    "lr": sched.get_last_lr()[0], "tokens_per_s": tokens / max(el, 1e-9),
+                                    "elapsed_s": el, **stats})  # fmt: skip
+            if acc.is_main_process and cfg.eval_every and n % cfg.eval_every == 0 and n < total:
+                last_eval = run_eval(inner, tok, cfg, store)
+                _log(metrics_path, {"kind": "eval", "step": n, **last_eval})
+            if acc.is_main_process and cfg.save_every and n % cfg.save_every == 0 and n < total:
+                save_checkpoint(ckpt, inner, tok, cfg, step=n, epoch=epoch, dataset=dataset_info,
+                                optimizer=opt, metrics={"eval": last_eval})  # fmt: skip
+                records.add_checkpoint(store, run_id, str(ckpt), n, {"eval": last_eval})
+        acc.wait_for_everyone()
+        if acc.is_main_process:
+            el = time.perf_counter() - t0
+            final = {"steps": total, "train_seconds": el, "tokens_per_s": tokens / max(el, 1e-9),
+                     "examples": len(ds), "episodes": len(prep.episode_ids)}  # fmt: skip
+            save_checkpoint(ckpt, inner, tok, cfg, step=total, epoch=(total - 1) // per_epoch,
+                            dataset=dataset_info, optimizer=opt, metrics=final)  # fmt: skip
+            if cfg.eval_episodes > 0 and cfg.task:
+                final["eval"] = run_eval(inner, tok, cfg, store)
+                _log(metrics_path, {"kind": "eval", "step": total, **final["eval"]})
+            cid = records.add_checkpoint(store, run_id, str(ckpt), total, final)
+            final["checkpoint_id"] = cid
+            final["checkpoint"] = str(ckpt)
+        status = "finished"
+        return final
+    finally:
+        if bar is not None:
+            bar.close()
+        if run_id is not None:
+            records.finish_run(store, run_id, status, final)

@@ -1,0 +1,189 @@
+"""Models: a causal LM (``tiny`` GPT-2 from a config, or any local Hugging Face causal LM) plus the
+value heads of MC / ILQL, target copies, and π_β (§3, §4, §10).
+
+``pi_beta="shared"`` trains the LM head with a BC term on the same trunk (one forward gives π_β's
+logits and the values); ``"frozen"`` keeps a frozen copy of the initial LM (LMRL parity when the run
+starts from a BC checkpoint). ``target="heads_only"`` keeps polyak copies of the heads evaluated on
+detached online hidden states (trlx); ``"full"`` also keeps a target trunk (LMRL-Gym).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from transformers import AutoModelForCausalLM, GPT2Config, GPT2LMHeadModel, PreTrainedModel
+
+from training.errors import TrainingError
+
+
+class MLPHead(nn.Module):
+    """d -> d -> out with ReLU; the last layer starts at W = 0, b = ``bias`` (LMRL ``MLPHead``)."""
+
+    def __init__(self, d: int, out: int, bias: float = 0.0) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(d, d)
+        self.fc2 = nn.Linear(d, out)
+        nn.init.zeros_(self.fc2.weight)
+        nn.init.constant_(self.fc2.bias, bias)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        return self.fc2(torch.relu(self.fc1(h)))
+
+    def gathered(self, h: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+        """``forward(h).gather(-1, idx[..., None])[..., 0]`` without the full output row."""
+        z = torch.relu(self.fc1(h))
+        return (z * self.fc2.weight[idx]).sum(-1) + self.fc2.bias[idx]
+
+
+def tiny_lm(vocab_size: int, n_positions: int, n_layer: int = 2, n_embd: int = 128, n_head: int = 4,
+            dropout: float = 0.0, pad_id: int = 0, eos_id: int = 1) -> GPT2LMHeadModel:
+    """A small GPT-2 trained from scratch (no download)."""
+    cfg = GPT2Config(
+        vocab_size=vocab_size, n_positions=n_positions, n_embd=n_embd, n_layer=n_layer, n_head=n_head,
+        resid_pdrop=dropout, embd_pdrop=dropout, attn_pdrop=dropout, pad_token_id=pad_id,
+        bos_token_id=eos_id, eos_token_id=eos_id,
+    )  # fmt: skip
+    return GPT2LMHeadModel(cfg)
+
+
+def load_lm(path: str) -> PreTrainedModel:
+    """A causal LM from a local folder (or the local hub cache); never downloads or unpickles."""
+    try:
+        model = AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True, use_safetensors=True)
+    except Exception as e:  # noqa: BLE001 - transformers/safetensors raise many error types
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise TrainingError(f"{path} is not a loadable causal language model ({first[:160]})") from None
+    if not hasattr(model, "get_output_embeddings") or model.get_output_embeddings() is None:
+        raise TrainingError(f"{path} is not a causal language model (no output head)")
+    return model
+
+
+def hidden_size(lm: PreTrainedModel) -> int:
+    cfg = lm.config
+    for name in ("hidden_size", "n_embd", "d_model"):
+        if getattr(cfg, name, None):
+            return int(getattr(cfg, name))
+    return int(lm.get_output_embeddings().weight.shape[1])
+
+
+@dataclass
+class Outputs:
+    logits: torch.Tensor  # [B, T, V] policy logits (π_β when shared, p_θ for Q-SFT)
+    hidden: torch.Tensor | None  # [B, T, d]
+
+
+class PolicyValueModel(nn.Module):
+    """The LM plus whatever the algorithm needs: ``q_heads`` (1 or 2), ``v_head``, ``beta_head``
+    (Q-SFT's π_β on the shared trunk), and their target copies."""
+
+    def __init__(self, lm: PreTrainedModel, algo: str, *, target: str = "heads_only",
+                 pi_beta: str = "shared", head_bias: float | None = 0.0) -> None:
+        super().__init__()
+        self.lm = lm
+        self.algo = algo
+        self.target_mode = target
+        self.pi_beta_mode = pi_beta
+        d = hidden_size(lm)
+        head_bias = 0.0 if head_bias is None else float(head_bias)
+        vocab = lm.get_output_embeddings().weight.shape[0]
+        self.vocab = int(vocab)
+        self.q_heads = nn.ModuleList()
+        self.v_head: MLPHead | None = None
+        self.beta_head: nn.Linear | None = None
+        if algo == "mc":
+            self.q_heads.append(MLPHead(d, vocab, head_bias))
+        elif algo == "ilql":
+            self.q_heads.extend([MLPHead(d, vocab, head_bias), MLPHead(d, vocab, head_bias)])
+            self.v_head = MLPHead(d, 1, head_bias)
+        elif algo == "qsft" and pi_beta == "shared":
+            self.beta_head = nn.Linear(d, vocab, bias=False)
+            with torch.no_grad():
+                self.beta_head.weight.copy_(lm.get_output_embeddings().weight)
+        # frozen / target copies are not trained (requires_grad False)
+        self.target_q_heads = _frozen(self.q_heads) if algo == "ilql" else None
+        self.target_lm_head = None
+        if algo == "qsft":
+            head = lm.get_output_embeddings()
+            self.target_lm_head = _frozen(nn.Linear(d, vocab, bias=head.bias is not None))
+            with torch.no_grad():
+                self.target_lm_head.weight.copy_(head.weight)
+                if head.bias is not None:
+                    self.target_lm_head.bias.copy_(head.bias)
+        self.target_lm = _frozen(lm) if (target == "full" and algo in ("ilql", "qsft")) else None
+        self.pi_beta_lm = _frozen(lm) if pi_beta == "frozen" and algo != "bc" and algo != "pbc" else None
+
+    @torch.no_grad()
+    def init_head_bias(self, value: float) -> None:
+        """Start every Q/V head (and its target) at ``value`` (e.g. the data's mean return)."""
+        heads = list(self.q_heads) + ([self.v_head] if self.v_head is not None else [])
+        heads += list(self.target_q_heads) if self.target_q_heads is not None else []
+        for h in heads:
+            h.fc2.bias.fill_(value)
+
+    # -- forward ---------------------------------------------------------------------------
+    def forward_lm(self, input_ids, attention_mask, hidden: bool = True, lm=None) -> Outputs:
+        lm = lm if lm is not None else self.lm
+        out = lm(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=hidden,
+                 use_cache=False)
+        return Outputs(out.logits, out.hidden_states[-1] if hidden else None)
+
+    def hidden_only(self, input_ids, attention_mask, lm=None) -> torch.Tensor:
+        """Last hidden states without the vocabulary projection (cheap bootstrap forwards)."""
+        lm = lm if lm is not None else self.lm
+        base = getattr(lm, "base_model", None)
+        if base is not None and base is not lm:
+            return base(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        return self.forward_lm(input_ids, attention_mask, True, lm).hidden
+
+    def q_values(self, h: torch.Tensor, target: bool = False) -> list[torch.Tensor]:
+        heads = self.target_q_heads if (target and self.target_q_heads is not None) else self.q_heads
+        return [head(h) for head in heads]
+
+    def q_gathered(self, h: torch.Tensor, idx: torch.Tensor, target: bool = False) -> list[torch.Tensor]:
+        heads = self.target_q_heads if (target and self.target_q_heads is not None) else self.q_heads
+        return [head.gathered(h, idx) for head in heads]
+
+    def value(self, h: torch.Tensor) -> torch.Tensor:
+        assert self.v_head is not None
+        return self.v_head(h).squeeze(-1)
+
+    def beta_logits(self, logits: torch.Tensor, h: torch.Tensor | None) -> torch.Tensor:
+        """π_β's logits for Q-SFT when shared (its own head on the trunk)."""
+        assert self.beta_head is not None and h is not None
+        return self.beta_head(h)
+
+    @torch.no_grad()
+    def update_targets(self, alpha: float) -> None:
+        from training.losses import polyak_
+
+        if self.target_q_heads is not None:
+            polyak_(self.target_q_heads, self.q_heads, alpha)
+        if self.target_lm_head is not None:
+            head = self.lm.get_output_embeddings()
+            polyak_(self.target_lm_head, head, alpha)
+        if self.target_lm is not None:
+            polyak_(self.target_lm, self.lm, alpha)
+
+    def extra_state(self) -> dict[str, torch.Tensor]:
+        """Everything except ``lm`` (saved beside the HF folder as heads.safetensors)."""
+        return {k: v.detach().contiguous() for k, v in self.state_dict().items() if not k.startswith("lm.")}
+
+
+def _frozen(module: nn.Module) -> nn.Module:
+    c = copy.deepcopy(module)
+    c.requires_grad_(False)
+    c.eval()
+    return c
+
+
+def _forward(self, batch, cfg):
+    """``model(batch, cfg) -> (loss, stats)``: the algorithm's loss (through DDP when wrapped)."""
+    from training.algos import loss_fn
+
+    return loss_fn(self.algo)(self, batch, cfg)
+
+
+PolicyValueModel.forward = _forward  # type: ignore[method-assign]

@@ -1,0 +1,187 @@
+"""Batched rollouts for the online algorithms (algorithms.md §5 step 1, §6 step 1).
+
+Many task instances run side by side; at every turn the prompts of all unfinished episodes go to
+the policy in one left-padded batch (:class:`BatchSampler`, KV-cached ``generate``). Task
+instances come from a :class:`TaskPool` that lives for the whole run, so tasks that hold partner
+processes (Stockfish) are started once and closed at the end. Every episode becomes an
+:class:`data.EpisodeRecord` with source ``agent`` and the run id (:func:`to_records`), so online
+data is offline data too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+import envs
+from envs.base import Transition, episode_success, history_to_str
+from training.tokenization import encode, newline_id
+
+
+@dataclass
+class RolloutEpisode:
+    """One finished episode of the rollout policy."""
+
+    task_id: str
+    seed: int
+    first_observation: str
+    transitions: list[Transition] = field(default_factory=list)
+    success: bool = False
+
+    @property
+    def total_return(self) -> float:
+        return float(sum(t.reward for t in self.transitions))
+
+    def pairs(self) -> list[tuple[str, str, float]]:
+        return [(t.action, t.observation, float(t.reward)) for t in self.transitions]
+
+    @property
+    def ended(self) -> bool:
+        return bool(self.transitions) and (self.transitions[-1].terminated or self.transitions[-1].truncated)
+
+
+class TaskPool:
+    """``size`` reusable instances of a task; ``close()`` releases their processes."""
+
+    def __init__(self, task_id: str, size: int, options: dict[str, Any] | None = None) -> None:
+        self.task_id = task_id
+        self.options = dict(options or {})
+        self.tasks = [envs.make(task_id, **self.options) for _ in range(max(1, size))]
+
+    def __len__(self) -> int:
+        return len(self.tasks)
+
+    def close(self) -> None:
+        for t in self.tasks:
+            close = getattr(t, "close", None)
+            if callable(close):
+                close()
+
+    def __enter__(self) -> TaskPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class BatchSampler:
+    """Samples one utterance per prompt, a batch at a time (temperature sampling, EOS = ``"\\n"``)."""
+
+    def __init__(self, lm, tokenizer, *, max_new_tokens: int = 16, temperature: float = 1.0,
+                 max_prompt_tokens: int | None = None) -> None:
+        self.lm = lm
+        self.tok = tokenizer
+        self.max_new_tokens = int(max_new_tokens)
+        self.temperature = float(temperature)
+        self.eos = newline_id(tokenizer)
+        self.pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+        n_pos = int(getattr(lm.config, "n_positions", 0) or getattr(lm.config, "max_position_embeddings", 1024))
+        limit = n_pos - self.max_new_tokens
+        self.max_prompt = min(limit, max_prompt_tokens) if max_prompt_tokens else limit
+
+    @torch.no_grad()
+    def generate(self, prompts: Sequence[str]) -> list[str]:
+        """The utterances (each ending in one ``"\\n"``), using the global torch RNG."""
+        if not prompts:
+            return []
+        rows = [encode(self.tok, p)[-self.max_prompt:] or [self.pad] for p in prompts]
+        width = max(len(r) for r in rows)
+        dev = next(self.lm.parameters()).device
+        ids = torch.full((len(rows), width), self.pad, dtype=torch.long)
+        attn = torch.zeros_like(ids)
+        for i, r in enumerate(rows):  # left padding
+            ids[i, width - len(r):] = torch.tensor(r)
+            attn[i, width - len(r):] = 1
+        was = self.lm.training
+        self.lm.eval()
+        try:
+            out = self.lm.generate(
+                input_ids=ids.to(dev), attention_mask=attn.to(dev), do_sample=True,
+                temperature=self.temperature, top_k=0, top_p=1.0, max_new_tokens=self.max_new_tokens,
+                eos_token_id=self.eos, pad_token_id=self.pad,
+            )  # fmt: skip
+        finally:
+            self.lm.train(was)
+        texts = []
+        for row in out[:, width:].tolist():
+            if self.eos in row:
+                row = row[: row.index(self.eos) + 1]
+            texts.append(self.tok.decode(row, skip_special_tokens=False))
+        return [t.split("\n", 1)[0] + "\n" for t in texts]
+
+
+def rollout(pool: TaskPool, sampler: BatchSampler, seeds: Sequence[int], *,
+            max_steps: int | None = None) -> list[RolloutEpisode]:
+    """Play one episode per seed, ``len(pool)`` at a time, generating each turn in one batch."""
+    episodes: list[RolloutEpisode] = []
+    queue = list(seeds)
+    while queue:
+        chunk, queue = queue[: len(pool)], queue[len(pool):]
+        tasks = pool.tasks[: len(chunk)]
+        eps = []
+        for task, seed in zip(tasks, chunk, strict=True):
+            first = task.reset(seed)
+            eps.append(RolloutEpisode(pool.task_id, int(seed), first))
+        limit = max_steps if max_steps is not None else 10 * tasks[0].spec.max_turns + 10
+        active = list(range(len(chunk)))
+        for _ in range(limit):
+            if not active:
+                break
+            prompts = [history_to_str(tasks[i].history()) for i in active]
+            actions = sampler.generate(prompts)
+            still = []
+            for i, action in zip(active, actions, strict=True):
+                st = tasks[i].step(action)
+                eps[i].transitions.append(Transition(action, *st))
+                if st.terminated or st.truncated:
+                    eps[i].success = _success(tasks[i], eps[i])
+                else:
+                    still.append(i)
+            active = still
+        episodes.extend(eps)
+    return episodes
+
+
+def _success(task, ep: RolloutEpisode) -> bool:
+    last = ep.transitions[-1]
+    s = episode_success(task.spec, last.info, ep.total_return)
+    return bool(last.terminated and not last.truncated) if s is None else s
+
+
+def to_records(episodes: Sequence[RolloutEpisode], agent_name: str, run_id: int | None,
+               options: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> list:
+    """Store records (source ``agent``, agent kind ``checkpoint``) of rollout episodes."""
+    from data.store import EpisodeRecord, StepRecord, Who
+
+    recs = []
+    for ep in episodes:
+        spec = envs.spec(ep.task_id)
+        steps = [StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, dict(t.info))
+                 for t in ep.transitions]  # fmt: skip
+        partner = Who("scripted", spec.partner) if spec.partner else None
+        recs.append(EpisodeRecord(ep.task_id, spec.version, ep.seed, ep.first_observation, steps,
+                                  Who("checkpoint", agent_name), partner=partner, source="agent",
+                                  options=options or None, run_id=run_id, success=ep.success,
+                                  meta=meta))  # fmt: skip
+    return recs
+
+
+def from_store(store, run_id: int, max_round: int | None = None) -> list[RolloutEpisode]:
+    """The rollout episodes a run wrote in rounds ``<= max_round`` (``--resume`` of accumulating
+    online %BC)."""
+    from data.datasets import load_episodes
+
+    ids = [int(r[0]) for r in store.db.execute(
+        "SELECT id FROM episodes WHERE run_id = ? AND COALESCE(json_extract(meta, '$.round'), 0) <= ? "
+        "ORDER BY id", [run_id, 1 << 30 if max_round is None else max_round])]
+    out = []
+    for ep in load_episodes(store, ids):
+        row = ep.episode
+        trs = [Transition(s["action"], s["observation"], float(s["reward"]), bool(s["terminated"]),
+                          bool(s["truncated"]), {}) for s in ep.steps if s.get("role", "agent") == "agent"]
+        out.append(RolloutEpisode(row["task"], int(row["seed"] or 0), row["first_observation"], trs,
+                                  bool(row.get("success"))))
+    return out
