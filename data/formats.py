@@ -57,6 +57,21 @@ def codec(task_id: str) -> Codec:
         raise FormatError(f"no LMRL format is defined for task {task_id!r}") from None
 
 
+def state_action_steps(ep: StoredEpisode) -> list[dict[str, Any]]:
+    """LMRL's per-step list ``[{"state", "action", "reward", "done"}, ...]`` (maze-fo, chess),
+    where ``state`` is the observation before the action."""
+    states = [ep.episode["first_observation"]] + [s["observation"] for s in ep.steps]
+    return [
+        {
+            "state": states[i],
+            "action": s["action"],
+            "reward": s["reward"],
+            "done": bool(s["terminated"] or s["truncated"]),
+        }
+        for i, s in enumerate(ep.steps)
+    ]
+
+
 # -- our lossless JSONL ----------------------------------------------------------------------
 _EPISODE_KEYS = (
     "task", "task_version", "seed", "options", "agent_kind", "agent_name", "partner_kind",

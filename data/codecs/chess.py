@@ -19,7 +19,7 @@ import chess
 
 import envs
 from data.datasets import DatasetQuery, StoredEpisode, load_episodes, select_episode_ids
-from data.formats import Codec, register_codec
+from data.formats import Codec, register_codec, state_action_steps
 from data.store import EpisodeRecord, StepRecord, Who
 from envs.chess_text import action_text, observation_text, parse_model_action, spaced
 
@@ -44,16 +44,7 @@ def to_action(action: str) -> str:
 
 
 def export_game(ep: StoredEpisode) -> list[dict[str, Any]]:
-    states = [ep.episode["first_observation"]] + [s["observation"] for s in ep.steps]
-    return [
-        {
-            "state": states[i],
-            "action": s["action"],
-            "reward": s["reward"],
-            "done": bool(s["terminated"] or s["truncated"]),
-        }
-        for i, s in enumerate(ep.steps)
-    ]
+    return state_action_steps(ep)
 
 
 def _final_observation(state: str, action: str, reward: float) -> tuple[str, bool]:

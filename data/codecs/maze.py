@@ -12,7 +12,7 @@ from typing import Any
 
 import envs
 from data.datasets import StoredEpisode
-from data.formats import Codec, register_codec
+from data.formats import Codec, register_codec, state_action_steps
 from data.store import EpisodeRecord, StepRecord, Who
 
 TERMINAL_OBS = {"Success\n", "Failure\n"}
@@ -37,16 +37,7 @@ def _record(task: str, first: str, steps: list[StepRecord]) -> EpisodeRecord:
 
 
 def export_fo(ep: StoredEpisode) -> list[dict[str, Any]]:
-    states = [ep.episode["first_observation"]] + [s["observation"] for s in ep.steps]
-    return [
-        {
-            "state": states[i],
-            "action": s["action"],
-            "reward": s["reward"],
-            "done": bool(s["terminated"] or s["truncated"]),
-        }
-        for i, s in enumerate(ep.steps)
-    ]
+    return state_action_steps(ep)
 
 
 def import_fo(item: Any, task: str) -> EpisodeRecord:
