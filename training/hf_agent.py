@@ -56,6 +56,9 @@ class HFAgent:
 
         if self.device is None:
             self.device = "cuda" if torch.cuda.is_available() else "cpu"
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # it would draw over the app's screen
         self._tok = AutoTokenizer.from_pretrained(self.tokenizer_id)
         self._model = AutoModelForCausalLM.from_pretrained(self.model_id).to(self.device).eval()
         if self.max_prompt_tokens is None:

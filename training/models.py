@@ -15,8 +15,13 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 from transformers import AutoModelForCausalLM, GPT2Config, GPT2LMHeadModel, PreTrainedModel
+from transformers.utils import logging as hf_logging
 
 from training.errors import TrainingError
+
+# transformers draws progress bars on stderr when it loads or writes weights: they garble the
+# app's screen and our own progress output.
+hf_logging.disable_progress_bar()
 
 
 class MLPHead(nn.Module):

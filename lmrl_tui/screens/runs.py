@@ -146,6 +146,7 @@ class RunsScreen(Screen[None]):
             log.write_line("no metrics yet")
         for row in rows:
             log.write_line(format_metric_row(row))
+        log.scroll_end(animate=False)
 
     def _checkpoint_path(self) -> str | None:
         table = self.query_one("#checkpoints", DataTable)

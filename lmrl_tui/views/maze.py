@@ -82,7 +82,9 @@ class MazeView(TaskView):
 
     def set_turn(self, role: str | None, human: bool) -> None:
         self._human = human
-        hint = "Arrow keys or w/a/s/d to move" if human else ("" if role is None else "The agent is moving…")
+        hint = "Arrow keys or w/a/s/d to move" if human else (
+            "" if role is None else "Watching the agent: space steps, p auto-plays"
+        )
         self.query_one("#hint", Static).update(hint)
         if human:
             self.focus()
