@@ -12,19 +12,24 @@ import json
 import math
 import os
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from data._sqlite_utils import Database
-from data.migrations import migrations
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 APP_NAME = "lmrl-tui"
 DB_ENV = "LMRL_DB"
 SQLITE_MAGIC = b"SQLite format 3\x00"
+MIGRATION_SET = "lmrl-tui"
+MIGRATION_NAMES = ("m001_initial",)
+"""The schema steps in data/migrations.py, by name (a test keeps the two in step). Opening an
+up-to-date database needs only these names, so sqlite-utils is imported when first used."""
 
 
 class StoreError(Exception):
@@ -65,18 +70,30 @@ class Store:
     def __init__(self, path: str | os.PathLike[str] | None = None, *, create: bool = True) -> None:
         self.path = Path(path).expanduser() if path is not None else default_db_path()
         self._check_file(create)
+        self._db: Database | None = None
+        self._db_lock = threading.Lock()
         try:
-            conn = sqlite3.connect(str(self.path), timeout=10.0, check_same_thread=False)
-            self.db = Database(conn)
-            self.db.execute("PRAGMA busy_timeout = 10000")
-            self.db.execute("PRAGMA foreign_keys = ON")
-            mode = self.db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            self.conn = sqlite3.connect(str(self.path), timeout=10.0, check_same_thread=False)
+            self.conn.execute("PRAGMA busy_timeout = 10000")
+            self.conn.execute("PRAGMA foreign_keys = ON")
+            mode = self.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if mode.lower() != "wal" and str(self.path) != ":memory:":
                 raise StoreError(f"{self.path}: could not switch the database to WAL mode")
-            self.db.execute("PRAGMA synchronous = NORMAL")
+            self.conn.execute("PRAGMA synchronous = NORMAL")
             self._migrate()
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path} is not a usable lmrl-tui database ({e})") from None
+
+    @property
+    def db(self) -> Database:
+        """The sqlite-utils view of the connection (created on first use)."""
+        if self._db is None:
+            with self._db_lock:
+                if self._db is None:
+                    from data._sqlite_utils import Database
+
+                    self._db = Database(self.conn)
+        return self._db
 
     # -- opening -----------------------------------------------------------------------------
     def _check_file(self, create: bool) -> None:
@@ -101,25 +118,38 @@ class Store:
         if not os.access(parent, os.W_OK):
             raise StoreError(f"cannot create a database in {parent}: the folder is not writable")
 
+    def _applied_migrations(self) -> list[str]:
+        tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "_sqlite_migrations" not in tables:
+            return []
+        rows = self.conn.execute(
+            "SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid", [MIGRATION_SET]
+        )
+        return [r[0] for r in rows]
+
     def _migrate(self) -> None:
-        known = {m.name for m in migrations._migrations}
-        applied = {m.name for m in migrations.applied(self.db)}
+        known = set(MIGRATION_NAMES)
+        applied = set(self._applied_migrations())
         newer = sorted(applied - known)
         if newer:
             raise StoreError(
                 f"{self.path} was written by a newer lmrl-tui (schema steps {', '.join(newer)}); "
                 "upgrade lmrl-tui to open it"
             )
-        tables = set(self.db.table_names())
+        tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not applied and tables - {"_sqlite_migrations"}:
             raise StoreError(f"{self.path} is an SQLite database, but not an lmrl-tui one")
+        if known <= applied:
+            return
+        from data.migrations import migrations
+
         try:
             migrations.apply(self.db)
         except sqlite3.OperationalError as e:
             raise StoreError(f"cannot write to {self.path} ({e})") from None
 
     def close(self) -> None:
-        self.db.close()
+        self.conn.close()
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
@@ -129,7 +159,7 @@ class Store:
         (no busy wait) when another process writes meanwhile; an immediate one waits for the lock
         up to ``busy_timeout`` instead. Nested use joins the outer transaction.
         """
-        conn = self.db.conn
+        conn = self.conn
         if conn.in_transaction:
             yield
             return
@@ -348,7 +378,7 @@ class Store:
         ]
 
     def schema_version(self) -> list[str]:
-        return [m.name for m in migrations.applied(self.db)]
+        return self._applied_migrations()
 
 
 _JSON_COLS = ("options", "meta", "info", "config", "metrics", "dataset_query", "episode_ids")

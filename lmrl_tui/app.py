@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App
@@ -20,8 +21,10 @@ from lmrl_tui.screens.dialogs import (
     about_markdown,
 )
 from lmrl_tui.screens.home import HomeScreen
-from lmrl_tui.screens.play import PlayScreen
 from lmrl_tui.session import HumanAgent, PlaySession
+
+if TYPE_CHECKING:
+    from lmrl_tui.screens.play import PlayScreen
 
 
 class LmrlApp(App[None]):
@@ -84,6 +87,7 @@ class LmrlApp(App[None]):
         agent_choice: str | None = None,
     ) -> PlayScreen | None:
         """Start an episode and show it; returns the play screen (None if it could not start)."""
+        from lmrl_tui.screens.play import PlayScreen
         if isinstance(partner, HumanAgent):
             partner.role = self._partner_role(task_id)
         try:

@@ -153,3 +153,10 @@ def test_concurrent_writers_wait_instead_of_failing(db_path):
     assert a.count() == 2
     a.close()
     b.close()
+
+
+def test_migration_names_match_the_migration_steps():
+    from data.store import MIGRATION_NAMES, MIGRATION_SET
+
+    assert migrations.name == MIGRATION_SET
+    assert MIGRATION_NAMES == tuple(m.name for m in migrations._migrations)

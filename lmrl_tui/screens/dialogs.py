@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Label, Markdown, Select, Static
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 import envs
 from lmrl_tui.agents import HUMAN, agent_choices
@@ -195,6 +195,8 @@ class HelpScreen(ModalScreen[None]):
         self.markdown = markdown
 
     def compose(self) -> ComposeResult:
+        from textual.widgets import Markdown  # markdown-it is slow to import: not at start-up
+
         with VerticalScroll():
             yield Markdown(self.markdown)
 
