@@ -5,7 +5,7 @@ Prints ``name value unit`` lines: rollout environment steps/s (batched generatio
 and the clipped policy/value update), from a tiny GPT-2 (2 layers x 64, as ``--model tiny``)
 or a BC checkpoint given with ``--init``.
 
-    .venv/bin/python bench/bench_online.py [--init /tmp/bc-maze] [--episodes 32] [--envs 32]
+    .venv/bin/python bench/bench_online.py [--init runs/bc-maze] [--episodes 32] [--envs 32]
 """
 
 from __future__ import annotations
