@@ -6,6 +6,7 @@ Keyword and pattern matching only (no model). The persona buyer reads seller lin
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -187,10 +188,12 @@ def find_car(text: str) -> Car | None:
     first = min(hits, key=lambda m: (m.start(), -len(m.group())))
     brand, model = lookup[first.group().lower()]
     cars = [c for c in inventory() if c.brand == brand and c.model == model]
-    years = {int(y) for y in re.findall(r"\b(19[5-9]\d|20[0-4]\d)\b", text)}
+    years = [int(y) for y in re.findall(r"\b(19[5-9]\d|20[0-4]\d)\b", text)]
     for c in cars:
         if c.year in years:
             return c
+    if years:  # a model year we don't stock: the same car as the seller named it
+        return dataclasses.replace(cars[0], year=years[0])
     return cars[0]
 
 

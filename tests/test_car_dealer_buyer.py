@@ -337,3 +337,10 @@ def test_never_pays_more_than_its_budget(seed: int) -> None:
             assert not d.accept or d.buy_price <= p.budget
             break
         price -= 2500
+
+
+def test_buyer_names_the_car_with_the_year_the_seller_used():
+    from envs.car_dealer_text import find_car
+
+    assert find_car("I have a 2022 Subaru Outback for $32,000").name == "2022 Subaru Outback"
+    assert find_car("How about a Subaru Outback?").year == find_car("Subaru Outback").year
