@@ -66,3 +66,12 @@ def test_cli_errors_are_one_line_and_nonzero(tmp_path, capsys):
     assert run_train(tp.parse_args(["bc", "--task", "nope", "--out", str(tmp_path / "r")]), store) == 1
     assert run_eval(ep.parse_args([str(tmp_path / "missing")]), store) == 1
     assert "no checkpoint" in capsys.readouterr().err
+
+
+def test_eval_summary_line():
+    from training.cli_args import eval_summary
+
+    line = eval_summary("maze-fo", {"mean_return": -10.5, "ci_low": -12.0, "ci_high": -9.0, "episodes": 32,
+                                    "success_rate": 0.75, "normalised_lmrl": 97.6, "normalised_store": 95.0})  # fmt: skip
+    assert line == ("maze-fo: mean return -10.500 (95% CI -12.000 to -9.000) over 32 episodes, success 75.0%, "
+                    "normalised 97.6 (LMRL constants), 95.0 (store data vs our strong policy)")  # fmt: skip

@@ -141,8 +141,24 @@ def run_eval(args: argparse.Namespace, store) -> int:
     except TrainingError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    print(eval_summary(task, res), file=sys.stderr)
     print(json.dumps(res, default=str))
     return 0
+
+
+def eval_summary(task: str, res: dict[str, Any]) -> str:
+    """One line for a person; the full result goes to stdout as JSON."""
+    parts = [f"{task}: mean return {res['mean_return']:.3f}"]
+    if res.get("ci_low") is not None and res["ci_low"] != res["ci_high"]:
+        parts[0] += f" (95% CI {res['ci_low']:.3f} to {res['ci_high']:.3f})"
+    parts[0] += f" over {res['episodes']} {'start cells, exact' if res.get('method') == 'exact' else 'episodes'}"
+    if res.get("success_rate") is not None:
+        parts.append(f"success {res['success_rate']:.1%}")
+    if res.get("normalised_lmrl") is not None:
+        parts.append(f"normalised {res['normalised_lmrl']:.1f} (LMRL constants)")
+    if res.get("normalised_store") is not None:
+        parts.append(f"{res['normalised_store']:.1f} (store data vs our strong policy)")
+    return ", ".join(parts)
 
 
 def _check_task(task: str | None) -> None:
