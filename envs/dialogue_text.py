@@ -205,6 +205,20 @@ def resolve(
     return min(atoms, key=lambda a: priority.index(a.rel) if a.rel in priority else 99)
 
 
+_SHORT_YES = frozenset({"y", "yes", "yeah", "yep"})
+_SHORT_NO = frozenset({"n", "no", "nope", "nah"})
+
+
+def short_yes_no(typed: str) -> str | None:
+    """A person's short yes/no reply ("y", "Yep!", "no.") as "Yes." / "No."; None otherwise."""
+    low = clean_text(typed).lower().rstrip(".! ")
+    if low in _SHORT_YES:
+        return "Yes."
+    if low in _SHORT_NO:
+        return "No."
+    return None
+
+
 def yes_no(reply: str) -> bool | None:
     """LMRL's reading of a reply: it starts with yes (True) or no (False), else None."""
     m = _YESNO.match(reply)

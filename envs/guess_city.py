@@ -36,7 +36,7 @@ from typing import Any
 from envs.base import InvalidInput, TaskSpec, register
 from envs.dialogue import OracleReply, QuestionTask
 from envs.dialogue_askers import BankAsker, QuestionBank
-from envs.dialogue_text import QUESTION_LIMIT, clean_text, fold
+from envs.dialogue_text import QUESTION_LIMIT, clean_text, fold, short_yes_no
 from envs.guess_city_data import CLIMATES, City, cities
 from envs.guess_city_oracle import answer, parse
 
@@ -110,12 +110,7 @@ class GuessCityTask(QuestionTask):
         text = clean_text(typed, QUESTION_LIMIT)
         if not text:
             raise InvalidInput("Type an answer: yes, no, or a sentence about your city.")
-        low = text.lower().rstrip(".! ")
-        if low in ("y", "yes", "yeah", "yep"):
-            return "Yes."
-        if low in ("n", "no", "nope", "nah"):
-            return "No."
-        return text
+        return short_yes_no(text) or text
 
 
 HELP = """\

@@ -34,7 +34,7 @@ from typing import Any
 from envs.base import InvalidInput, TaskSpec, register
 from envs.dialogue import OracleReply, QuestionTask
 from envs.dialogue_askers import BankAsker, QuestionBank
-from envs.dialogue_text import clean_text, fold, yes_no
+from envs.dialogue_text import fold, short_yes_no, yes_no
 from envs.twenty_questions_oracle import DISPLAY, Thing, answer, objects, parse
 
 TASK_ID = "twenty-questions"
@@ -107,12 +107,10 @@ class TwentyQuestionsTask(QuestionTask):
         return "Yes." if yes_no(raw.strip()) is True else "No."
 
     def parse_reply(self, typed: str) -> str:
-        t = clean_text(typed).lower().rstrip(".! ")
-        if t in ("y", "yes", "yeah", "yep"):
-            return "Yes."
-        if t in ("n", "no", "nope", "nah"):
-            return "No."
-        raise InvalidInput("Answer yes or no (y / n).")
+        reply = short_yes_no(typed)
+        if reply is None:
+            raise InvalidInput("Answer yes or no (y / n).")
+        return reply
 
 
 HELP = """\

@@ -143,8 +143,9 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 def cmd_generate(args: argparse.Namespace, store: Any) -> int:
     import envs
     from data.store import EpisodeRecord, StepRecord, Who
+    from envs.base import episode_success
     from lmrl_tui.agents import make_agent, make_model_agent
-    from lmrl_tui.session import agent_identity, is_success
+    from lmrl_tui.session import agent_identity
 
     options = dict(args.option)
     spec = envs.spec(args.task)
@@ -174,7 +175,7 @@ def cmd_generate(args: argparse.Namespace, store: Any) -> int:
             seed = args.seed + n
             ep = envs.run_episode(task, agent, seed)
             steps = [StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, t.info) for t in ep.transitions]
-            success = is_success(task, ep.transitions[-1].info if ep.transitions else {}, ep.total_return)
+            success = episode_success(task.spec, ep.transitions[-1].info if ep.transitions else None, ep.total_return)
             successes += bool(success)
             total_return += ep.total_return
             buf.append(EpisodeRecord(

@@ -28,11 +28,6 @@ def agent_identity(agent: Agent | None) -> Who:
     return Who(agent.kind, agent.name)
 
 
-def is_success(task: Task, info: Any, total_return: float) -> bool | None:
-    """Success as the task defines it (:func:`envs.base.episode_success`)."""
-    return episode_success(task.spec, info, total_return)
-
-
 class HumanAgent:
     """A person on one side of a task. ``act`` blocks (in a worker thread) until the UI answers.
 
@@ -207,7 +202,7 @@ class PlaySession:
             self.observation = st.observation
             if st.terminated or st.truncated:
                 self.done = True
-                self.success = is_success(self.task, st.info, self.total_return)
+                self.success = episode_success(self.task.spec, st.info, self.total_return)
                 self.store.finish_episode(self.episode_id, success=self.success)
                 self._close_task()
             self._turn_started = time.monotonic()
