@@ -147,7 +147,9 @@ class RandomAgent:
 
     def reset(self, task: Task, seed: int | None = None) -> None:
         self._task = task
-        self._rng = random.Random(seed)
+        # A stream of its own: tasks draw their hidden state from random.Random(seed), and the same
+        # stream would pick the hidden answer itself when the action list is the answer list.
+        self._rng = random.Random(None if seed is None else f"random-agent:{seed}")
 
     def act(self, history: Sequence[Text]) -> str:
         assert self._task is not None, "reset() the agent with its task first"

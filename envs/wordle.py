@@ -24,12 +24,17 @@ An invalid guess (not five letters a-z, or not in the guess list) gets ``bad_wor
 sixth guess the episode ends (terminated, ``success`` False). Solving at guess k returns -(k-1);
 any failure returns -6 with the default penalty.
 
-Word lists: by default the packaged ``answers.txt`` (2,300 common words) and ``guesses.txt``
-(~10,000 allowed guesses, including the answers); see ``envs/assets/wordle/ATTRIBUTION``.
-``vocab_file`` replaces both with one list (e.g. LMRL-Gym's 431-word ``wordle_official_400.txt``,
-which it uses as answers and guesses); ``guess_file`` adds allowed guesses.
+Word lists: by default (``words="standard"``) the packaged ``answers.txt`` (2,300 common words)
+and ``guesses.txt`` (~10,000 allowed guesses, including the answers); see
+``envs/assets/wordle/ATTRIBUTION``. ``words="small"`` is a closed game on the packaged
+``small.txt``: the 400 most common answers, used as answers and as the only allowed guesses, the
+size of LMRL-Gym's benchmark list (the setting its RL results are for; small models can learn it
+on a CPU). ``vocab_file`` replaces both with one list (e.g. LMRL-Gym's 431-word
+``wordle_official_400.txt``, which it uses as answers and guesses); ``guess_file`` adds allowed
+guesses.
 
-Options: ``vocab_file``, ``guess_file``, ``bad_word_reward`` (-1.0), ``max_guesses`` (6).
+Options: ``words`` (standard | small), ``vocab_file``, ``guess_file``, ``bad_word_reward`` (-1.0),
+``max_guesses`` (6).
 LMRL's normalisation constants (dataset average -4.121715, max -1.935, min -6) are attached
 only to ``wordle-lmrl`` with a 431-word ``vocab_file`` and the default penalty and guesses.
 """
@@ -51,9 +56,11 @@ from envs.wordle_engine import (
     file_words,
     load_vocab,
     nth_set_bit,
+    small_vocab,
 )
 from envs.wordle_policies import POLICIES
 
+WORD_LISTS = ("standard", "small")
 FIRST_OBSERVATION = "Wordle:\n"
 INVALID_OBSERVATION = "\n"
 LMRL_NORM = NormConstants(-6.0, -4.121715, -1.935, source="LMRL-Gym (431-word list)")
@@ -80,17 +87,22 @@ class WordleTask:
         guess_file: str | None = None,
         bad_word_reward: float = -1.0,
         max_guesses: int = 6,
+        words: str = "standard",
     ) -> None:
         if rule not in FEEDBACK:
             raise ValueError(f"unknown Wordle rule {rule!r}; choose real or lmrl")
+        if words not in WORD_LISTS:
+            raise ValueError(f"unknown word list {words!r}; choose {' or '.join(WORD_LISTS)}")
+        if words != "standard" and vocab_file:
+            raise ValueError("give either words=small or vocab_file, not both")
         self.rule = rule
         self._feedback = FEEDBACK[rule]
         if vocab_file is None and guess_file is None:
-            self.vocab: Vocab = default_vocab()
+            self.vocab: Vocab = small_vocab() if words == "small" else default_vocab()
         else:
-            base = default_vocab()
+            base = small_vocab() if words == "small" else default_vocab()
             answers = tuple(file_words(vocab_file)) if vocab_file else base.answers
-            guesses = answers if vocab_file else base.guesses
+            guesses = answers if vocab_file or words == "small" else base.guesses
             if guess_file:
                 guesses = (*guesses, *file_words(guess_file))
             self.vocab = load_vocab(answers, guesses)
@@ -100,6 +112,8 @@ class WordleTask:
             "bad_word_reward": self.bad_word_reward,
             "max_guesses": self.max_guesses,
         }
+        if words != "standard":
+            options["words"] = words
         if vocab_file:
             options["vocab_file"] = str(vocab_file)
         if guess_file:

@@ -101,7 +101,7 @@ def read_words(lines: Iterable[str]) -> list[str]:
 
 
 def packaged_words(name: str) -> list[str]:
-    """A word list shipped in ``envs/assets/wordle`` (``answers.txt`` or ``guesses.txt``)."""
+    """A word list shipped in ``envs/assets/wordle`` (``answers.txt``, ``small.txt`` or ``guesses.txt``)."""
     text = resources.files("envs").joinpath("assets", "wordle", name).read_text(encoding="ascii")
     return read_words(text.splitlines())
 
@@ -204,6 +204,12 @@ def load_vocab(answers: tuple[str, ...], guesses: tuple[str, ...]) -> Vocab:
 
 def default_vocab() -> Vocab:
     return load_vocab(tuple(packaged_words("answers.txt")), tuple(packaged_words("guesses.txt")))
+
+
+def small_vocab() -> Vocab:
+    """The closed 400-word game: ``small.txt`` as answers and the only allowed guesses."""
+    words = tuple(packaged_words("small.txt"))
+    return load_vocab(words, words)
 
 
 def _factors(v: Vocab, guess: str, rule: str) -> list[tuple[int, ...]]:

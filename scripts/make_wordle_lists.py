@@ -11,6 +11,8 @@ Sources (both from PyPI; install them for this script only, they are not runtime
 * Frequencies: ``wordfreq`` (Apache-2.0 code; data CC BY-SA 4.0), English Zipf frequencies.
 
 ``answers.txt``: the ``N_ANSWERS`` most frequent web2 words (minus a short block list), sorted.
+``small.txt``: the ``N_SMALL`` most frequent answers, sorted: a closed game (answers = guesses) the
+size of LMRL-Gym's 431-word benchmark list, for small models (task option ``words=small``).
 ``guesses.txt``: every allowed guess (a superset of the answers): all five-letter web2 words plus
 the regular inflections wordfreq knows (``-s``, ``-es``, ``-d``, ``-ed``, ``-er``) of shorter web2
 words with a Zipf frequency of at least ``MIN_INFLECTION_ZIPF``, sorted.
@@ -22,6 +24,7 @@ import re
 from pathlib import Path
 
 N_ANSWERS = 2300
+N_SMALL = 400
 MIN_INFLECTION_ZIPF = 2.0
 FIVE = re.compile(r"[a-z]{5}")
 # Words not wanted as hidden answers (slurs, crude or sexual terms); still allowed as guesses.
@@ -70,12 +73,15 @@ def main() -> None:
     words = web2_words()
     five = sorted(w for w in words if FIVE.fullmatch(w))
     ranked = sorted(five, key=lambda w: (-zipf_frequency(w, "en"), w))
-    answers = sorted([w for w in ranked if w not in BLOCKED_ANSWERS][:N_ANSWERS])
+    allowed = [w for w in ranked if w not in BLOCKED_ANSWERS]
+    answers = sorted(allowed[:N_ANSWERS])
+    small = sorted(allowed[:N_SMALL])
     guesses = sorted(set(five) | inflections(words))
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "answers.txt").write_text("\n".join(answers) + "\n", encoding="ascii")
+    (OUT / "small.txt").write_text("\n".join(small) + "\n", encoding="ascii")
     (OUT / "guesses.txt").write_text("\n".join(guesses) + "\n", encoding="ascii")
-    print(f"answers {len(answers)}, guesses {len(guesses)} -> {OUT}")
+    print(f"answers {len(answers)}, small {len(small)}, guesses {len(guesses)} -> {OUT}")
 
 
 if __name__ == "__main__":

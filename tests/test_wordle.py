@@ -248,6 +248,29 @@ def test_default_word_lists():
     assert len(envs.make("wordle").legal_actions()) == len(v.guesses)
 
 
+def test_small_closed_word_list():
+    """words=small: the 400 most common answers, the only allowed guesses (LMRL-sized game)."""
+    t = envs.make("wordle", words="small")
+    assert t.vocab.size == 400 and t.vocab.answers == t.vocab.guesses
+    assert set(t.vocab.answers) <= set(default_vocab().answers)
+    assert t.spec.options["words"] == "small" and "words" not in envs.make("wordle").spec.options
+    t.reset(seed=3)
+    assert t.step("q u i l t\n").info.get("invalid")  # a real word, but not in the closed list
+    check_task("wordle", policy="behaviour", options={"words": "small"})
+    mean, wins = _play("wordle", "behaviour", 400, words="small")
+    assert -4.5 < mean < -3.6 and 0.6 < wins < 0.8  # LMRL's data: -4.12, success 0.70
+    for bad in ({"words": "huge"}, {"words": "small", "vocab_file": "x.txt"}):
+        with pytest.raises(ValueError, match="word list|either"):
+            envs.make("wordle", **bad)
+
+
+def test_random_agent_does_not_share_the_answer_stream():
+    """The answer is drawn from random.Random(seed); on a closed list where the actions are the
+    answers, an agent on the same stream would guess the answer first every time."""
+    mean, wins = _play("wordle", "random", 200, words="small")
+    assert mean < -5.5 and wins < 0.1
+
+
 def test_norm_constants_only_for_lmrl_setup(tmp_path):
     words = sorted({"".join(random.Random(i).choices("abcdefghij", k=5)) for i in range(2000)})[
         :431
