@@ -41,6 +41,9 @@ class DatasetQuery:
     eval_fraction: float = 0.1
     run_id: int | None = None
     limit: int | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    """Task options the episodes were logged with (``lmrl generate --option``): each given key
+    must have this value; episodes logged with other options as well still match."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -89,6 +92,17 @@ def select_episode_ids(store: Store, query: DatasetQuery) -> list[int]:
     if query.run_id is not None:
         where.append("run_id = ?")
         args.append(query.run_id)
+    for key, value in sorted((query.options or {}).items()):
+        path = '$."' + str(key).replace('"', "") + '"'
+        if value is None:
+            where.append("json_extract(options, ?) IS NULL")
+            args.append(path)
+        elif isinstance(value, (dict, list)):
+            where.append("json_extract(options, ?) = ?")
+            args.extend([path, json.dumps(value, separators=(",", ":"))])
+        else:
+            where.append("json_extract(options, ?) = ?")
+            args.extend([path, value])
     sql = "SELECT id, seed, return FROM episodes"
     if where:
         sql += " WHERE " + " AND ".join(where)

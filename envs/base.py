@@ -18,8 +18,10 @@ policy, a human, or a model can sit on either side of a task.
 
 from __future__ import annotations
 
+import json
 import math
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, runtime_checkable
@@ -216,8 +218,32 @@ def spec(task_id: str) -> TaskSpec:
 
 
 def make(task_id: str, **options: Any) -> Task:
-    """Build a task by id; ``options`` are task-specific (see each task's docstring)."""
-    return _entry(task_id).factory(**options)
+    """Build a task by id; ``options`` are task-specific (see each task's docstring).
+
+    An option the task does not take raises :class:`ValueError` naming it (not a TypeError).
+    """
+    entry = _entry(task_id)
+    try:
+        return entry.factory(**options)
+    except TypeError as e:
+        m = re.search(r"unexpected keyword argument '([^']+)'", str(e))
+        if m is None:
+            raise
+        raise ValueError(f"{task_id} has no option {m.group(1)!r}") from None
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """A command line's task option ``key=value``; the value is read as JSON when it parses
+    (``3``, ``-10.5``, ``true``), else kept as text (``words=small``)."""
+    if "=" not in text:
+        raise ValueError(f"task options look like key=value, not {text!r}")
+    key, value = text.split("=", 1)
+    if not key.strip():
+        raise ValueError(f"task option {text!r} has no name")
+    try:
+        return key.strip(), json.loads(value)
+    except ValueError:
+        return key.strip(), value
 
 
 def policies(task_id: str) -> list[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
@@ -85,16 +85,24 @@ class LmrlApp(App[None]):
         player: str | None,
         strict: bool = False,
         agent_choice: str | None = None,
+        options: dict[str, Any] | None = None,
     ) -> PlayScreen | None:
-        """Start an episode and show it; returns the play screen (None if it could not start)."""
+        """Start an episode and show it; returns the play screen (None if it could not start).
+
+        ``options`` are the task's; by default a checkpoint agent's own (the game it learnt)."""
         from lmrl_tui.screens.play import PlayScreen
+
+        if options is None:
+            meta = getattr(agent, "meta", None)
+            own = meta.get("task_options") if isinstance(meta, dict) and meta.get("task") == task_id else None
+            options = dict(own or {})
         if isinstance(partner, HumanAgent):
             partner.role = self._partner_role(task_id)
         try:
             session = PlaySession(
                 self.store, task_id, agent=agent, partner=partner,
                 player=player if (agent is None or partner is not None) else None,
-                seed=seed, strict=strict, agent_choice=agent_choice,
+                seed=seed, strict=strict, agent_choice=agent_choice, options=options,
             )  # fmt: skip
             session.start()
         except Exception as e:  # noqa: BLE001 - e.g. Stockfish missing: one clear message
@@ -116,7 +124,8 @@ class LmrlApp(App[None]):
         if agent is not None and old.agent_choice is not None:
             agent = make_agent(old.task_id, old.agent_choice)
         partner = HumanAgent(old.partner.name, old.partner.role) if isinstance(old.partner, HumanAgent) else None
-        self.start_session(old.task_id, agent, partner, seed, old.player, old.strict, old.agent_choice)
+        self.start_session(old.task_id, agent, partner, seed, old.player, old.strict, old.agent_choice,
+                           dict(old.options))  # fmt: skip
 
     # -- other screens ------------------------------------------------------------------------
     def action_about(self) -> None:

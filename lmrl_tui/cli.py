@@ -44,15 +44,12 @@ def _positive(text: str) -> int:
 
 
 def _option(text: str) -> tuple[str, Any]:
-    if "=" not in text:
-        raise argparse.ArgumentTypeError(f"task options look like key=value, not {text!r}")
-    key, value = text.split("=", 1)
-    import json
+    from envs.base import parse_option
 
     try:
-        return key.strip(), json.loads(value)
-    except ValueError:
-        return key.strip(), value
+        return parse_option(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def add_dataset_arguments(p: argparse.ArgumentParser, *, task_required: bool = False) -> None:
@@ -68,6 +65,8 @@ def add_dataset_arguments(p: argparse.ArgumentParser, *, task_required: bool = F
     p.add_argument("--split", choices=["train", "eval"], default=None, help="deterministic split by seed")
     p.add_argument("--eval-fraction", type=float, default=0.1)
     p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--option", type=_option, action="append", default=[],
+                   help="keep episodes logged with this task option key=value (repeatable)")
 
 
 def dataset_query(args: argparse.Namespace) -> Any:
@@ -77,7 +76,7 @@ def dataset_query(args: argparse.Namespace) -> Any:
         task=args.task, sources=args.source, players=args.player, agents=args.agents,
         status=args.status, min_return=args.min_return, top_percent=args.top_percent,
         wins_only=args.wins_only, split=args.split, eval_fraction=args.eval_fraction,
-        limit=args.limit,
+        limit=args.limit, options=dict(args.option),
     )  # fmt: skip
 
 
@@ -159,10 +158,14 @@ def cmd_generate(args: argparse.Namespace, store: Any) -> int:
             raise CliError("--partner takes hf:MODEL or http:MODEL@BASE_URL")
         make_options["partner"] = model
         partner = agent_identity(model)
-    task = envs.make(args.task, **make_options)
     agent = make_agent(args.task, args.policy, role=spec.roles[0])
     if agent is None:
         raise CliError("generate needs a policy, not a human")
+    meta = getattr(agent, "meta", None)
+    if not options and isinstance(meta, dict) and meta.get("task") == args.task and meta.get("task_options"):
+        options = dict(meta["task_options"])  # a checkpoint plays the game it learnt
+        make_options.update(options)
+    task = envs.make(args.task, **make_options)
     who = agent_identity(agent)
     source = "agent" if agent.kind in ("checkpoint", "hf", "http") else "scripted"
     progress = None if args.quiet or not sys.stderr.isatty() else _progress(args.episodes)

@@ -67,3 +67,32 @@ def test_generate_with_an_endpoint_partner(tmp_path, server, capsys):
     s.close()
     assert main(["--db", str(db), "generate", "maze-fo", "--partner", f"http:tiny@{server.url}"]) == 1
     assert "has no partner side" in capsys.readouterr().err
+
+
+class _OptionsAgent:
+    """An agent that says, like a checkpoint does, which task options it learnt."""
+
+    kind = "checkpoint"
+    name = "small-words"
+    meta = {"task": "wordle", "task_options": {"words": "small"}}
+
+    def reset(self, task, seed=None):
+        self.task = task
+
+    def act(self, history):
+        return "a b o u t\n"
+
+
+async def test_a_checkpoint_plays_the_game_it_learnt_and_play_again_keeps_it(store):
+    app = make_app(store, player="eve")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        screen = app.start_session("wordle", _OptionsAgent(), None, 5, None)
+        await pilot.pause()
+        assert screen.session.task.vocab.size == 400 and screen.session.options == {"words": "small"}
+        app.restart_session(screen.session, 6)
+        await pilot.pause()
+        assert app.screen.session.task.vocab.size == 400
+        human = app.start_session("wordle", None, None, 5, "eve")
+        await pilot.pause()
+        assert human.session.task.vocab.size > 400  # a person plays the standard game

@@ -84,3 +84,14 @@ def test_bad_database_paths(tmp_path):
         r = run_cli("--db", str(db), "stats")
         assert r.returncode != 0 and message in r.stderr, r.stderr
         assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_unknown_task_option_is_one_line(tmp_path, capsys):
+    from lmrl_tui.cli import main
+
+    assert main(["--db", str(tmp_path / "x.db"), "generate", "wordle", "--episodes", "1", "--option", "foo=1"]) == 1
+    err = capsys.readouterr().err
+    assert "wordle has no option 'foo'" in err and "Traceback" not in err
+    with pytest.raises(SystemExit) as e:
+        main(["--db", str(tmp_path / "x.db"), "generate", "wordle", "--option", "=1"])
+    assert e.value.code == 2 and "has no name" in capsys.readouterr().err

@@ -126,3 +126,19 @@ def test_percentile_matches_numpy_linear():
     assert percentile([1, 2, 3, 4], 50) == 2.5
     assert percentile([5], 90) == 5
     assert percentile([0, 10], 90) == 9
+
+
+def test_query_by_task_options(tmp_path):
+    store = Store(tmp_path / "o.db")
+    recs = []
+    for opts in (None, {"words": "small"}, {"words": "small", "bad_word_reward": -10}, {"words": "standard"}):
+        recs.append(EpisodeRecord("wordle", 1, 0, "Wordle:\n", [StepRecord("c r a n e\n", "g g g g g\n", 0.0, True, False, {})],
+                                  Who("scripted", "behaviour"), options=opts))  # fmt: skip
+    store.write_episodes(recs)
+    ids = lambda **o: select_episode_ids(store, DatasetQuery(task="wordle", options=o))  # noqa: E731
+    assert ids() == [1, 2, 3, 4]
+    assert ids(words="small") == [2, 3]
+    assert ids(words="small", bad_word_reward=-10) == [3]
+    assert ids(bad_word_reward=-10.0) == [3]
+    assert ids(words="huge") == []
+    assert DatasetQuery.from_json(DatasetQuery(options={"words": "small"}).to_json()).options == {"words": "small"}

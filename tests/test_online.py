@@ -178,3 +178,25 @@ def test_resume_of_accumulating_filtered_bc_reloads_the_pool(bandit_init, tmp_pa
     tr.run()
     rows = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert [r["pool"] for r in rows] == [16, 32]
+
+
+def test_task_options_reach_rollouts_and_the_checkpoint(bandit_init, tmp_path, capsys):
+    import argparse
+
+    from training.online_cli import add_online_arguments, run_online
+
+    parser = argparse.ArgumentParser()
+    add_online_arguments(parser)
+    store = Store(tmp_path / "s.db")
+    argv = ["online-filtered-bc", "--task", BANDIT, "--option", "flavour=mint", "--init", str(bandit_init),
+            "--out", str(tmp_path / "run"), "--rounds", "1", "--n-rollouts", "8", "--eval-every", "0",
+            "--no-progress", "--max-new-tokens", "4"]  # fmt: skip
+    assert run_online(parser.parse_args(argv), store) == 0
+    rows = store.db.execute("SELECT DISTINCT options FROM episodes").fetchall()
+    assert [json.loads(r[0]) for r in rows] == [{"flavour": "mint"}]
+    meta = json.loads((tmp_path / "run" / "checkpoint" / "lmrl.json").read_text())
+    assert meta["config"]["task_options"] == {"flavour": "mint"}
+    # a later run from that checkpoint plays the same game unless told otherwise
+    again = _cfg(tmp_path / "run", rounds=1, n_rollouts=8, algo="online-filtered-bc")
+    OnlineTrainer(again, store, tmp_path / "run2")
+    assert again.task_options == {"flavour": "mint"}

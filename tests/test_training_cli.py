@@ -75,3 +75,47 @@ def test_eval_summary_line():
                                     "success_rate": 0.75, "normalised_lmrl": 97.6, "normalised_store": 95.0})  # fmt: skip
     assert line == ("maze-fo: mean return -10.500 (95% CI -12.000 to -9.000) over 32 episodes, success 75.0%, "
                     "normalised 97.6 (LMRL constants), 95.0 (store data vs our strong policy)")  # fmt: skip
+
+
+@pytest.mark.slow
+def test_task_options_select_the_data_and_follow_the_checkpoint(tmp_path, capsys):
+    """--option words=small: trains on the episodes logged with it, evaluates with it, and the
+    checkpoint remembers it for eval, watching and online training."""
+    import envs
+    from data.store import Store
+    from lmrl_tui.cli import main as lmrl_main
+
+    db = tmp_path / "w.db"
+    assert lmrl_main(["--db", str(db), "generate", "wordle", "--episodes", "30", "--quiet",
+                      "--option", "words=small"]) == 0  # fmt: skip
+    assert lmrl_main(["--db", str(db), "generate", "wordle", "--episodes", "7", "--quiet", "--seed", "100"]) == 0
+    capsys.readouterr()
+    store = Store(db)
+    tp, ep = _parsers()
+    args = tp.parse_args(["bc", "--task", "wordle", "--option", "words=small", "--out", str(tmp_path / "run"),
+                          "--max-steps", "1", "--batch-size", "4", "--n-embd", "16", "--n-layer", "1",
+                          "--eval-episodes", "3", "--no-progress"])  # fmt: skip
+    assert run_train(args, store) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["episodes"] == 30  # not the 7 standard-list games
+    meta = json.loads((tmp_path / "run" / "checkpoint" / "lmrl.json").read_text())
+    assert meta["config"]["task_options"] == {"words": "small"}
+
+    args = ep.parse_args([str(tmp_path / "run"), "--episodes", "2"])
+    assert run_eval(args, store) == 0
+    captured = capsys.readouterr()
+    res = json.loads(captured.out.strip().splitlines()[-1])
+    assert res["task_options"] == {"words": "small"} and "wordle (words=small)" in captured.err
+    # the store average is that of the small-list games only
+    small = store.db.execute("SELECT AVG(return) FROM episodes WHERE seed < 100").fetchone()[0]
+    assert res["store_average"] == pytest.approx(small)
+
+    from training.agent import load_agent
+
+    agent = load_agent(tmp_path / "run")
+    assert agent.meta["task_options"] == {"words": "small"}
+    assert envs.make("wordle", **agent.meta["task_options"]).vocab.size == 400
+
+    bad = tp.parse_args(["bc", "--task", "wordle", "--option", "colour=red", "--out", str(tmp_path / "r2")])
+    assert run_train(bad, store) == 1
+    assert "no option 'colour'" in capsys.readouterr().err

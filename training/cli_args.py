@@ -39,6 +39,9 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``lmrl train ALGO --task T ...``."""
     parser.add_argument("algo", help="bc, %%bc (pbc), mc, ilql or qsft")
     parser.add_argument("--task", required=True, help="task id, e.g. maze-fo")
+    parser.add_argument("--option", type=task_option, action="append", default=[], dest="task_options",
+                        help="task option key=value (repeatable): train on episodes logged with it "
+                        "and evaluate with it, e.g. words=small")
     parser.add_argument("--model", default="tiny",
                         help="tiny (GPT-2 from scratch), a local HF causal LM, or an lmrl checkpoint")
     parser.add_argument("--out", required=True, help="run folder (checkpoint/, metrics.jsonl)")
@@ -69,6 +72,7 @@ def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, Any]:
     from data.datasets import DatasetQuery
 
     cfg = TrainConfig(algo=args.algo, task=args.task, model=args.model,
+                      task_options=dict(getattr(args, "task_options", None) or []),
                       progress=not getattr(args, "no_progress", False))  # fmt: skip
     explicit = set()
     if getattr(args, "dedupe", None):
@@ -88,14 +92,15 @@ def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, Any]:
         top = 10.0
     query = DatasetQuery(task=args.task, sources=list(args.sources), players=list(args.players),
                          agents=list(args.agents), split=args.split, min_return=args.min_return,
-                         top_percent=top, wins_only=args.wins_only, limit=args.limit)  # fmt: skip
+                         top_percent=top, wins_only=args.wins_only, limit=args.limit,
+                         options=dict(cfg.task_options))  # fmt: skip
     return cfg, query
 
 
 def run_train(args: argparse.Namespace, store) -> int:
     """Run ``lmrl train``; prints the final metrics as JSON. 0 on success, 1 on bad input."""
     try:
-        _check_task(args.task)
+        _check_task(args.task, dict(getattr(args, "task_options", None) or []))
         cfg, query = config_from_args(args)
         from training.loop import train
 
@@ -111,6 +116,8 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``lmrl eval CHECKPOINT --task T --episodes N``."""
     parser.add_argument("checkpoint", help="checkpoint folder (or the run folder holding it)")
     parser.add_argument("--task", default=None, help="task id (default: the checkpoint's task)")
+    parser.add_argument("--option", type=task_option, action="append", default=[], dest="task_options",
+                        help="task option key=value (default: the checkpoint's own, on its task)")
     parser.add_argument("--episodes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--decoding", choices=["sample", "greedy", "rerank", "rerank_sample"], default=None)
@@ -130,10 +137,16 @@ def run_eval(args: argparse.Namespace, store) -> int:
         agent = load_agent(args.checkpoint, decoding=args.decoding, beta=args.beta,
                            temperature=args.temperature)  # fmt: skip
         task = args.task or agent.meta.get("task")
-        _check_task(task)
+        options = dict(getattr(args, "task_options", None) or [])
+        if not options and task == agent.meta.get("task"):
+            options = dict(agent.meta.get("task_options") or {})
+        _check_task(task, options)
         if args.episodes < 1:
             raise TrainingError("--episodes must be at least 1")
-        res = evaluate(agent, task, args.episodes, seed=args.seed, exact=not args.sampled, store=store)
+        res = evaluate(agent, task, args.episodes, seed=args.seed, exact=not args.sampled, store=store,
+                       task_options=options)  # fmt: skip
+        if options:
+            res["task_options"] = options
         res["decoding"] = agent.decoder.decoding
         res["checkpoint"] = agent.meta["path"]
         cid = checkpoint_id_for(store, agent.meta["path"])
@@ -141,13 +154,15 @@ def run_eval(args: argparse.Namespace, store) -> int:
     except TrainingError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    print(eval_summary(task, res), file=sys.stderr)
+    print(eval_summary(task, res, options), file=sys.stderr)
     print(json.dumps(res, default=str))
     return 0
 
 
-def eval_summary(task: str, res: dict[str, Any]) -> str:
+def eval_summary(task: str, res: dict[str, Any], options: dict[str, Any] | None = None) -> str:
     """One line for a person; the full result goes to stdout as JSON."""
+    if options:
+        task += " (" + ", ".join(f"{k}={v}" for k, v in sorted(options.items())) + ")"
     parts = [f"{task}: mean return {res['mean_return']:.3f}"]
     if res.get("ci_low") is not None and res["ci_low"] != res["ci_high"]:
         parts[0] += f" (95% CI {res['ci_low']:.3f} to {res['ci_high']:.3f})"
@@ -161,12 +176,30 @@ def eval_summary(task: str, res: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _check_task(task: str | None) -> None:
+def task_option(text: str) -> tuple[str, Any]:
+    """argparse type of ``--option key=value``."""
+    from envs.base import parse_option
+
+    try:
+        return parse_option(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _check_task(task: str | None, options: dict[str, Any] | None = None) -> None:
+    """The task exists and takes these options (a one-line TrainingError otherwise)."""
     import envs
 
     if not task:
         raise TrainingError("no task given (use --task)")
     try:
         envs.spec(task)
+        if options:
+            t = envs.make(task, **options)
+            close = getattr(t, "close", None)
+            if close:
+                close()
     except envs.UnknownTask as e:
         raise TrainingError(str(e)) from None
+    except ValueError as e:
+        raise TrainingError(f"bad task option for {task}: {e}") from None

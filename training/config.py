@@ -24,6 +24,9 @@ class TrainConfig:
 
     algo: str = "bc"
     task: str = ""
+    task_options: dict[str, Any] = field(default_factory=dict)
+    """Task options (``--option k=v``): the data is the episodes logged with them, and evaluation
+    and watching play the task with them."""
     model: str = "tiny"
     seed: int = 0
     # tiny model / tokenizer

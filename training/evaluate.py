@@ -6,6 +6,7 @@ store's ``evaluations`` table."""
 from __future__ import annotations
 
 import functools
+import json
 import math
 import statistics
 from collections.abc import Sequence
@@ -106,41 +107,72 @@ def supports_exact(task_id: str, task_options: dict | None = None) -> bool:
     return task_id == "maze-fo" and not task_options
 
 
-def store_average(store, task_id: str) -> float | None:
-    row = store.db.execute(
-        "SELECT AVG(return) FROM episodes WHERE task = ? AND status = 'finished' AND source != 'agent'",
-        [task_id],
-    ).fetchone()
+def _store_returns(store, task_id: str, what: str, task_options: dict | None, extra: str = "") -> float | None:
+    """``what`` (an aggregate of ``return``) over the task's episodes logged with these options."""
+    from data.datasets import DatasetQuery, select_episode_ids
+
+    if task_options:  # the options filter is the dataset query's
+        ids = select_episode_ids(store, DatasetQuery(task=task_id, status="any", options=task_options))
+        if not ids:
+            return None
+        sql = f"SELECT {what} FROM episodes WHERE id IN (SELECT value FROM json_each(?)){extra}"
+        row = store.db.execute(sql, [json.dumps(ids)]).fetchone()
+    else:
+        row = store.db.execute(f"SELECT {what} FROM episodes WHERE task = ?{extra}", [task_id]).fetchone()
     return None if row is None or row[0] is None else float(row[0])
 
 
-@functools.lru_cache(maxsize=32)
-def strong_mean(task_id: str, episodes: int = 32) -> float | None:
+def store_average(store, task_id: str, task_options: dict | None = None) -> float | None:
+    """The mean return of the logged data (finished, not the agents' own rollouts)."""
+    return _store_returns(store, task_id, "AVG(return)", task_options,
+                          " AND status = 'finished' AND source != 'agent'")  # fmt: skip
+
+
+def strong_mean(task_id: str, episodes: int = 32, task_options: dict | None = None) -> float | None:
     """Mean return of the task's "strong" scripted policy (exact for maze-fo)."""
+    return _strong_mean(task_id, episodes, json.dumps(task_options or {}, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=32)
+def _strong_mean(task_id: str, episodes: int, options_json: str) -> float | None:
+    options = json.loads(options_json)
     try:
         pol = envs.make_policy(task_id, "strong")
     except (envs.UnknownPolicy, envs.UnknownTask):
         return None
-    if supports_exact(task_id):
+    if supports_exact(task_id, options):
         from envs.maze import optimal_return
 
         t = envs.make(task_id).tables
         return math.fsum(optimal_return(t, c) for c in t.starts) / len(t.starts)
-    return sampled(task_id, pol, episodes)["mean_return"]
+    return sampled(task_id, pol, episodes, task_options=options)["mean_return"]
 
 
-def normalise(result: dict[str, Any], task_id: str, store=None, strong: float | None = None) -> dict[str, Any]:
+def task_spec(task_id: str, task_options: dict | None = None):
+    """The spec of the task as built with these options (options can change its constants)."""
+    if not task_options:
+        return envs.spec(task_id)
+    t = envs.make(task_id, **task_options)
+    try:
+        return t.spec
+    finally:
+        close = getattr(t, "close", None)
+        if close:
+            close()
+
+
+def normalise(result: dict[str, Any], task_id: str, store=None, strong: float | None = None,
+              task_options: dict | None = None) -> dict[str, Any]:
     """Add ``normalised_lmrl`` and ``normalised_store`` (None where a constant is missing)."""
-    spec = envs.spec(task_id)
+    spec = task_spec(task_id, task_options)
     mean = result["mean_return"]
     out = dict(result)
     out["normalised_lmrl"] = spec.norm.normalise(mean) if spec.norm else None
-    avg = store_average(store, task_id) if store is not None else None
+    avg = store_average(store, task_id, task_options) if store is not None else None
     lo = spec.norm.min if spec.norm else None
     if lo is None and store is not None:
-        row = store.db.execute("SELECT MIN(return) FROM episodes WHERE task = ?", [task_id]).fetchone()
-        lo = row[0] if row else None
-    hi = strong if strong is not None else strong_mean(task_id)
+        lo = _store_returns(store, task_id, "MIN(return)", task_options)
+    hi = strong if strong is not None else strong_mean(task_id, task_options=task_options)
     out["store_average"], out["strong_mean"] = avg, hi
     ok = None not in (avg, lo, hi) and lo <= avg <= hi
     out["normalised_store"] = normalised_score(mean, lo, avg, hi) if ok else None
@@ -148,13 +180,13 @@ def normalise(result: dict[str, Any], task_id: str, store=None, strong: float | 
 
 
 def evaluate(agent, task_id: str, episodes: int = 32, *, seed: int = 0, exact: bool | None = None,
-             store=None, strong: float | None = None) -> dict[str, Any]:
+             store=None, strong: float | None = None, task_options: dict | None = None) -> dict[str, Any]:
     """Evaluate an agent; exact DP for maze-fo when the agent exposes action distributions."""
-    use_exact = supports_exact(task_id) and hasattr(agent, "action_distribution")
+    use_exact = supports_exact(task_id, task_options) and hasattr(agent, "action_distribution")
     if exact is not None:
         use_exact = use_exact and exact
-    res = exact_maze_fo(agent) if use_exact else sampled(task_id, agent, episodes, seed)
-    return normalise(res, task_id, store, strong)
+    res = exact_maze_fo(agent) if use_exact else sampled(task_id, agent, episodes, seed, task_options)
+    return normalise(res, task_id, store, strong, task_options)
 
 
 def record_evaluation(store, task_id: str, policy: str, result: dict[str, Any],

@@ -123,7 +123,8 @@ def run_eval(model, tok, cfg: TrainConfig, store=None, episodes: int | None = No
     was = model.training
     try:
         agent = CheckpointAgent(Decoder(model, tok, cfg), f"{cfg.algo}:training", {})
-        return evaluate(agent, cfg.task, episodes or cfg.eval_episodes, store=store)
+        return evaluate(agent, cfg.task, episodes or cfg.eval_episodes, store=store,
+                        task_options=cfg.task_options)  # fmt: skip
     finally:
         model.train(was)
 

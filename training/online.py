@@ -86,10 +86,13 @@ class OnlineTrainer:
         random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
         init_model, self.tok, init_cfg, _ = load_checkpoint(cfg.init, for_training=True)
+        if not cfg.task_options and init_cfg.task == cfg.task and init_cfg.task_options:
+            cfg.task_options = dict(init_cfg.task_options)  # play the game the policy learnt
         self.ref_lm = copy.deepcopy(init_model.lm).requires_grad_(False).eval().to(self.acc.device)
         self.tcfg = TrainConfig.from_dict({**init_cfg.to_dict(), "algo": cfg.algo, "task": cfg.task,
                                            "decoding": "sample", "pi_beta": "shared",
                                            "target": "heads_only", "max_length": cfg.max_length,
+                                           "task_options": dict(cfg.task_options),
                                            "extra": {"online": asdict(cfg)}})  # fmt: skip
         self.state: dict[str, Any] = {"round": 0, "kl_coef": cfg.kl_coef, "run_id": None}
         src = self.ckpt if resume else None
@@ -125,7 +128,7 @@ class OnlineTrainer:
         from training.dataset import PackedDataset
         from training.tokenization import encode
 
-        q = DatasetQuery(task=self.cfg.task, sources=[self.cfg.bc_source])
+        q = DatasetQuery(task=self.cfg.task, sources=[self.cfg.bc_source], options=dict(self.cfg.task_options))
         wins = load_windows(self.store, select_ids(self.store, q), self.cfg.windows)
         return PackedDataset(wins, lambda t: encode(self.tok, t), self.tok.pad_token_id,
                              max_length=self.cfg.max_length)  # fmt: skip
@@ -147,7 +150,8 @@ class OnlineTrainer:
         everything = _gather_objects(acc, eps)
         if self.main and self.store is not None and not self._written(rnd + 1):
             name = f"{cfg.algo}:{self.out.resolve().name}@round{rnd + 1}"
-            _write(self.store, to_records(everything, name, self.state["run_id"], meta={"round": rnd + 1}))
+            _write(self.store, to_records(everything, name, self.state["run_id"], options=cfg.task_options,
+                                          meta={"round": rnd + 1}))  # fmt: skip
         return eps, everything
 
     def _full_params(self):
@@ -310,7 +314,7 @@ class OnlineTrainer:
         last_eval = None
         status = "failed"
         t_start = time.perf_counter()
-        pool = TaskPool(cfg.task, min(cfg.rollout_batch, cfg.n_rollouts))
+        pool = TaskPool(cfg.task, min(cfg.rollout_batch, cfg.n_rollouts), cfg.task_options)
         try:
             if self.main and cfg.eval_every and start == 0 and cfg.eval_episodes > 0:
                 last_eval = self.evaluate()

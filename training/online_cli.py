@@ -11,6 +11,7 @@ import json
 import sys
 from dataclasses import fields
 
+from training.cli_args import task_option
 from training.errors import TrainingError
 
 ONLINE_ALGOS = ("ppo", "online-filtered-bc")
@@ -24,7 +25,7 @@ def canonical(algo: str) -> str | None:
     return key if key in ONLINE_ALGOS else None
 
 
-_SKIP = {"algo", "task", "init", "extra", "progress"}
+_SKIP = {"algo", "task", "task_options", "init", "extra", "progress"}
 
 
 def _fields():
@@ -57,6 +58,8 @@ def add_online_arguments(parser: argparse.ArgumentParser, *, with_algo: bool = T
     if with_algo:
         parser.add_argument("algo", help="ppo or online-filtered-bc")
     parser.add_argument("--task", required=True, help="task id, e.g. maze-fo")
+    parser.add_argument("--option", type=task_option, action="append", default=[], dest="task_options",
+                        help="task option key=value (repeatable; default: the --init checkpoint's own)")
     parser.add_argument("--init", required=True, help="the starting policy: an lmrl checkpoint (BC)")
     parser.add_argument("--out", required=True, help="run folder (checkpoint/, metrics.jsonl)")
     parser.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint")
@@ -78,6 +81,7 @@ def config_from_args(args: argparse.Namespace):
     if algo is None:
         raise TrainingError(f"unknown online algorithm {args.algo!r}; choose ppo or online-filtered-bc")
     cfg = OnlineConfig(algo=algo, task=args.task, init=args.init,
+                       task_options=dict(getattr(args, "task_options", None) or []),
                        progress=not getattr(args, "no_progress", False))  # fmt: skip
     explicit = set()
     fs, _ = _fields()
@@ -92,12 +96,9 @@ def config_from_args(args: argparse.Namespace):
 def run_online(args: argparse.Namespace, store) -> int:
     """Run online training; prints the final metrics as JSON. 0 on success, 1 on bad input."""
     try:
-        import envs
+        from training.cli_args import _check_task
 
-        try:
-            envs.spec(args.task)
-        except envs.UnknownTask as e:
-            raise TrainingError(str(e)) from None
+        _check_task(args.task, dict(getattr(args, "task_options", None) or []))
         cfg = config_from_args(args)
         from training.online import train_online
 

@@ -18,6 +18,9 @@ class OnlineConfig:
 
     algo: str = "ppo"
     task: str = ""
+    task_options: dict[str, Any] = field(default_factory=dict)
+    """Task options (``--option k=v``) of the rollouts and evaluations; by default the init
+    checkpoint's own when it was trained on the same task."""
     init: str = ""
     seed: int = 0
     rounds: int = 10
