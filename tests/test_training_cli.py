@@ -119,3 +119,22 @@ def test_task_options_select_the_data_and_follow_the_checkpoint(tmp_path, capsys
     bad = tp.parse_args(["bc", "--task", "wordle", "--option", "colour=red", "--out", str(tmp_path / "r2")])
     assert run_train(bad, store) == 1
     assert "no option 'colour'" in capsys.readouterr().err
+
+
+def test_store_score_ignores_agent_rollouts(tmp_path):
+    """The store-based score is relative to the logged data: an online run's rollouts (here under a
+    training-only -10 penalty) move neither its average nor its minimum."""
+    from data.store import EpisodeRecord, StepRecord, Store, Who
+    from training.evaluate import normalise
+
+    store = Store(tmp_path / "s.db")
+
+    def ep(ret, source, opts):
+        steps = [StepRecord("c r a n e\n", "b b b b b\n", ret, True, False, {})]
+        return EpisodeRecord("wordle", 1, 0, "Wordle:\n", steps, Who("scripted", "x"), source=source, options=opts)
+
+    store.write_episodes([ep(-4.0, "scripted", {"words": "small"}), ep(-6.0, "scripted", {"words": "small"}),
+                          ep(-60.0, "agent", {"words": "small", "bad_word_reward": -10})])  # fmt: skip
+    res = normalise({"mean_return": -5.0}, "wordle", store, strong=-2.0, task_options={"words": "small"})
+    assert res["store_average"] == -5.0
+    assert res["normalised_store"] == pytest.approx(50.0)

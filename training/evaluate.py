@@ -122,10 +122,14 @@ def _store_returns(store, task_id: str, what: str, task_options: dict | None, ex
     return None if row is None or row[0] is None else float(row[0])
 
 
+LOGGED = " AND status = 'finished' AND source != 'agent'"
+"""The logged data the store-based score is relative to: finished episodes, not agents' rollouts
+(online runs store theirs, possibly under training-only options such as a harsher penalty)."""
+
+
 def store_average(store, task_id: str, task_options: dict | None = None) -> float | None:
-    """The mean return of the logged data (finished, not the agents' own rollouts)."""
-    return _store_returns(store, task_id, "AVG(return)", task_options,
-                          " AND status = 'finished' AND source != 'agent'")  # fmt: skip
+    """The mean return of the logged data."""
+    return _store_returns(store, task_id, "AVG(return)", task_options, LOGGED)
 
 
 def strong_mean(task_id: str, episodes: int = 32, task_options: dict | None = None) -> float | None:
@@ -171,7 +175,7 @@ def normalise(result: dict[str, Any], task_id: str, store=None, strong: float | 
     avg = store_average(store, task_id, task_options) if store is not None else None
     lo = spec.norm.min if spec.norm else None
     if lo is None and store is not None:
-        lo = _store_returns(store, task_id, "MIN(return)", task_options)
+        lo = _store_returns(store, task_id, "MIN(return)", task_options, LOGGED)
     hi = strong if strong is not None else strong_mean(task_id, task_options=task_options)
     out["store_average"], out["strong_mean"] = avg, hi
     ok = None not in (avg, lo, hi) and lo <= avg <= hi
