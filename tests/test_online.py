@@ -200,3 +200,24 @@ def test_task_options_reach_rollouts_and_the_checkpoint(bandit_init, tmp_path, c
     again = _cfg(tmp_path / "run", rounds=1, n_rollouts=8, algo="online-filtered-bc")
     OnlineTrainer(again, store, tmp_path / "run2")
     assert again.task_options == {"flavour": "mint"}
+
+
+def test_ppo_does_not_train_on_a_newline_it_did_not_sample():
+    """A generation cut at max_new_tokens gets "\\n" appended for the task; PPO's ratios must be of
+    sampled tokens only, so that newline is no action token and its reward moves to the token before."""
+    from envs.base import Transition
+    from training.online_update import episodes_dataset, utterances
+    from training.rollout import RolloutEpisode
+    from training.tokenization import build_tokenizer
+
+    tok = build_tokenizer(["Wordle:\n", "c r a n e\n", "b y g b b\n", "x x x\n", "\n"], kind="byte")
+    trs = [Transition("c r a n e\n", "b y g b b\n", -1.0, False, False, {}),
+           Transition("x x x\n", "\n", -10.0, True, False, {})]  # fmt: skip
+    ep = RolloutEpisode("wordle", 1, "Wordle:\n", trs, cut=[False, True])
+    plain = episodes_dataset([ep], tok, "episode", 256, 1.0)
+    fixed = episodes_dataset([ep], tok, "episode", 256, 1.0, sampled_only=True)
+    (u1, u2) = utterances(plain)[0]
+    assert utterances(fixed)[0] == [u1, u2[:-1]]
+    assert float(fixed.rew[u2[-2]]) == -10.0 and float(fixed.rew[u2[-1]]) == 0.0
+    assert float(fixed.rew.sum()) == float(plain.rew.sum()) == -11.0
+    assert int(fixed.collate([0])["action_mask"].sum()) == int(plain.act.sum()) - 1

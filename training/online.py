@@ -175,7 +175,7 @@ class OnlineTrainer:
 
     def ppo_update(self, eps, rnd: int) -> dict[str, float]:
         acc, cfg, dev = self.acc, self.cfg, self.acc.device
-        ds = U.episodes_dataset(eps, self.tok, cfg.windows, cfg.max_length, cfg.reward_scale)
+        ds = U.episodes_dataset(eps, self.tok, cfg.windows, cfg.max_length, cfg.reward_scale, sampled_only=True)
         # the unwrapped module: ranks score different numbers of batches, and a DDP forward is a
         # collective (buffer broadcast) that would pair up with another rank's all-reduce
         with self._full_params():

@@ -45,13 +45,34 @@ def token_logp(logits: torch.Tensor, input_ids: torch.Tensor) -> torch.Tensor:
     return lp.gather(-1, input_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
 
 
-def episodes_dataset(episodes, tok, windows: str, max_length: int, reward_scale: float) -> PackedDataset:
-    """Pack rollout episodes (window ``episode`` ids = their index in ``episodes``)."""
+def episodes_dataset(episodes, tok, windows: str, max_length: int, reward_scale: float,
+                     sampled_only: bool = False) -> PackedDataset:
+    """Pack rollout episodes (window ``episode`` ids = their index in ``episodes``).
+
+    ``sampled_only``: the ``"\n"`` appended to a generation cut at ``max_new_tokens`` is not an
+    action token (its reward moves to the token before): PPO's ratios must be of sampled tokens,
+    else a negative advantage pushes the newline down and guesses grow ever longer.
+    """
     wins = []
     for i, ep in enumerate(episodes):
         wins.extend(episode_windows(ep.first_observation, ep.pairs(), ep.ended, windows, i))
-    return PackedDataset(wins, lambda t: encode(tok, t), tok.pad_token_id, gamma=1.0, discount_mode="turn",
-                         max_length=max_length, reward_scale=reward_scale)  # fmt: skip
+    ds = PackedDataset(wins, lambda t: encode(tok, t), tok.pad_token_id, gamma=1.0, discount_mode="turn",
+                       max_length=max_length, reward_scale=reward_scale)  # fmt: skip
+    if sampled_only:
+        _unmark_appended_newlines(ds, episodes)
+    return ds
+
+
+def _unmark_appended_newlines(ds: PackedDataset, episodes) -> None:
+    for i, utts in utterances(ds).items():
+        cut = getattr(episodes[i], "cut", None) or []
+        if len(cut) != len(utts):  # a window cut on the left: turns cannot be matched up
+            continue
+        for u, was_cut in zip(utts, cut, strict=True):
+            if was_cut and len(u) > 1:
+                ds.rew[u[-2]] += ds.rew[u[-1]]
+                ds.rew[u[-1]] = 0.0
+                ds.act[u[-1]] = False
 
 
 def _flat(ds: PackedDataset, batch_ix: list[int], rows: torch.Tensor, out: torch.Tensor) -> None:

@@ -30,6 +30,9 @@ class RolloutEpisode:
     first_observation: str
     transitions: list[Transition] = field(default_factory=list)
     success: bool = False
+    cut: list[bool] = field(default_factory=list)
+    """Per transition: the generation hit ``max_new_tokens`` and its final ``"\n"`` was appended,
+    not sampled (PPO must not train on it)."""
 
     @property
     def total_return(self) -> float:
@@ -105,11 +108,13 @@ class BatchSampler:
             )  # fmt: skip
         finally:
             self.lm.train(was)
-        texts = []
+        texts, self.last_cut = [], []
         for row in out[:, width:].tolist():
             if self.eos in row:
                 row = row[: row.index(self.eos) + 1]
-            texts.append(self.tok.decode(row, skip_special_tokens=False))
+            text = self.tok.decode(row, skip_special_tokens=False)
+            self.last_cut.append("\n" not in text)
+            texts.append(text)
         return [t.split("\n", 1)[0] + "\n" for t in texts]
 
 
@@ -132,10 +137,12 @@ def rollout(pool: TaskPool, sampler: BatchSampler, seeds: Sequence[int], *,
                 break
             prompts = [history_to_str(tasks[i].history()) for i in active]
             actions = sampler.generate(prompts)
+            cuts = getattr(sampler, "last_cut", None) or [False] * len(actions)
             still = []
-            for i, action in zip(active, actions, strict=True):
+            for i, action, cut in zip(active, actions, cuts, strict=True):
                 st = tasks[i].step(action)
                 eps[i].transitions.append(Transition(action, *st))
+                eps[i].cut.append(bool(cut))
                 if st.terminated or st.truncated:
                     eps[i].success = _success(tasks[i], eps[i])
                 else:
