@@ -221,3 +221,25 @@ def test_ppo_does_not_train_on_a_newline_it_did_not_sample():
     assert float(fixed.rew[u2[-2]]) == -10.0 and float(fixed.rew[u2[-1]]) == 0.0
     assert float(fixed.rew.sum()) == float(plain.rew.sum()) == -11.0
     assert int(fixed.collate([0])["action_mask"].sum()) == int(plain.act.sum()) - 1
+
+
+def test_value_warmup_moves_only_the_value_head(bandit_init, tmp_path):
+    """--value-warmup N: the first N rounds fit the value head alone (the policy stays put), at
+    lr × --value-lr-mult; afterwards PPO updates both."""
+    store = Store(tmp_path / "s.db")
+    tr = OnlineTrainer(_cfg(bandit_init, rounds=1, value_warmup=1, value_lr_mult=10.0, bc_weight=0.0),
+                       store, tmp_path / "run")  # fmt: skip
+    assert [g["lr"] for g in tr.opt.param_groups] == [1e-3, 1e-2]
+    lm0 = [p.detach().clone() for p in tr.inner.policy.lm.parameters()]
+    head0 = tr.inner.v_head.bias.detach().clone()
+    from training.rollout import TaskPool
+
+    with TaskPool(BANDIT, 8) as pool:
+        eps, _ = tr.collect(pool, 0)
+        st = tr.ppo_update(eps, 0)
+        assert st["value_warmup"] == 1.0
+        assert all(torch.equal(a, b) for a, b in zip(lm0, tr.inner.policy.lm.parameters(), strict=True))
+        assert not torch.equal(head0, tr.inner.v_head.bias)
+        eps, _ = tr.collect(pool, 1)
+        assert tr.ppo_update(eps, 1)["value_warmup"] == 0.0
+    assert not all(torch.equal(a, b) for a, b in zip(lm0, tr.inner.policy.lm.parameters(), strict=True))

@@ -110,7 +110,11 @@ class OnlineTrainer:
             self.model.v_head.load_state_dict(load_file(str(src / VALUE_HEAD)))
         self.kl = ppo.kl_controller(self.state["kl_coef"], cfg.kl_target, cfg.kl_horizon)
         params = [p for p in self.model.parameters() if p.requires_grad]
-        self.opt = torch.optim.AdamW(params, lr=cfg.lr, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.0)
+        head = {id(p) for p in self.model.v_head.parameters()}
+        groups = [{"params": [p for p in params if id(p) not in head], "lr": cfg.lr}]
+        if any(id(p) in head for p in params):
+            groups.append({"params": [p for p in params if id(p) in head], "lr": cfg.lr * cfg.value_lr_mult})
+        self.opt = torch.optim.AdamW(groups, lr=cfg.lr, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.0)
         self.params = params
         tstate = load_trainer_state(src) if src else None
         if tstate is not None:
@@ -189,8 +193,11 @@ class OnlineTrainer:
         k3 = _all_sum(acc, ppo.k3_kl(old_lp, ref_lp, act))
         k1 = _all_sum(acc, torch.stack([kl.sum(), act.float().sum()]))
         flats = {"old_lp": old_lp, "old_v": old_v, "adv": adv, "ret": ret, "vmask": vmask.float()}
+        warm = rnd < cfg.value_warmup
         stats = self._minibatches(ds, rnd, lambda b, ix, d, vd, bcb: U.ppo_minibatch_loss(
-            self.model, b, flats, ds, ix, cfg, d, vd, bcb, dev), vflat=flats["vmask"])
+            self.model, b, flats, ds, ix, cfg, d, vd, None if warm else bcb, dev, value_only=warm),
+            vflat=flats["vmask"])  # fmt: skip
+        stats["value_warmup"] = float(warm)
         kl_mean = float(k3[0] / k3[1].clamp(min=1))
         self.kl.update(kl_mean, cfg.n_rollouts)
         stats.update({"kl_k1": float(k1[0] / k1[1].clamp(min=1)), "kl_k3": kl_mean, "kl_coef": beta,

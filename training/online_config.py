@@ -44,6 +44,8 @@ class OnlineConfig:
     value_clip: float = 0.2
     vf_coef: float = 1.0
     value_bias: float = 0.0
+    value_lr_mult: float = 1.0  # the value head's learning rate is lr × this
+    value_warmup: int = 0  # first rounds that fit only the value head (the policy does not move)
     kl_coef: float = 0.001
     kl_target: float | None = None
     kl_horizon: float | None = None

@@ -30,12 +30,17 @@ class PolicyWithValue(nn.Module):
         nn.init.zeros_(self.v_head.weight)
         nn.init.constant_(self.v_head.bias, value_bias)
 
-    def forward(self, input_ids, attention_mask, with_value: bool = True):
-        """(per-position token log-probs of the next token [B, T-1], values [B, T-1] or None)."""
+    def forward(self, input_ids, attention_mask, with_value: bool = True, detach_value: bool = False):
+        """(per-position token log-probs of the next token [B, T-1], values [B, T-1] or None).
+
+        ``detach_value``: the value loss reaches only the head, not the shared trunk."""
         out = self.policy.lm(input_ids=input_ids, attention_mask=attention_mask,
                              output_hidden_states=with_value, use_cache=False)
         logp = token_logp(out.logits, input_ids)
-        v = self.v_head(out.hidden_states[-1][:, :-1]).squeeze(-1).float() if with_value else None
+        v = None
+        if with_value:
+            h = out.hidden_states[-1][:, :-1]
+            v = self.v_head(h.detach() if detach_value else h).squeeze(-1).float()
         return logp, v
 
 
@@ -158,15 +163,20 @@ def advantages(ds: PackedDataset, old_lp, ref_lp, old_v, *, beta: float, gamma: 
 
 
 def ppo_minibatch_loss(model, batch, flats: dict[str, torch.Tensor], ds, ix, cfg, denom, vdenom,
-                       bc_batch=None, device=None):
-    """L = L_pg + c_v L_v (+ w_bc L_BC) on one minibatch; returns (loss, stats)."""
+                       bc_batch=None, device=None, value_only: bool = False):
+    """L = L_pg + c_v L_v (+ w_bc L_BC) on one minibatch; returns (loss, stats).
+
+    ``value_only`` (value warm-up): L = c_v L_v on the head alone; the policy terms are multiplied
+    by 0 so that every parameter still gets a (zero) gradient, as DDP needs."""
     ids, attn = batch["input_ids"].to(device), batch["attention_mask"].to(device)
     mask = batch["action_mask"].to(device)
     g = {k: gather_flat(ds, ix, v).to(device) for k, v in flats.items()}
-    lp, v = model(ids, attn)
+    lp, v = model(ids, attn, detach_value=value_only)
     lpg, s1 = ppo.policy_loss(lp, g["old_lp"], g["adv"], mask, cfg.clip, denom)
     vm = g["vmask"].bool() & mask if cfg.credit == "token" else g["vmask"].bool()
     lv, s2 = ppo.value_loss(v, g["old_v"], g["ret"], vm, cfg.value_clip, vdenom)
+    if value_only:
+        return cfg.vf_coef * lv + 0.0 * lpg, {**s1, **s2}
     loss = lpg + cfg.vf_coef * lv
     stats = {**s1, **s2}
     if bc_batch is not None and cfg.bc_weight:
