@@ -268,6 +268,8 @@ the word). Each guess costs **-1**; the guess that finds the word costs nothing.
 * The hint shows how many words are still possible.
 * In *wordle-lmrl*, a repeated letter is marked yellow everywhere it occurs in your guess if the
   word contains it at all (LMRL-Gym's rule), not only as often as it occurs.
+* The task option **words=small** (in the new-episode dialog, or `--option words=small`) plays a
+  closed game on 400 common words, the size of LMRL-Gym's list: only those words are accepted.
 """
 
 

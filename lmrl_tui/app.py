@@ -73,7 +73,8 @@ class LmrlApp(App[None]):
         if choice.partner == HUMAN:
             partner = HumanAgent(choice.player if agent is not None else f"{choice.player} (partner)", role="partner")
         self.start_session(
-            choice.task_id, agent, partner, choice.seed, choice.player, choice.strict, choice.agent
+            choice.task_id, agent, partner, choice.seed, choice.player, choice.strict, choice.agent,
+            choice.options,
         )
 
     def start_session(

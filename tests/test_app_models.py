@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from test_remote_agent import FakeServer
 
@@ -96,3 +98,38 @@ async def test_a_checkpoint_plays_the_game_it_learnt_and_play_again_keeps_it(sto
         human = app.start_session("wordle", None, None, 5, "eve")
         await pilot.pause()
         assert human.session.task.vocab.size > 400  # a person plays the standard game
+
+
+async def test_task_options_from_the_new_episode_dialog(store):
+    """A person picks words=small in the dialog: the game and its log use it; bad text is explained."""
+    app = make_app(store, player="eve")
+    async with app.run_test(size=(140, 44)) as pilot:
+        await app.workers.wait_for_complete()
+        app.new_episode("wordle", seed=4)
+        await pilot.pause()
+        dialog = app.screen
+        dialog.query_one("#options").value = "words"
+        await pilot.click("#start")
+        await pilot.pause()
+        assert app.screen is dialog and "key=value" in str(dialog.query_one("#error").render())
+        dialog.query_one("#options").value = "words=small"
+        dialog.query_one("#options").focus()
+        await pilot.press("enter")  # enter in a field starts the episode
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PlayScreen) and screen.session.task.vocab.size == 400
+        await pilot.press(*"about", "enter")
+        await pilot.pause()
+        assert len(screen.session.transitions) == 1
+        await pilot.press("escape")
+        await pilot.pause()
+        app.new_episode("wordle", seed=4)
+        await pilot.pause()
+        app.screen.query_one("#options").value = "colour=red"
+        app.screen.query_one("#options").focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, PlayScreen)  # "Cannot start": wordle has no option 'colour'
+    (ep,) = [e for e in store.recent_episodes(5) if e["task"] == "wordle"]
+    opts = ep["options"] if isinstance(ep["options"], dict) else json.loads(ep["options"])
+    assert opts == {"words": "small"} and ep["seed"] == 4

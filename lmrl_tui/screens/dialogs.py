@@ -34,6 +34,16 @@ class EpisodeChoice:
     partner: str
     player: str
     strict: bool
+    options: dict[str, Any] | None = None
+    """Task options; None: the defaults (or a checkpoint agent's own)."""
+
+
+def parse_options(text: str) -> dict[str, Any] | None:
+    """``key=value`` pairs separated by spaces or commas (``words=small``); blank means None."""
+    from envs.base import parse_option
+
+    parts = [p for p in text.replace(",", " ").split() if p]
+    return dict(parse_option(p) for p in parts) if parts else None
 
 
 def parse_seed(text: str) -> int | None:
@@ -97,6 +107,8 @@ class NewEpisodeDialog(ModalScreen[EpisodeChoice | None]):
                     )  # fmt: skip
                     yield Label("…or a model")
                     yield Input(placeholder="hf:MODEL or http:MODEL@URL", id="partner-model")
+                yield Label("Task options")
+                yield Input(placeholder="key=value …, e.g. words=small (see help)", id="options")
                 yield Label("Player name")
                 yield Input(self.player, id="player")
             yield Checkbox("LMRL-strict: unreadable input counts as an invalid move", id="strict")
@@ -124,6 +136,7 @@ class NewEpisodeDialog(ModalScreen[EpisodeChoice | None]):
         err = self.query_one("#error", Static)
         try:
             seed = parse_seed(self.query_one("#seed", Input).value)
+            options = parse_options(self.query_one("#options", Input).value)
         except ValueError as e:
             err.update(str(e))
             return
@@ -141,7 +154,7 @@ class NewEpisodeDialog(ModalScreen[EpisodeChoice | None]):
                 return
         player = self.query_one("#player", Input).value.strip() or default_player()
         strict = self.query_one("#strict", Checkbox).value
-        self.dismiss(EpisodeChoice(self.task_id, seed, agent, partner, player[:100], strict))
+        self.dismiss(EpisodeChoice(self.task_id, seed, agent, partner, player[:100], strict, options))
 
 
 class SummaryScreen(ModalScreen[str]):
