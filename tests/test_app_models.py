@@ -118,6 +118,7 @@ async def test_task_options_from_the_new_episode_dialog(store):
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, PlayScreen) and screen.session.task.vocab.size == 400
+        assert "Wordle (words=small)" in str(screen.query_one("#status").render())
         await pilot.press(*"about", "enter")
         await pilot.pause()
         assert len(screen.session.transitions) == 1

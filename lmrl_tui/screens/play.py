@@ -97,8 +97,9 @@ class PlayScreen(Screen[None]):
         mode = ""
         if not s.human_acts:
             mode = f"  auto-play {'on' if self.auto else 'off'} ({SPEEDS[self.speed_index]:g}s)"
+        opts = ", ".join(f"{k}={v}" for k, v in sorted(s.options.items()) if k != "partner")
         self.query_one("#status", Static).update(
-            f"[b]{escape(s.task.spec.title)}[/b]\n"
+            f"[b]{escape(s.task.spec.title)}[/b]{escape(f' ({opts})') if opts else ''}\n"
             f"Player: {escape(who)}{mode}\n"
             f"Turn: {len(s.transitions)} / {s.task.spec.max_turns}\n"
             f"Return: {s.total_return:g}"
