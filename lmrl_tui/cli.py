@@ -103,7 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("export", help="write episodes as LMRL-Gym files or our JSONL")
     add_dataset_arguments(e)
-    e.add_argument("--format", choices=["lmrl", "jsonl"], default="jsonl")
+    e.add_argument("--format", choices=["lmrl", "jsonl", "lmrl-bc"], default="jsonl",
+                   help="lmrl: LMRL-Gym's episode files; jsonl: ours, lossless; lmrl-bc: LMRL's chess "
+                   "BC pairs, one {from_state, action} per legal agent move (chess, endgames)")
     e.add_argument("--out", "-o", default="-", help="output file (default: standard output)")
 
     i = sub.add_parser("import", help="read LMRL-Gym files or our JSONL into the store")
@@ -259,16 +261,25 @@ def cmd_export(args: argparse.Namespace, store: Any) -> int:
     from data.formats import export_episodes
 
     query = dataset_query(args)
+    what = "episodes"
+    write = lambda f: export_episodes(store, f, args.format, query)  # noqa: E731
+    if args.format == "lmrl-bc":
+        if args.task not in ("chess", "endgames"):
+            raise CliError("--format lmrl-bc is LMRL's chess BC pairs: give --task chess or --task endgames")
+        from data.codecs.chess import export_bc
+
+        what = "move pairs"
+        write = lambda f: export_bc(store, f, query)  # noqa: E731
     if args.out == "-":
-        n = export_episodes(store, sys.stdout, args.format, query)
+        n = write(sys.stdout)
     else:
         out = Path(args.out)
         try:
             with out.open("w", encoding="utf-8") as f:
-                n = export_episodes(store, f, args.format, query)
+                n = write(f)
         except OSError as e:
             raise CliError(f"cannot write {out}: {e.strerror}") from None
-    print(f"exported {n} episodes", file=sys.stderr)
+    print(f"exported {n} {what}", file=sys.stderr)
     return 0
 
 

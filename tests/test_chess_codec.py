@@ -123,3 +123,16 @@ def test_bc_pairs_skip_illegal_attempts(store) -> None:
     )
     ep = next(iter(load_episodes(store, select_episode_ids(store, DatasetQuery(task="chess")))))
     assert bc_pairs(ep) == pairs
+
+
+def test_cli_exports_bc_pairs(store, tmp_path, capsys) -> None:
+    from lmrl_tui.cli import main
+
+    store.write_episodes([record("chess", 2, ["N f 3\n", "e 2 e 4\n"])])
+    out = tmp_path / "pairs.jsonl"
+    assert main(["--db", str(store.path), "export", "--task", "chess", "--format", "lmrl-bc", "-o", str(out)]) == 0
+    pairs = [json.loads(line) for line in out.read_text().splitlines()]
+    assert pairs[0] == {"from_state": chess.STARTING_FEN, "action": "Nf3"}
+    assert f"exported {len(pairs)} move pairs" in capsys.readouterr().err
+    assert main(["--db", str(store.path), "export", "--task", "maze-fo", "--format", "lmrl-bc"]) == 1
+    assert "give --task chess" in capsys.readouterr().err
