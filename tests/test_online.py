@@ -243,3 +243,29 @@ def test_value_warmup_moves_only_the_value_head(bandit_init, tmp_path):
         eps, _ = tr.collect(pool, 1)
         assert tr.ppo_update(eps, 1)["value_warmup"] == 0.0
     assert not all(torch.equal(a, b) for a, b in zip(lm0, tr.inner.policy.lm.parameters(), strict=True))
+
+
+def test_samplers_never_write_padding_or_end_of_text():
+    """An untrained model writes any token; the rollout sampler and the agent's decoder must still
+    never emit <|pad|> or <|endoftext|> (they are not text, and would garble the action)."""
+    from training.generation import Decoder
+    from training.models import PolicyValueModel, tiny_lm
+    from training.rollout import BatchSampler
+    from training.tokenization import build_tokenizer, never_sampled
+
+    tok = build_tokenizer(["a b c\n"], kind="byte")
+    banned = never_sampled(tok)
+    assert banned == sorted({tok.pad_token_id, tok.eos_token_id})
+    torch.manual_seed(0)
+    lm = tiny_lm(len(tok), 64, n_layer=1, n_embd=16, pad_id=tok.pad_token_id, eos_id=tok.eos_token_id)
+    with torch.no_grad():  # make the special tokens likely
+        lm.transformer.wte.weight[banned] = lm.transformer.ln_f.bias.detach() + 3.0
+    sampler = BatchSampler(lm, tok, max_new_tokens=8)
+    texts = sampler.generate(["a b\n"] * 64)
+    assert not any("<|pad|>" in t or "<|endoftext|>" in t for t in texts)
+    from training.config import TrainConfig
+
+    dec = Decoder(PolicyValueModel(lm, "bc"), tok, TrainConfig(algo="bc", task="x"), decoding="sample",
+                  max_new_tokens=8)  # fmt: skip
+    g = torch.Generator().manual_seed(0)
+    assert not any("<|" in dec.sample("a b\n", g) for _ in range(32))

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from training.losses import perturb_logits
-from training.tokenization import encode, newline_id
+from training.tokenization import encode, never_sampled, newline_id
 
 
 class Decoder:
@@ -31,6 +31,7 @@ class Decoder:
         self.max_new_tokens = int(max_new_tokens)
         self.eos = newline_id(tokenizer)
         self.pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+        self.banned = never_sampled(tokenizer)
         self.n_positions = int(getattr(model.lm.config, "n_positions", 0) or
                                getattr(model.lm.config, "max_position_embeddings", 1024))
         self._cache: dict[tuple[str, tuple[str, ...]], torch.Tensor] = {}
@@ -151,6 +152,8 @@ class Decoder:
                 m.beta_head(h) if m.beta_head is not None else None)
             guided, _, _ = self._heads(logits, h, beta_logits)
             z = guided[0, -1] / max(self.temperature, 1e-6)
+            if self.banned:
+                z[self.banned] = float("-inf")
             if greedy:
                 nxt = int(torch.argmax(z))
             else:

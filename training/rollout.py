@@ -18,7 +18,7 @@ import torch
 
 import envs
 from envs.base import Transition, episode_success, history_to_str
-from training.tokenization import encode, newline_id
+from training.tokenization import encode, never_sampled, newline_id
 
 
 @dataclass
@@ -81,6 +81,7 @@ class BatchSampler:
         self.temperature = float(temperature)
         self.eos = newline_id(tokenizer)
         self.pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+        self.banned = never_sampled(tokenizer)
         n_pos = int(getattr(lm.config, "n_positions", 0) or getattr(lm.config, "max_position_embeddings", 1024))
         limit = n_pos - self.max_new_tokens
         self.max_prompt = min(limit, max_prompt_tokens) if max_prompt_tokens else limit
@@ -105,6 +106,7 @@ class BatchSampler:
                 input_ids=ids.to(dev), attention_mask=attn.to(dev), do_sample=True,
                 temperature=self.temperature, top_k=0, top_p=1.0, max_new_tokens=self.max_new_tokens,
                 eos_token_id=self.eos, pad_token_id=self.pad,
+                **({"suppress_tokens": self.banned} if self.banned else {}),
             )  # fmt: skip
         finally:
             self.lm.train(was)

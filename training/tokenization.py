@@ -56,6 +56,14 @@ def encode(tok: PreTrainedTokenizerBase, text: str) -> list[int]:
     return list(tok.encode(text, add_special_tokens=False))
 
 
+def never_sampled(tok: PreTrainedTokenizerBase) -> list[int]:
+    """Special tokens a policy must not write: padding, and the tokenizer's own end-of-text when
+    it is not the newline that ends an utterance."""
+    nl = newline_id(tok)
+    ids = {tok.pad_token_id, tok.eos_token_id} - {None, nl}
+    return sorted(int(i) for i in ids)
+
+
 def newline_id(tok: PreTrainedTokenizerBase) -> int | None:
     """The generation EOS: the first token of ``"\\n"`` (LMRL's convention)."""
     ids = encode(tok, "\n")
