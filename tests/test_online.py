@@ -269,3 +269,31 @@ def test_samplers_never_write_padding_or_end_of_text():
                   max_new_tokens=8)  # fmt: skip
     g = torch.Generator().manual_seed(0)
     assert not any("<|" in dec.sample("a b\n", g) for _ in range(32))
+
+
+@pytest.mark.slow
+@pytest.mark.stockfish
+def test_online_round_on_endgames_pools_and_closes_stockfish(tmp_path):
+    """A PPO round against the real Stockfish: each pooled game holds one engine process for the
+    whole run, every rollout is stored, and no engine outlives the run."""
+    from test_chess_engine import live_children
+
+    import envs
+    from training.online_toy import tiny_checkpoint
+
+    t = envs.make("endgames")
+    first = t.reset(seed=0)
+    moves = t.legal_actions()
+    t.close()
+    init = tiny_checkpoint(tmp_path / "init", "endgames", [(first, m) for m in moves[:4]], bc_steps=30,
+                           n_positions=256)  # fmt: skip
+    store = Store(tmp_path / "s.db")
+    cfg = resolve_online(OnlineConfig(algo="ppo", task="endgames", init=str(init), rounds=1, n_rollouts=4,
+                                      rollout_batch=2, eval_every=0, save_every=0, progress=False,
+                                      max_new_tokens=8, episode_max_steps=6, max_length=256))  # fmt: skip
+    res = OnlineTrainer(cfg, store, tmp_path / "run").run()
+    assert store.db.execute("SELECT COUNT(*) FROM episodes WHERE run_id = ?", [res["run_id"]]).fetchone()[0] == 4
+    # the engine answered: some game went on past the agent's first move
+    longest = store.db.execute("SELECT MAX(n_steps) FROM episodes WHERE run_id = ?", [res["run_id"]]).fetchone()[0]
+    assert longest >= 2
+    assert live_children() == []
