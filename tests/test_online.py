@@ -297,3 +297,19 @@ def test_online_round_on_endgames_pools_and_closes_stockfish(tmp_path):
     longest = store.db.execute("SELECT MAX(n_steps) FROM episodes WHERE run_id = ?", [res["run_id"]]).fetchone()[0]
     assert longest >= 2
     assert live_children() == []
+
+
+def test_resume_of_a_run_saved_with_one_optimizer_group(bandit_init, tmp_path):
+    """Runs saved before the value head had its own learning rate resume with their one group."""
+    store = Store(tmp_path / "s.db")
+    OnlineTrainer(_cfg(bandit_init, rounds=1, save_every=1), store, tmp_path / "run").run()
+    f = tmp_path / "run" / "checkpoint" / "trainer_state.pt"
+    state = torch.load(f, weights_only=True)
+    groups = state["optimizer"]["param_groups"]
+    assert len(groups) == 2
+    merged = dict(groups[0], params=[i for g in groups for i in g["params"]])
+    state["optimizer"]["param_groups"] = [merged]
+    torch.save(state, f)
+    resumed = OnlineTrainer(_cfg(bandit_init, rounds=2), store, tmp_path / "run", resume=True)
+    assert len(resumed.opt.param_groups) == 1
+    assert resumed.run()["rounds"] == 2

@@ -110,13 +110,17 @@ class OnlineTrainer:
             self.model.v_head.load_state_dict(load_file(str(src / VALUE_HEAD)))
         self.kl = ppo.kl_controller(self.state["kl_coef"], cfg.kl_target, cfg.kl_horizon)
         params = [p for p in self.model.parameters() if p.requires_grad]
+        tstate = load_trainer_state(src) if src else None
         head = {id(p) for p in self.model.v_head.parameters()}
-        groups = [{"params": [p for p in params if id(p) not in head], "lr": cfg.lr}]
-        if any(id(p) in head for p in params):
+        # the value head has its own group (its lr × value_lr_mult); a run saved before that
+        # option existed resumes with its single group
+        split = any(id(p) in head for p in params) and not (
+            tstate is not None and len(tstate["optimizer"]["param_groups"]) == 1)
+        groups = [{"params": [p for p in params if not split or id(p) not in head], "lr": cfg.lr}]
+        if split:
             groups.append({"params": [p for p in params if id(p) in head], "lr": cfg.lr * cfg.value_lr_mult})
         self.opt = torch.optim.AdamW(groups, lr=cfg.lr, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.0)
         self.params = params
-        tstate = load_trainer_state(src) if src else None
         if tstate is not None:
             self.opt.load_state_dict(tstate["optimizer"])
         self.model, self.opt = self.acc.prepare(self.model, self.opt)
