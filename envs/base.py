@@ -213,8 +213,18 @@ def ids() -> list[str]:
     return sorted(_REGISTRY, key=lambda t: (order.get(t, len(order)), t))
 
 
-def spec(task_id: str) -> TaskSpec:
-    return _entry(task_id).spec
+def spec(task_id: str, **options: Any) -> TaskSpec:
+    """The task's spec; with ``options``, that of the task built with them (options can change
+    its constants; a bad option raises ValueError)."""
+    if not options:
+        return _entry(task_id).spec
+    task = make(task_id, **options)
+    try:
+        return task.spec
+    finally:
+        close = getattr(task, "close", None)
+        if callable(close):
+            close()
 
 
 def make(task_id: str, **options: Any) -> Task:

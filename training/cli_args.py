@@ -193,12 +193,7 @@ def _check_task(task: str | None, options: dict[str, Any] | None = None) -> None
     if not task:
         raise TrainingError("no task given (use --task)")
     try:
-        envs.spec(task)
-        if options:
-            t = envs.make(task, **options)
-            close = getattr(t, "close", None)
-            if close:
-                close()
+        envs.spec(task, **(options or {}))
     except envs.UnknownTask as e:
         raise TrainingError(str(e)) from None
     except ValueError as e:

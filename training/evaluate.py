@@ -152,23 +152,10 @@ def _strong_mean(task_id: str, episodes: int, options_json: str) -> float | None
     return sampled(task_id, pol, episodes, task_options=options)["mean_return"]
 
 
-def task_spec(task_id: str, task_options: dict | None = None):
-    """The spec of the task as built with these options (options can change its constants)."""
-    if not task_options:
-        return envs.spec(task_id)
-    t = envs.make(task_id, **task_options)
-    try:
-        return t.spec
-    finally:
-        close = getattr(t, "close", None)
-        if close:
-            close()
-
-
 def normalise(result: dict[str, Any], task_id: str, store=None, strong: float | None = None,
               task_options: dict | None = None) -> dict[str, Any]:
     """Add ``normalised_lmrl`` and ``normalised_store`` (None where a constant is missing)."""
-    spec = task_spec(task_id, task_options)
+    spec = envs.spec(task_id, **(task_options or {}))
     mean = result["mean_return"]
     out = dict(result)
     out["normalised_lmrl"] = spec.norm.normalise(mean) if spec.norm else None
