@@ -18,7 +18,7 @@ import time
 import chess.engine
 
 import envs
-from envs.stockfish import find_stockfish
+from envs.chess.stockfish import find_stockfish
 
 
 def moves_per_second(task_id: str, policy: str, games: int) -> float:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import envs
 from data.store import EpisodeRecord, StepRecord, Store, Who
-from envs.maze import ACTIONS
+from envs.maze.task import ACTIONS
 
 
 def best_of(n: int, fn) -> float:

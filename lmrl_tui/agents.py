@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import envs
-from envs.base import Agent
+from envs.core import Agent
 
 HUMAN = "human"
 
@@ -48,7 +48,7 @@ def make_model_agent(choice: str, role: str = "agent") -> Agent | None:
         model, _, base_url = choice[5:].partition("@")
         if not model.strip() or not base_url.strip():
             raise AgentChoiceError("write an endpoint as http:MODEL@BASE_URL, e.g. http:llama3@http://127.0.0.1:8000/v1")
-        from envs.remote import ChatEndpointAgent
+        from envs.core.remote import ChatEndpointAgent
 
         return ChatEndpointAgent(base_url.strip(), model.strip(), role=role)
     return None
@@ -58,7 +58,7 @@ def make_agent(task_id: str, choice: str, role: str = "agent") -> Agent | None:
     """None for a human; a scripted policy by name; a model (hf:, http:); or a checkpoint folder."""
     if choice == HUMAN:
         return None
-    if choice in envs.policies(task_id) or choice in envs.base.POLICY_ALIASES:
+    if choice in envs.policies(task_id) or choice in envs.POLICY_ALIASES:
         return envs.make_policy(task_id, choice)
     model = make_model_agent(choice, role)
     if model is not None:

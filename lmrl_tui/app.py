@@ -11,7 +11,7 @@ from textual.binding import Binding
 
 import envs
 from data.store import Store
-from envs.base import Agent
+from envs.core import Agent
 from lmrl_tui.agents import HUMAN, make_agent, make_model_agent
 from lmrl_tui.screens.dialogs import (
     PARTNER_EMBEDDED,

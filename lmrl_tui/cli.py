@@ -44,7 +44,7 @@ def _positive(text: str) -> int:
 
 
 def _option(text: str) -> tuple[str, Any]:
-    from envs.base import parse_option
+    from envs.core import parse_option
 
     try:
         return parse_option(text)
@@ -144,7 +144,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 def cmd_generate(args: argparse.Namespace, store: Any) -> int:
     import envs
     from data.store import EpisodeRecord, StepRecord, Who
-    from envs.base import episode_success
+    from envs.core import episode_success
     from lmrl_tui.agents import make_agent, make_model_agent
     from lmrl_tui.session import agent_identity
 
@@ -194,9 +194,7 @@ def cmd_generate(args: argparse.Namespace, store: Any) -> int:
                 progress.advance(1)
         written += len(store.write_episodes(buf))
     finally:
-        close = getattr(task, "close", None)
-        if callable(close):
-            close()
+        task.close()
         if progress:
             progress.stop()
     dt = time.perf_counter() - started
@@ -313,7 +311,7 @@ def _open_store(args: argparse.Namespace) -> Any:
 def _user_errors() -> tuple[type[BaseException], ...]:
     from data.formats import FormatError
     from data.store import StoreError
-    from envs.base import UnknownPolicy, UnknownTask
+    from envs.core import UnknownPolicy, UnknownTask
     from lmrl_tui.agents import AgentChoiceError
 
     errs: list[type[BaseException]] = [CliError, StoreError, FormatError, UnknownTask, UnknownPolicy, AgentChoiceError]
@@ -324,7 +322,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     except ImportError:
         pass
     try:
-        from envs.stockfish import StockfishError  # type: ignore[attr-defined]
+        from envs.chess.stockfish import StockfishError  # type: ignore[attr-defined]
 
         errs.append(StockfishError)
     except (ImportError, AttributeError):

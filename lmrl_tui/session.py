@@ -17,7 +17,7 @@ from typing import Any
 
 import envs
 from data.store import Store, Who
-from envs.base import Agent, InvalidInput, Step, Task, Text, episode_success
+from envs.core import Agent, InvalidInput, Step, Task, Text, episode_success
 
 HUMAN = "human"
 
@@ -218,9 +218,7 @@ class PlaySession:
         self._close_task()
 
     def _close_task(self) -> None:
-        close = getattr(self.task, "close", None)
-        if callable(close):
-            close()
+        self.task.close()
 
 
 def _jsonable(v: Any) -> bool:

@@ -1,4 +1,4 @@
-"""Generate the Wordle word lists shipped in ``envs/assets/wordle/`` (run once; output committed).
+"""Generate the Wordle word lists shipped in ``envs/wordle/assets/`` (run once; output committed).
 
 Sources (both from PyPI; install them for this script only, they are not runtime dependencies)::
 
@@ -32,7 +32,7 @@ BLOCKED_ANSWERS = frozenset(
     "bitch boobs booty dicks dildo horny penis pussy semen slut sluts whore wench "
     "crack negro nazis spick homos gonad gonads nigga retard".split()
 )
-OUT = Path(__file__).resolve().parent.parent / "envs" / "assets" / "wordle"
+OUT = Path(__file__).resolve().parent.parent / "envs" / "wordle" / "assets"
 
 
 def web2_words() -> set[str]:

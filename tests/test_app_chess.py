@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import envs
-from envs.chess import ChessTask
+from envs.chess.task import ChessTask
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.play import PlayScreen
 from lmrl_tui.session import HumanAgent, PlaySession

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import envs
-from envs.maze import ACTIONS
+from envs.maze.task import ACTIONS
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.dialogs import NewEpisodeDialog
 from lmrl_tui.screens.home import HomeScreen

@@ -7,7 +7,7 @@ import json
 import pytest
 from test_remote_agent import FakeServer
 
-from envs.remote import ChatEndpointAgent
+from envs.core.remote import ChatEndpointAgent
 from lmrl_tui.agents import AgentChoiceError, make_agent
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.play import PlayScreen

@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import envs
-from envs.base import Text, replay, run_episode
-from envs.car_dealer import CarDealerTask, buyer_decision, buyer_message, decision_reward
-from envs.car_dealer_data import Decision, parse_output, persona_line, sample_persona
-from envs.checker import check_task
+from envs.car_dealer.data import Decision, parse_output, persona_line, sample_persona
+from envs.car_dealer.task import CarDealerTask, buyer_decision, buyer_message, decision_reward
+from envs.core import Text, replay, run_episode
+from envs.core.checker import check_task
 
 
 @pytest.mark.parametrize("policy", ["behaviour", "strong", "random"])
@@ -329,7 +329,7 @@ def test_partner_failure_leaves_the_step_retryable() -> None:
 
 
 def test_decision_prompt_and_suggested_terms() -> None:
-    from envs.car_dealer import is_decision_prompt, suggested_terms
+    from envs.car_dealer.task import is_decision_prompt, suggested_terms
 
     seen: list[Any] = []
 

@@ -6,9 +6,7 @@ import random
 
 import pytest
 
-from envs.base import Text
-from envs.car_dealer_buyer import PersonaBuyer
-from envs.car_dealer_data import (
+from envs.car_dealer.data import (
     OUTPUT_PREFIX,
     PERSONALITIES,
     Persona,
@@ -17,6 +15,8 @@ from envs.car_dealer_data import (
     phrases,
     sample_persona,
 )
+from envs.car_dealer.partner import PersonaBuyer
+from envs.core import Text
 
 TOYOTA = Persona("polite", "a Toyota", "SUV", ("sunroof", "heated seats"), 30000)
 
@@ -340,7 +340,7 @@ def test_never_pays_more_than_its_budget(seed: int) -> None:
 
 
 def test_buyer_names_the_car_with_the_year_the_seller_used():
-    from envs.car_dealer_text import find_car
+    from envs.car_dealer.text import find_car
 
     assert find_car("I have a 2022 Subaru Outback for $32,000").name == "2022 Subaru Outback"
     assert find_car("How about a Subaru Outback?").year == find_car("Subaru Outback").year

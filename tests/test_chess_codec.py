@@ -12,7 +12,7 @@ from data.codecs.chess import bc_pairs, export_bc, import_game, to_observation, 
 from data.datasets import DatasetQuery, load_episodes, select_episode_ids
 from data.formats import export_episodes, import_episodes
 from data.store import EpisodeRecord, StepRecord, Who
-from envs.chess import ChessTask
+from envs.chess.task import ChessTask
 
 
 def record(task: str, seed: int, actions: list[str] | None = None, **reset_opts) -> EpisodeRecord:

@@ -11,10 +11,7 @@ import chess
 import pytest
 
 import envs
-from envs.base import make_policy, run_episode
-from envs.checker import check_task
-from envs.chess import ChessTask
-from envs.stockfish import (
+from envs.chess.stockfish import (
     EngineFailure,
     EngineInfo,
     StockfishNotFound,
@@ -25,6 +22,9 @@ from envs.stockfish import (
     make_strength,
     pick_skill_move,
 )
+from envs.chess.task import ChessTask
+from envs.core import make_policy, run_episode
+from envs.core.checker import check_task
 
 stockfish = pytest.mark.stockfish
 
@@ -74,7 +74,7 @@ def test_skill_pick_is_seeded_and_weakness_matters() -> None:
 
 
 def test_missing_engine_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    import envs.stockfish as sf
+    import envs.chess.stockfish as sf
 
     monkeypatch.setattr(sf, "DEBIAN_PATHS", ())
     monkeypatch.setenv("PATH", "/nonexistent")
@@ -185,7 +185,7 @@ def test_engine_closed_when_the_agent_fails(monkeypatch: pytest.MonkeyPatch) -> 
     t = envs.make("chess")
     t.reset(0)
     t.step("e 4\n")
-    import envs.stockfish as sf
+    import envs.chess.stockfish as sf
 
     def boom(*a: object, **k: object) -> None:
         raise KeyboardInterrupt

@@ -8,10 +8,10 @@ import chess
 import pytest
 
 from envs import InvalidInput
-from envs.base import RandomAgent, replay, run_episode
-from envs.checker import NASTY_INPUTS
-from envs.chess import ChessTask, endgame_positions, random_endgame
-from envs.chess_text import parse_model_action
+from envs.chess.task import ChessTask, endgame_positions, random_endgame
+from envs.chess.text import parse_model_action
+from envs.core import RandomAgent, replay, run_episode
+from envs.core.checker import NASTY_INPUTS
 
 START_OBS = (
     "r n b q k b n r / p p p p p p p p / 8 / 8 / 8 / 8 / P P P P P P P P / "
@@ -276,5 +276,5 @@ def test_policy_module_imports_on_its_own() -> None:
     import subprocess
     import sys
 
-    code = "import envs.chess_policies as p, envs; assert envs.policies('endgames') == list(p.POLICIES)"
+    code = "import envs.chess.policies as p, envs; assert envs.policies('endgames') == list(p.POLICIES)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import envs
-from envs.base import InvalidInput, Text
-from envs.checker import check_task
-from envs.guess_city_oracle import NOT_SURE, answer, cities
+from envs.core import InvalidInput, Text
+from envs.core.checker import check_task
+from envs.questions.guess_city.partner import NOT_SURE, answer, cities
 
 TASK = "guess-city"
 

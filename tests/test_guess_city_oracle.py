@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from envs.dialogue_text import fold
-from envs.guess_city import OPEN_QUESTIONS, question_bank
-from envs.guess_city_oracle import NOT_SURE, answer, cities, parse
+from envs.questions.guess_city.partner import NOT_SURE, answer, cities, parse
+from envs.questions.guess_city.policies import OPEN_QUESTIONS, question_bank
+from envs.questions.text import fold
 
 NAMES = {c.name: i for i, c in enumerate(cities())}
 

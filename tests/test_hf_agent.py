@@ -10,8 +10,8 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
 
-from envs.base import Text, run_episode  # noqa: E402
-from envs.maze import MazeTask  # noqa: E402
+from envs.core import Text, run_episode  # noqa: E402
+from envs.maze.task import MazeTask  # noqa: E402
 from training.hf_agent import HFAgent  # noqa: E402
 
 

@@ -7,8 +7,9 @@ import statistics
 import pytest
 
 import envs
-from envs.checker import check_task
-from envs.maze import ACTIONS, MazeTask, bad_moves, optimal_return
+from envs.core.checker import check_task
+from envs.maze.policies import bad_moves
+from envs.maze.task import ACTIONS, MazeTask, optimal_return
 
 
 @pytest.mark.parametrize("task_id", ["maze-fo", "maze-po"])

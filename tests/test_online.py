@@ -205,7 +205,7 @@ def test_task_options_reach_rollouts_and_the_checkpoint(bandit_init, tmp_path, c
 def test_ppo_does_not_train_on_a_newline_it_did_not_sample():
     """A generation cut at max_new_tokens gets "\\n" appended for the task; PPO's ratios must be of
     sampled tokens only, so that newline is no action token and its reward moves to the token before."""
-    from envs.base import Transition
+    from envs.core import Transition
     from training.online_update import episodes_dataset, utterances
     from training.rollout import RolloutEpisode
     from training.tokenization import build_tokenizer

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _episodes():
-    from envs.base import Transition
+    from envs.core import Transition
     from training.rollout import RolloutEpisode
 
     acts = ["A\n", "B\n", "C\n", "D\n", "A\n", "A\n"]

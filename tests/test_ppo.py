@@ -120,7 +120,7 @@ def test_whitening_global_equals_local():
 
 
 def test_token_and_utterance_credit_on_packed_episodes():
-    from envs.base import Transition
+    from envs.core import Transition
     from training.dataset import PackedDataset, episode_windows
     from training.online_update import advantages, utterances
     from training.rollout import RolloutEpisode

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from envs.base import Text, run_episode
-from envs.car_dealer import CarDealerTask
-from envs.remote import ChatEndpointAgent, EndpointError, history_to_messages
+from envs.car_dealer.task import CarDealerTask
+from envs.core import Text, run_episode
+from envs.core.remote import ChatEndpointAgent, EndpointError, history_to_messages
 
 
 class FakeServer:

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import envs
-from envs.checker import check_task
-from envs.textnav import ADMISSIBLE_PREFIX, TextNavTask
-from envs.textnav_policies import PartialWalkthroughPolicy, shortest_walkthrough_step
-from envs.textnav_world import EXITS, KITCHEN, LIVING, NEXT_HOP, ROOMS
+from envs.core.checker import check_task
+from envs.textnav.engine import EXITS, KITCHEN, LIVING, NEXT_HOP, ROOMS
+from envs.textnav.policies import PartialWalkthroughPolicy, shortest_walkthrough_step
+from envs.textnav.task import ADMISSIBLE_PREFIX, TextNavTask
 
 WALKTHROUGH = ["take stale food from table", "go west", "go west", "open fridge",
                "insert stale food into fridge", "close fridge"]  # fmt: skip

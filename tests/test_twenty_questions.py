@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import envs
-from envs.base import InvalidInput, Text
-from envs.checker import check_task
-from envs.twenty_questions import question_bank
-from envs.twenty_questions_oracle import answer, objects
+from envs.core import InvalidInput, Text
+from envs.core.checker import check_task
+from envs.questions.twenty_questions.partner import answer, objects
+from envs.questions.twenty_questions.policies import question_bank
 
 TASK = "twenty-questions"
 

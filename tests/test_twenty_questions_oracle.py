@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from envs.twenty_questions_oracle import answer, objects, parse
+from envs.questions.twenty_questions.partner import answer, objects, parse
 
 NAMES = {t.name: i for i, t in enumerate(objects())}
 

@@ -12,9 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import envs
-from envs.checker import check_task
-from envs.wordle import LMRL_NORM, WordleTask
-from envs.wordle_engine import (
+from envs.core.checker import check_task
+from envs.wordle.engine import (
     FEEDBACK_TEXT,
     TEXT_CODE,
     default_vocab,
@@ -26,7 +25,8 @@ from envs.wordle_engine import (
     partition_sizes,
     set_bits,
 )
-from envs.wordle_policies import best_guesses
+from envs.wordle.policies import best_guesses
+from envs.wordle.task import LMRL_NORM, WordleTask
 
 
 def fb(rule: str, guess: str, answer: str) -> str:

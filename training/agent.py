@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from envs.base import Text, history_to_str
+from envs.core import Text, history_to_str
 from training.generation import Decoder
 
 

@@ -178,7 +178,7 @@ def eval_summary(task: str, res: dict[str, Any], options: dict[str, Any] | None 
 
 def task_option(text: str) -> tuple[str, Any]:
     """argparse type of ``--option key=value``."""
-    from envs.base import parse_option
+    from envs.core import parse_option
 
     try:
         return parse_option(text)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import envs
-from envs.base import Text, episode_success, normalised_score
+from envs.core import Text, episode_success, normalised_score
 
 
 def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
@@ -27,7 +27,7 @@ def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
 
 
 def is_success(task, ep: envs.Episode) -> bool:
-    """The task's own success flag (see envs.base.episode_success); tasks that define none count
+    """The task's own success flag (see envs.core.episode_success); tasks that define none count
     an episode that terminated (not cut by the time limit) as a success."""
     last = ep.transitions[-1] if ep.transitions else None
     s = episode_success(task.spec, last.info if last else None, ep.total_return)
@@ -46,9 +46,7 @@ def sampled(task_id: str, agent, episodes: int, seed: int = 0, task_options: dic
             rets.append(ep.total_return)
             wins += is_success(task, ep)
     finally:
-        close = getattr(task, "close", None)
-        if close:
-            close()
+        task.close()
     mean, lo, hi = mean_ci(rets)
     return {"episodes": episodes, "mean_return": mean, "ci_low": lo, "ci_high": hi,
             "success_rate": wins / max(episodes, 1), "method": "sampled"}  # fmt: skip
@@ -60,7 +58,7 @@ def exact_maze_fo(agent, task=None) -> dict[str, Any]:
     ``agent.action_distribution(history, ACTIONS)`` gives each move's probability; the remaining
     mass is invalid text (-4, stay). Also counts the cells whose most likely move is optimal.
     """
-    from envs.maze import ACTIONS
+    from envs.maze.task import ACTIONS
 
     task = task or envs.make("maze-fo")
     t = task.tables
@@ -145,7 +143,7 @@ def _strong_mean(task_id: str, episodes: int, options_json: str) -> float | None
     except (envs.UnknownPolicy, envs.UnknownTask):
         return None
     if supports_exact(task_id, options):
-        from envs.maze import optimal_return
+        from envs.maze.task import optimal_return
 
         t = envs.make(task_id).tables
         return math.fsum(optimal_return(t, c) for c in t.starts) / len(t.starts)

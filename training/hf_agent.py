@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from envs.base import Text, history_to_str
+from envs.core import Text, history_to_str
 
 
 class HFAgent:

@@ -16,13 +16,13 @@ from typing import Any
 import torch
 
 import envs
-from envs.base import Step, TaskSpec, Text
+from envs.core import Step, TaskBase, TaskSpec, Text
 
 BANDIT = "bandit-toy"
 BANDIT_ACTIONS = ["A\n", "B\n", "C\n", "D\n"]
 
 
-class BanditTask:
+class BanditTask(TaskBase):
     """One turn: say A (reward 1), B, C or D (reward 0)."""
 
     spec = TaskSpec(BANDIT, 1, "Bandit (toy)", "Say A.", max_turns=1, reward_range=(0.0, 1.0),

@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 import envs
-from envs.base import Transition, episode_success, history_to_str
+from envs.core import Transition, episode_success, history_to_str
 from training.tokenization import encode, never_sampled, newline_id
 
 
@@ -59,9 +59,7 @@ class TaskPool:
 
     def close(self) -> None:
         for t in self.tasks:
-            close = getattr(t, "close", None)
-            if callable(close):
-                close()
+            t.close()
 
     def __enter__(self) -> TaskPool:
         return self

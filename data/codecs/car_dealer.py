@@ -21,8 +21,8 @@ from typing import Any
 from data.datasets import StoredEpisode
 from data.formats import Codec, register_codec
 from data.store import EpisodeRecord, StepRecord, Who
-from envs.car_dealer import START, VERSION, decision_reward
-from envs.car_dealer_data import Decision, Persona, output_text, sample_persona
+from envs.car_dealer.data import Decision, Persona, output_text, sample_persona
+from envs.car_dealer.task import START, VERSION, decision_reward
 
 TASK = "car-dealer"
 

@@ -21,7 +21,7 @@ import envs
 from data.datasets import DatasetQuery, StoredEpisode, load_episodes, select_episode_ids
 from data.formats import Codec, register_codec, state_action_steps
 from data.store import EpisodeRecord, StepRecord, Who
-from envs.chess_text import action_text, observation_text, parse_model_action, spaced
+from envs.chess.text import action_text, observation_text, parse_model_action, spaced
 
 
 def unspace_fen(state: str) -> str:

@@ -19,7 +19,7 @@ import envs
 from data.datasets import StoredEpisode
 from data.formats import Codec, register_codec
 from data.store import EpisodeRecord, StepRecord, Who
-from envs.wordle import FIRST_OBSERVATION, INVALID_OBSERVATION, render_action
+from envs.wordle.task import FIRST_OBSERVATION, INVALID_OBSERVATION, render_action
 
 SOLVED_TEXT = "g g g g g\n"
 

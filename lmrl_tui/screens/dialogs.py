@@ -40,7 +40,7 @@ class EpisodeChoice:
 
 def parse_options(text: str) -> dict[str, Any] | None:
     """``key=value`` pairs separated by spaces or commas (``words=small``); blank means None."""
-    from envs.base import parse_option
+    from envs.core import parse_option
 
     parts = [p for p in text.replace(",", " ").split() if p]
     return dict(parse_option(p) for p in parts) if parts else None

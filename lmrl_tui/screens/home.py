@@ -64,7 +64,7 @@ class HomeScreen(Screen[None]):
             self.app.call_from_thread(
                 self.notify, f"{type(e).__name__}: {e}", title="Could not load the tasks", severity="error", timeout=30
             )
-            specs = [envs.spec(t) for t in envs.base._REGISTRY]
+            specs = [envs.spec(t) for t in envs.registered_ids()]
         self.app.call_from_thread(self._fill_tasks, specs)
 
     def _fill_tasks(self, specs: list[Any]) -> None:

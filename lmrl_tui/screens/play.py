@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Log, Static
 
-from envs.base import InvalidInput, Text
+from envs.core import InvalidInput, Text
 from lmrl_tui.screens.dialogs import HelpScreen, SummaryScreen, about_markdown
 from lmrl_tui.session import HumanAgent, PlaySession, StepOutcome
 from lmrl_tui.views import view_class
@@ -140,14 +140,11 @@ class PlayScreen(Screen[None]):
         s = self.session
         role = s.task.spec.roles[0] if event.role == "agent" else event.role
         if role != s.task.spec.roles[0] and isinstance(s.partner, HumanAgent):
-            parse_reply = getattr(s.task, "parse_reply", None)
-            typed = event.typed
-            if callable(parse_reply):
-                try:
-                    typed = parse_reply(typed)
-                except InvalidInput as e:
-                    self.view.show_error(str(e))
-                    return
+            try:
+                typed = s.task.parse_reply(event.typed)
+            except InvalidInput as e:
+                self.view.show_error(str(e))
+                return
             s.partner.answer(typed)
             self.view.set_turn(s.task.spec.roles[0], s.human_acts)
             return

@@ -13,7 +13,7 @@ from typing import Any
 from textual.message import Message
 from textual.widget import Widget
 
-from envs.base import TaskSpec, Text
+from envs.core import TaskSpec, Text
 
 
 class TaskView(Widget):

@@ -4,7 +4,7 @@
   each seller line in the chat input, or ends the talk with the decision form under it: MSRP and
   price (prefilled from the seller's last car and price), **Accept** or **Reject**. The reply sent
   to the task is the chat line with LMRL's Output line appended
-  (:func:`envs.car_dealer.buyer_decision`), which the seller never sees. When the task forces the
+  (:func:`envs.car_dealer.task.buyer_decision`), which the seller never sees. When the task forces the
   final decision (after 50 texts) only the form is offered, and it answers with the continuation
   of ``"Output: Decision="`` as LMRL re-prompts.
 * A person playing the **seller** types to the embedded persona buyer; the persona is shown only
@@ -21,9 +21,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Button, Input, Static
 
-from envs.base import InvalidInput, Text
-from envs.car_dealer import buyer_decision, buyer_message, is_decision_prompt, suggested_terms
-from envs.car_dealer_data import OUTPUT_PREFIX, money, output_text
+from envs.car_dealer.data import OUTPUT_PREFIX, money, output_text
+from envs.car_dealer.task import buyer_decision, buyer_message, is_decision_prompt, suggested_terms
+from envs.core import InvalidInput, Text
 from lmrl_tui.views.chat import ChatView
 
 

@@ -26,7 +26,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Static
 
-from envs.base import Text
+from envs.core import Text
 from lmrl_tui.views.base import TaskView
 
 YES_NO_TASKS = frozenset({"twenty-questions"})

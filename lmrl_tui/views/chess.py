@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Static
 
-from envs.base import Text
+from envs.core import Text
 from lmrl_tui.views.base import TaskView
 
 FILES = "abcdefgh"

@@ -1,0 +1,179 @@
+"""The task API every lmrl-tui task implements, and the agent interface.
+
+A task is a small, pure-Python, seeded simulator with LMRL-Gym's model-facing texts:
+
+* ``reset(seed, options) -> str`` starts an episode and returns the first observation text.
+* ``step(action_text) -> Step`` applies one action (canonical model text, e.g. ``"move up\\n"``) and
+  returns the observation that follows, the reward, and the termination flags.
+* ``state()`` returns JSON-serialisable structured data for the UI (grid, board, tiles, chat);
+  the UI never parses the model text.
+* ``history()`` returns the model's current context as LMRL ``Text`` segments (the task's window:
+  maze-fo keeps only the current observation, maze-po the last 40 texts, ...).
+* ``parse_input(typed)`` turns what a human typed into the canonical action text, or raises
+  :class:`InvalidInput` with a message meant for a person.
+* ``parse_reply(typed)`` does the same for what a person typed on the partner's side.
+* ``close()`` releases what the task holds (an engine process); safe to call twice.
+
+Tasks inherit :class:`TaskBase` for the defaults of the optional parts. Agents and partners share
+one interface, :class:`Agent` (``act(history) -> text``), so a scripted policy, a human, or a
+model can sit on either side of a task.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """One segment of an LMRL text history (``LLM_RL/environment.py``)."""
+
+    text: str
+    is_action: bool
+
+
+TextHistory = tuple[Text, ...]
+
+
+def history_to_str(history: Sequence[Text]) -> str:
+    """The model input: LMRL joins segments with no separator (each ends in ``"\\n"``)."""
+    return "".join(t.text for t in history)
+
+
+class Step(NamedTuple):
+    """The result of one ``Task.step``; ``observation`` is the text that follows the action."""
+
+    observation: str
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: Mapping[str, Any]
+
+
+EMPTY_INFO: Mapping[str, Any] = {}
+
+
+class InvalidInput(ValueError):
+    """A human's input could not be turned into an action; the message is shown to them."""
+
+
+@dataclass(frozen=True)
+class NormConstants:
+    """LMRL's piecewise score normalisation: 0 = ``min``, 50 = dataset ``avg``, 100 = ``max``."""
+
+    min: float
+    avg: float
+    max: float
+    source: str = "LMRL-Gym"
+
+    def normalise(self, score: float) -> float:
+        return normalised_score(score, self.min, self.avg, self.max)
+
+
+def normalised_score(score: float, lo: float, avg: float, hi: float) -> float:
+    """LMRL-Gym ``compute_score_normalizations``: piecewise linear through (lo,0), (avg,50), (hi,100)."""
+    if score < avg:
+        if avg == lo:
+            return 0.0
+        return (score - lo) / (avg - lo) * 50.0
+    if hi == avg:
+        return 50.0
+    return 50.0 + (score - avg) / (hi - avg) * 50.0
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """Static facts about a task, shown in the app and used by the store and trainers."""
+
+    id: str
+    version: int
+    title: str
+    summary: str
+    max_turns: int
+    reward_range: tuple[float, float]
+    roles: tuple[str, ...] = ("agent",)
+    """Sides of the task. ``roles[0]`` is the acting (RL) agent; later roles are partners."""
+    partner: str | None = None
+    """Kind of the default embedded partner (``"stockfish"``, ``"oracle"``, ...), or None."""
+    norm: NormConstants | None = None
+    """LMRL's published normalisation constants, where they exist."""
+    success_return: float | None = None
+    """An episode counts as a success when its return is at least this (None: use ``info``)."""
+    help: str = ""
+    """Markdown help for the task's play screen."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """The options ``make`` accepted for this instance (recorded with each episode)."""
+
+
+@runtime_checkable
+class Task(Protocol):
+    spec: TaskSpec
+
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> str: ...
+
+    def step(self, action: str) -> Step: ...
+
+    def state(self) -> dict[str, Any]: ...
+
+    def history(self) -> TextHistory: ...
+
+    def parse_input(self, typed: str) -> str: ...
+
+    def parse_reply(self, typed: str) -> str: ...
+
+    def legal_actions(self) -> list[str] | None: ...
+
+    def close(self) -> None: ...
+
+
+class TaskBase:
+    """Defaults for the optional parts of :class:`Task`; every built-in task inherits it."""
+
+    def parse_reply(self, typed: str) -> str:
+        """What a person typed for the partner's side, as the partner's reply (as typed)."""
+        return typed
+
+    def legal_actions(self) -> list[str] | None:
+        """The actions a random agent may pick, or None when they cannot be listed."""
+        return None
+
+    def close(self) -> None:
+        """Release what the task holds (nothing by default)."""
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything that produces the next utterance: scripted policy, human, model, endpoint."""
+
+    kind: str
+    name: str
+
+    def reset(self, task: Task, seed: int | None = None) -> None: ...
+
+    def act(self, history: Sequence[Text]) -> str: ...
+
+
+class RandomAgent:
+    """Uniform over the task's legal actions (or its action vocabulary)."""
+
+    kind = "random"
+    name = "random"
+
+    def __init__(self) -> None:
+        self._task: Task | None = None
+        self._rng = random.Random()
+
+    def reset(self, task: Task, seed: int | None = None) -> None:
+        self._task = task
+        # A stream of its own: tasks draw their hidden state from random.Random(seed), and the same
+        # stream would pick the hidden answer itself when the action list is the answer list.
+        self._rng = random.Random(None if seed is None else f"random-agent:{seed}")
+
+    def act(self, history: Sequence[Text]) -> str:
+        assert self._task is not None, "reset() the agent with its task first"
+        actions = self._task.legal_actions()
+        if not actions:
+            raise RuntimeError(f"{self._task.spec.id} has no enumerable actions for a random agent")
+        return self._rng.choice(actions)

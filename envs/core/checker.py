@@ -1,0 +1,134 @@
+"""``check_task``: the contract every registered task must honour (after Gymnasium's env_checker).
+
+It checks the API shape, seeded determinism, that replaying recorded actions from the recorded
+seed reproduces an episode exactly, that rewards stay in ``spec.reward_range``, that episodes end
+within the horizon, and that arbitrary text (empty, huge, non-ASCII, control characters) is an
+invalid action with a defined reward rather than an exception.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from envs.core import (
+    Agent,
+    Episode,
+    Step,
+    Task,
+    TaskSpec,
+    make,
+    make_policy,
+    policies,
+    replay,
+    run_episode,
+)
+
+NASTY_INPUTS = [
+    "",
+    "\n",
+    " ",
+    "x" * 100_000,
+    "ünïcödé ✓ 漢字\n",
+    "\x00\x01\x1b[31m\n",
+    "move up",
+    "\t\r\n",
+]
+
+
+class TaskCheckError(AssertionError):
+    pass
+
+
+def _fail(task_id: str, msg: str) -> None:
+    raise TaskCheckError(f"{task_id}: {msg}")
+
+
+def _episode_signature(ep: Episode) -> list[Any]:
+    return [ep.first_observation] + [
+        (t.action, t.observation, t.reward, t.terminated, t.truncated) for t in ep.transitions
+    ]
+
+
+def _check_step(task_id: str, spec: TaskSpec, st: Any) -> None:
+    if not isinstance(st, Step):
+        _fail(task_id, f"step() must return envs.Step, got {type(st).__name__}")
+    if not isinstance(st.observation, str):
+        _fail(task_id, "observation must be a str")
+    if not isinstance(st.reward, float | int):
+        _fail(task_id, "reward must be a number")
+    lo, hi = spec.reward_range
+    if not (lo <= st.reward <= hi):
+        _fail(task_id, f"reward {st.reward} outside reward_range {spec.reward_range}")
+    if not isinstance(st.info, Mapping):
+        _fail(task_id, "info must be a mapping")
+    try:
+        json.dumps(dict(st.info))
+    except (TypeError, ValueError) as e:
+        _fail(task_id, f"info must be JSON-serialisable: {e}")
+
+
+def check_task(
+    task_id: str,
+    *,
+    seeds: tuple[int, ...] = (0, 1, 2),
+    policy: str | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> None:
+    """Raise :class:`TaskCheckError` if the task breaks the contract."""
+    opts = dict(options or {})
+    task = make(task_id, **opts)
+    spec = task.spec
+    if not isinstance(task, Task):
+        _fail(task_id, "does not implement the Task protocol")
+    if spec.id != task_id:
+        _fail(task_id, f"spec.id is {spec.id!r}")
+
+    first = task.reset(seeds[0])
+    if not isinstance(first, str):
+        _fail(task_id, "reset() must return the first observation as str")
+    json.dumps(task.state())
+    hist = task.history()
+    if not hist or hist[-1].is_action:
+        _fail(task_id, "history() after reset must end with an observation")
+
+    names = policies(task_id)
+    pol_name = policy or ("behaviour" if "behaviour" in names else names[0])
+
+    def play(seed: int) -> Episode:
+        agent: Agent = make_policy(task_id, pol_name)
+        t = make(task_id, **opts)
+        ep = run_episode(t, agent, seed)
+        for tr in ep.transitions:
+            _check_step(task_id, spec, Step(tr.observation, tr.reward, tr.terminated, tr.truncated, tr.info))
+        return ep
+
+    for seed in seeds:
+        a, b = play(seed), play(seed)
+        if _episode_signature(a) != _episode_signature(b):
+            _fail(task_id, f"two runs from seed {seed} differ (not deterministic under a seed)")
+        if not a.done:
+            _fail(task_id, f"episode from seed {seed} did not end within the step limit")
+        if len(a.transitions) > spec.max_turns + 1:
+            _fail(task_id, f"episode ran {len(a.transitions)} steps, max_turns {spec.max_turns}")
+        again = replay(make(task_id, **opts), seed, [t.action for t in a.transitions])
+        if _episode_signature(again) != _episode_signature(a):
+            _fail(task_id, f"replaying the actions from seed {seed} does not reproduce the episode")
+
+    # Bad input is an invalid action with a defined reward, never an exception.
+    for text in NASTY_INPUTS:
+        t = make(task_id, **opts)
+        t.reset(seeds[0])
+        try:
+            st = t.step(text)
+        except Exception as e:  # noqa: BLE001 - the point is to report any exception
+            _fail(task_id, f"step({text[:20]!r}) raised {type(e).__name__}: {e}")
+        _check_step(task_id, spec, st)
+        json.dumps(t.state())
+        try:
+            t.parse_input(text)
+        except ValueError:
+            pass
+        except Exception as e:  # noqa: BLE001
+            _fail(task_id, f"parse_input({text[:20]!r}) raised {type(e).__name__} (use InvalidInput)")

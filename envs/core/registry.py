@@ -1,0 +1,156 @@
+"""The task registry: ``make(id, **options)``, ``ids()``, ``spec(id)``, scripted policies by name.
+
+Each built-in task family registers its ids when its package is imported; the registry imports
+that package the first time one of its ids is used, so the app lists tasks without loading them all.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from envs.core.api import Agent, RandomAgent, Task, TaskSpec
+
+TaskFactory = Callable[..., Task]
+AgentFactory = Callable[..., Agent]
+
+
+@dataclass
+class _Entry:
+    factory: TaskFactory
+    policies: dict[str, AgentFactory]
+    spec: TaskSpec
+
+
+_REGISTRY: dict[str, _Entry] = {}
+POLICY_ALIASES = {"optimal": "strong", "expert": "strong"}
+
+
+class UnknownTask(KeyError):
+    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
+        return str(self.args[0])
+
+
+class UnknownPolicy(KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def register(
+    task_id: str,
+    factory: TaskFactory,
+    *,
+    policies: Mapping[str, AgentFactory] | None = None,
+) -> None:
+    """Register a task factory and its scripted policies (``behaviour``, ``strong``, ...).
+
+    ``random`` is added for every task that lists its legal actions.
+    """
+    spec = factory().spec
+    pols = dict(policies or {})
+    pols.setdefault("random", RandomAgent)
+    _REGISTRY[task_id] = _Entry(factory, pols, spec)
+
+
+def ids() -> list[str]:
+    """Every registered task id: the built-in ones in a fixed order, then any others."""
+    _load_builtin()
+    order = {task_id: i for i, task_id in enumerate(_BUILTIN)}
+    return sorted(_REGISTRY, key=lambda t: (order.get(t, len(order)), t))
+
+
+def spec(task_id: str, **options: Any) -> TaskSpec:
+    """The task's spec; with ``options``, that of the task built with them (options can change
+    its constants; a bad option raises ValueError)."""
+    if not options:
+        return _entry(task_id).spec
+    task = make(task_id, **options)
+    try:
+        return task.spec
+    finally:
+        task.close()
+
+
+def make(task_id: str, **options: Any) -> Task:
+    """Build a task by id; ``options`` are task-specific (see each task's docstring).
+
+    An option the task does not take raises :class:`ValueError` naming it (not a TypeError).
+    """
+    entry = _entry(task_id)
+    try:
+        return entry.factory(**options)
+    except TypeError as e:
+        m = re.search(r"unexpected keyword argument '([^']+)'", str(e))
+        if m is None:
+            raise
+        raise ValueError(f"{task_id} has no option {m.group(1)!r}") from None
+
+
+def policies(task_id: str) -> list[str]:
+    return list(_entry(task_id).policies)
+
+
+def make_policy(task_id: str, name: str, **kwargs: Any) -> Agent:
+    entry = _entry(task_id)
+    key = POLICY_ALIASES.get(name, name)
+    if key not in entry.policies:
+        raise UnknownPolicy(
+            f"unknown policy {name!r} for {task_id}; choose one of: {', '.join(entry.policies)}"
+        )
+    return entry.policies[key](**kwargs)
+
+
+def _entry(task_id: str) -> _Entry:
+    _load_builtin(task_id)
+    if task_id not in _REGISTRY:
+        _load_builtin()
+    try:
+        return _REGISTRY[task_id]
+    except KeyError:
+        known = ", ".join(_REGISTRY)
+        raise UnknownTask(f"unknown task {task_id!r}; known tasks: {known}") from None
+
+
+_BUILTIN: dict[str, str] = {
+    "maze-fo": "envs.maze",
+    "maze-po": "envs.maze",
+    "textnav-fo": "envs.textnav",
+    "textnav-po": "envs.textnav",
+    "wordle": "envs.wordle",
+    "wordle-lmrl": "envs.wordle",
+    "chess": "envs.chess",
+    "endgames": "envs.chess",
+    "twenty-questions": "envs.questions.twenty_questions",
+    "guess-city": "envs.questions.guess_city",
+    "car-dealer": "envs.car_dealer",
+}
+"""Built-in task ids and the module that registers each (imported on first use)."""
+_loaded = False
+
+
+def _load_builtin(task_id: str | None = None) -> None:
+    """Import the module of ``task_id`` (or of every built-in task); absent modules are skipped."""
+    global _loaded
+
+    if task_id is not None:
+        if task_id in _REGISTRY:
+            return
+        mod = _BUILTIN.get(task_id)
+        if mod is not None and importlib.util.find_spec(mod) is not None:
+            importlib.import_module(mod)
+        return
+    if _loaded:
+        return
+    _loaded = True
+    for mod in dict.fromkeys(_BUILTIN.values()):
+        if importlib.util.find_spec(mod) is not None:
+            importlib.import_module(mod)
+
+
+def registered_ids() -> list[str]:
+    """The ids registered so far, importing nothing (what is shown when a task module fails)."""
+    return list(_REGISTRY)
