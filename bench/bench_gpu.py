@@ -60,10 +60,10 @@ def main() -> None:
 
     import torch
 
-    from training import ppo
     from training.config import TrainConfig
     from training.models import PolicyValueModel, tiny_lm
-    from training.online_update import PolicyWithValue
+    from training.online import ppo
+    from training.online.update import PolicyWithValue
 
     if args.cpu_smoke:
         args.layers, args.d_model, args.heads, args.vocab = 2, 64, 4, 512

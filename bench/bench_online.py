@@ -27,15 +27,15 @@ def main() -> None:
 
     import torch
 
-    from training.online import OnlineConfig, OnlineTrainer, resolve_online
-    from training.rollout import TaskPool
+    from training.online.loop import OnlineConfig, OnlineTrainer, resolve_online
+    from training.online.rollout import TaskPool
 
     torch.set_num_threads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:
         init = args.init
         if init is None:
             import envs
-            from training.online_toy import tiny_checkpoint
+            from training.online.toy import tiny_checkpoint
 
             t = envs.make("maze-fo")
             texts = [t.reset(s) for s in range(50)] + ["move up\n", "move down\n", "move left\n", "move right\n"]

@@ -1,6 +1,6 @@
 """Training throughput with the ``tiny`` model on maze-fo behaviour data (CPU or GPU).
 
-Prints ``name value unit`` lines: tokens/s of our BC and ILQL loops (``training.loop.train``, with
+Prints ``name value unit`` lines: tokens/s of our BC and ILQL loops (``training.offline.loop.train``, with
 collation, accelerate, clipping and logging) and of a bare torch loop doing the same BC forward /
 backward / AdamW step on one fixed batch, plus the step-time ratios the issue targets
 (BC loop <= 1.10x bare; ILQL step <= 1.6x BC step). Measurements alternate and the median of
@@ -46,7 +46,7 @@ def bare_loop(model_cfg, batch, steps: int, lr: float, clip: float) -> float:
 def our_loop(algo: str, store, steps: int, out: Path, batch_size: int) -> float:
     from data.datasets import DatasetQuery
     from training.config import TrainConfig, resolve
-    from training.loop import train
+    from training.offline.loop import train
 
     cfg = TrainConfig(algo=algo, task="maze-fo", max_steps=steps, batch_size=batch_size,
                       eval_episodes=0, progress=False, log_every=steps, dedupe=False)
@@ -68,8 +68,8 @@ def main() -> None:
 
     transformers.logging.set_verbosity_error()
     from training.config import TrainConfig
-    from training.loop import prepare
-    from training.toy import maze_store
+    from training.offline.loop import prepare
+    from training.offline.toy import maze_store
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-training-"))
     store = maze_store(tmp / "maze.db", episodes=args.episodes)

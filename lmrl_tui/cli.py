@@ -114,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--task", default=None, help="task id (needed for the lmrl format)")
 
     try:
-        from training import cli_args
+        from training.offline import cli as cli_args
     except ImportError:
         cli_args = None
     t = sub.add_parser(
@@ -336,7 +336,7 @@ def _online_command(argv: list[str]) -> tuple[argparse.Namespace, argparse.Names
         return None
     k = argv.index("train")
     try:
-        from training import online_cli
+        from training.online import cli as online_cli
     except ImportError:
         return None
     if not online_cli.is_online(argv[k + 1 :]):
@@ -362,11 +362,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command is None:
                 return cmd_app(args, store)
             if online is not None:
-                from training import online_cli
+                from training.online import cli as online_cli
 
                 return int(online_cli.run_online(online[1], store))
             if args.command in ("train", "eval"):
-                from training import cli_args
+                from training.offline import cli as cli_args
 
                 run = cli_args.run_train if args.command == "train" else cli_args.run_eval
                 return int(run(args, store))

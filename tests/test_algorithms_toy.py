@@ -7,7 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from training.config import TrainConfig  # noqa: E402
-from training.toy import VOCAB, TabularModel, char_encode, toy_dataset  # noqa: E402
+from training.offline.toy import VOCAB, TabularModel, char_encode, toy_dataset  # noqa: E402
 
 S0 = char_encode("s\n")
 S1 = {a: char_encode(f"s\n{a}\nx\n") for a in "AB"}
@@ -17,7 +17,7 @@ def fit(algo: str, steps: int, lr: float = 0.05, **cfg_kw) -> tuple[TabularModel
     torch.manual_seed(0)
     ds = toy_dataset(gamma=1.0, discount_mode="turn")
     if algo == "qsft":
-        from training.algos.qsft import prepare_rewards
+        from training.offline.qsft import prepare_rewards
 
         prepare_rewards(ds, TrainConfig(algo="qsft"))
     cfg = TrainConfig(algo=algo, gamma=1.0, discount_mode="turn", cql_weight=0.0, bc_weight=0.0, **cfg_kw)

@@ -10,8 +10,8 @@ torch = pytest.importorskip("torch")
 
 from data.store import EpisodeRecord, StepRecord, Store, Who  # noqa: E402
 from training.checkpoint import load_checkpoint  # noqa: E402
-from training.online import OnlineConfig, OnlineTrainer, resolve_online  # noqa: E402
-from training.online_toy import (  # noqa: E402
+from training.online.loop import OnlineConfig, OnlineTrainer, resolve_online  # noqa: E402
+from training.online.toy import (  # noqa: E402
     BANDIT,
     BANDIT_ACTIONS,
     action_probs,
@@ -136,7 +136,7 @@ def test_resume_without_checkpoint_is_an_error(bandit_init, tmp_path):
 def test_cli_runs_and_resume_does_not_duplicate_rollouts(bandit_init, tmp_path, capsys):
     import argparse
 
-    from training.online_cli import add_online_arguments, run_online
+    from training.online.cli import add_online_arguments, run_online
 
     parser = argparse.ArgumentParser()
     add_online_arguments(parser)
@@ -150,7 +150,7 @@ def test_cli_runs_and_resume_does_not_duplicate_rollouts(bandit_init, tmp_path, 
     ckpt_state = json.loads((tmp_path / "run" / "checkpoint" / "online_state.json").read_text())
     tr = OnlineTrainer(_cfg(bandit_init, rounds=2, n_rollouts=16), store, tmp_path / "run", resume=True)
     assert tr.state == ckpt_state
-    from training.rollout import TaskPool
+    from training.online.rollout import TaskPool
 
     with TaskPool(BANDIT, 4) as pool:
         tr.collect(pool, 1)
@@ -183,7 +183,7 @@ def test_resume_of_accumulating_filtered_bc_reloads_the_pool(bandit_init, tmp_pa
 def test_task_options_reach_rollouts_and_the_checkpoint(bandit_init, tmp_path, capsys):
     import argparse
 
-    from training.online_cli import add_online_arguments, run_online
+    from training.online.cli import add_online_arguments, run_online
 
     parser = argparse.ArgumentParser()
     add_online_arguments(parser)
@@ -206,8 +206,8 @@ def test_ppo_does_not_train_on_a_newline_it_did_not_sample():
     """A generation cut at max_new_tokens gets "\\n" appended for the task; PPO's ratios must be of
     sampled tokens only, so that newline is no action token and its reward moves to the token before."""
     from envs.core import Transition
-    from training.online_update import episodes_dataset, utterances
-    from training.rollout import RolloutEpisode
+    from training.online.rollout import RolloutEpisode
+    from training.online.update import episodes_dataset, utterances
     from training.tokenization import build_tokenizer
 
     tok = build_tokenizer(["Wordle:\n", "c r a n e\n", "b y g b b\n", "x x x\n", "\n"], kind="byte")
@@ -232,7 +232,7 @@ def test_value_warmup_moves_only_the_value_head(bandit_init, tmp_path):
     assert [g["lr"] for g in tr.opt.param_groups] == [1e-3, 1e-2]
     lm0 = [p.detach().clone() for p in tr.inner.policy.lm.parameters()]
     head0 = tr.inner.v_head.bias.detach().clone()
-    from training.rollout import TaskPool
+    from training.online.rollout import TaskPool
 
     with TaskPool(BANDIT, 8) as pool:
         eps, _ = tr.collect(pool, 0)
@@ -250,7 +250,7 @@ def test_samplers_never_write_padding_or_end_of_text():
     never emit <|pad|> or <|endoftext|> (they are not text, and would garble the action)."""
     from training.generation import Decoder
     from training.models import PolicyValueModel, tiny_lm
-    from training.rollout import BatchSampler
+    from training.online.rollout import BatchSampler
     from training.tokenization import build_tokenizer, never_sampled
 
     tok = build_tokenizer(["a b c\n"], kind="byte")
@@ -279,7 +279,7 @@ def test_online_round_on_endgames_pools_and_closes_stockfish(tmp_path):
     from test_chess_engine import live_children
 
     import envs
-    from training.online_toy import tiny_checkpoint
+    from training.online.toy import tiny_checkpoint
 
     t = envs.make("endgames")
     first = t.reset(seed=0)

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _episodes():
     from envs.core import Transition
-    from training.rollout import RolloutEpisode
+    from training.online.rollout import RolloutEpisode
 
     acts = ["A\n", "B\n", "C\n", "D\n", "A\n", "A\n"]
     out = []
@@ -33,8 +33,8 @@ def _episodes():
 def worker(out: str, init: str) -> None:
     import torch
 
-    from training.online import OnlineConfig, OnlineTrainer, resolve_online
-    from training.online_toy import register_bandit
+    from training.online.loop import OnlineConfig, OnlineTrainer, resolve_online
+    from training.online.toy import register_bandit
 
     register_bandit()
     cfg = resolve_online(OnlineConfig(algo="ppo", task="bandit-toy", init=init, rounds=1, n_rollouts=96,
@@ -64,7 +64,7 @@ def worker(out: str, init: str) -> None:
 def test_t13_two_process_parity(tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("accelerate")
-    from training.online_toy import BANDIT_ACTIONS, register_bandit, tiny_checkpoint
+    from training.online.toy import BANDIT_ACTIONS, register_bandit, tiny_checkpoint
 
     register_bandit()
     init = tiny_checkpoint(tmp_path / "init", "bandit-toy", [("s\n", a) for a in BANDIT_ACTIONS], bc_steps=20)

@@ -6,7 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from training import ppo  # noqa: E402
+from training.online import ppo  # noqa: E402
 
 
 def brute_gae(r, v, gamma, lam, last=0.0, done=True):
@@ -122,9 +122,9 @@ def test_whitening_global_equals_local():
 def test_token_and_utterance_credit_on_packed_episodes():
     from envs.core import Transition
     from training.dataset import PackedDataset, episode_windows
-    from training.online_update import advantages, utterances
-    from training.rollout import RolloutEpisode
-    from training.toy import VOCAB, char_encode
+    from training.offline.toy import VOCAB, char_encode
+    from training.online.rollout import RolloutEpisode
+    from training.online.update import advantages, utterances
 
     ep = RolloutEpisode("toy", 0, "s\n", [Transition("AB\n", "x\n", 0.0, False, False, {}),
                                           Transition("A\n", "", 1.0, True, False, {})])

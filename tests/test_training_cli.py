@@ -11,12 +11,12 @@ import pytest
 
 pytest.importorskip("torch")
 
-from training.cli_args import add_eval_arguments, add_train_arguments, run_eval, run_train  # noqa: E402
-from training.toy import maze_store  # noqa: E402
+from training.offline.cli import add_eval_arguments, add_train_arguments, run_eval, run_train  # noqa: E402
+from training.offline.toy import maze_store  # noqa: E402
 
 
 def test_cli_args_imports_no_torch():
-    code = "import sys, training.cli_args, training.config; assert 'torch' not in sys.modules"
+    code = "import sys, training.offline.cli, training.config; assert 'torch' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -69,7 +69,7 @@ def test_cli_errors_are_one_line_and_nonzero(tmp_path, capsys):
 
 
 def test_eval_summary_line():
-    from training.cli_args import eval_summary
+    from training.offline.cli import eval_summary
 
     line = eval_summary("maze-fo", {"mean_return": -10.5, "ci_low": -12.0, "ci_high": -9.0, "episodes": 32,
                                     "success_rate": 0.75, "normalised_lmrl": 97.6, "normalised_store": 95.0})  # fmt: skip

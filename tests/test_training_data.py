@@ -8,7 +8,7 @@ import torch
 pytest.importorskip("torch")
 
 from training.dataset import PackedDataset, episode_windows, select_top  # noqa: E402
-from training.toy import VOCAB, char_encode, toy_dataset  # noqa: E402
+from training.offline.toy import VOCAB, char_encode, toy_dataset  # noqa: E402
 
 
 def test_t1_shifted_masks_rewards_and_next_positions():
@@ -85,8 +85,8 @@ def test_t3_percent_keeps_ties_and_count_is_exact():
 
 def test_t3_store_query_top_percent_and_wins(tmp_path):
     from data.datasets import DatasetQuery
-    from training.data_source import select_ids
-    from training.toy import maze_store
+    from training.offline.data_source import select_ids
+    from training.offline.toy import maze_store
 
     store = maze_store(tmp_path / "m.db", episodes=60)  # 2 of the first 60 reach the goal
     all_ids = select_ids(store, DatasetQuery(task="maze-fo"))
@@ -113,7 +113,7 @@ def test_deduplicate_keeps_one_copy_with_the_mean_return():
 
 def test_truncation_drop_bootstraps_from_the_state_before_the_timeout(tmp_path):
     from data import EpisodeRecord, StepRecord, Store, Who
-    from training.data_source import load_windows
+    from training.offline.data_source import load_windows
 
     store = Store(tmp_path / "t.db")
     steps = [StepRecord("A\n", "x\n", -1.0), StepRecord("B\n", "Failure\n", -1.0, truncated=True)]

@@ -74,7 +74,7 @@ def test_t5_polyak():
 
 
 def test_t5_next_value_gathering():
-    from training.algos.common import gather_next
+    from training.offline.common import gather_next
 
     v_all = torch.tensor([[10.0, 11.0, 12.0, 13.0]])
     batch = {"next_pos": torch.tensor([[2, -1, 3]]), "next_mult": torch.tensor([[1.0, 1.0, 0.0]])}

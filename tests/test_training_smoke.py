@@ -13,7 +13,7 @@ import envs  # noqa: E402
 from data.datasets import DatasetQuery  # noqa: E402
 from training.config import TrainConfig, resolve  # noqa: E402
 from training.errors import TrainingError  # noqa: E402
-from training.toy import maze_store  # noqa: E402
+from training.offline.toy import maze_store  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def trainable(model) -> dict[str, torch.Tensor]:
 )
 def test_smoke_every_trainable_parameter_changes(store, tmp_path, algo, kw):
     from training.checkpoint import load_checkpoint
-    from training.loop import prepare, train
+    from training.offline.loop import prepare, train
 
     cfg = small_cfg(algo, **kw)
     query = DatasetQuery(task="maze-fo", top_percent=50 if algo == "pbc" else None)
@@ -63,7 +63,7 @@ def test_smoke_every_trainable_parameter_changes(store, tmp_path, algo, kw):
 @pytest.mark.slow
 def test_t14_resume_reproduces_the_uninterrupted_run(store, tmp_path):
     from training.checkpoint import load_checkpoint
-    from training.loop import train
+    from training.offline.loop import train
 
     query = DatasetQuery(task="maze-fo")
     train(small_cfg("ilql", max_steps=4), store, query, tmp_path / "a")
@@ -88,7 +88,7 @@ def test_t14_resume_reproduces_the_uninterrupted_run(store, tmp_path):
 def test_checkpoint_is_an_agent_and_is_evaluated(store, tmp_path):
     from training.agent import load_agent
     from training.evaluate import evaluate
-    from training.loop import train
+    from training.offline.loop import train
 
     train(small_cfg("ilql", max_steps=2), store, DatasetQuery(task="maze-fo"), tmp_path / "r")
     agent = load_agent(tmp_path / "r")
@@ -108,7 +108,7 @@ def test_checkpoint_is_an_agent_and_is_evaluated(store, tmp_path):
 
 def test_bad_input_raises_training_error(store, tmp_path):
     from training.agent import load_agent
-    from training.loop import train
+    from training.offline.loop import train
 
     with pytest.raises(TrainingError, match="empty"):
         train(small_cfg("bc"), store, DatasetQuery(task="maze-fo", min_return=1.0), tmp_path / "e")
@@ -133,7 +133,7 @@ def test_corrupt_checkpoints_raise_training_error(store, tmp_path):
     import shutil
 
     from training.agent import load_agent
-    from training.loop import train
+    from training.offline.loop import train
 
     train(small_cfg("mc", max_steps=1), store, DatasetQuery(task="maze-fo"), tmp_path / "ok")
     good = tmp_path / "ok" / "checkpoint"
@@ -156,8 +156,8 @@ def test_any_local_hf_causal_lm_trains_and_gets_a_pad_token(store, tmp_path):
     from transformers import PreTrainedTokenizerFast
 
     from training.checkpoint import load_checkpoint
-    from training.loop import train
     from training.models import tiny_lm
+    from training.offline.loop import train
     from training.tokenization import build_tokenizer
 
     tok = build_tokenizer(["move up\n", "The goal is at position 8, 6.\n"], vocab_size=280)
@@ -175,7 +175,7 @@ def test_any_local_hf_causal_lm_trains_and_gets_a_pad_token(store, tmp_path):
 def test_kv_cached_sampling_matches_full_recompute(store, tmp_path, pi_beta):
     from training.checkpoint import load_checkpoint
     from training.generation import Decoder
-    from training.loop import train
+    from training.offline.loop import train
     from training.tokenization import encode
 
     train(small_cfg("ilql", max_steps=2, pi_beta=pi_beta), store, DatasetQuery(task="maze-fo"), tmp_path / "r")

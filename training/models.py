@@ -186,7 +186,7 @@ def _frozen(module: nn.Module) -> nn.Module:
 
 def _forward(self, batch, cfg):
     """``model(batch, cfg) -> (loss, stats)``: the algorithm's loss (through DDP when wrapped)."""
-    from training.algos import loss_fn
+    from training.offline import loss_fn
 
     return loss_fn(self.algo)(self, batch, cfg)
 

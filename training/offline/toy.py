@@ -98,7 +98,7 @@ class TabularModel(nn.Module):
         self.target_logits.mul_(1 - alpha).add_(self.logits.detach(), alpha=alpha)
 
     def forward(self, batch, cfg):
-        from training.algos import loss_fn
+        from training.offline import loss_fn
 
         return loss_fn(self.algo)(self, batch, cfg)
 

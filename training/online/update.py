@@ -1,5 +1,5 @@
 """The update half of the online algorithms: rollout episodes -> token data -> PPO (§5) or
-filtered-BC (§6) steps. Used by :mod:`training.online`.
+filtered-BC (§6) steps. Used by :mod:`training.online.loop`.
 
 Rollouts are tokenised exactly like offline data (:class:`training.dataset.PackedDataset`, one
 window per step for maze/chess, per episode otherwise), so a token's reward sits on the last token
@@ -12,10 +12,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from training import ppo
 from training.dataset import PackedDataset, episode_windows
 from training.losses import bc_loss
 from training.models import hidden_size
+from training.online import ppo
 from training.tokenization import encode
 
 

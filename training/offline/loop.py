@@ -20,10 +20,10 @@ from data.datasets import DatasetQuery
 from training import records
 from training.checkpoint import load_checkpoint, load_trainer_state, restore_rng, save_checkpoint
 from training.config import TrainConfig
-from training.data_source import load_windows, segment_texts, select_ids
 from training.dataset import PackedDataset
 from training.errors import TrainingError
 from training.models import PolicyValueModel, load_lm, tiny_lm
+from training.offline.data_source import load_windows, segment_texts, select_ids
 
 
 @dataclass
@@ -84,7 +84,7 @@ def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | No
                        discount_mode=cfg.discount_mode, max_length=cfg.max_length,
                        reward_scale=cfg.reward_scale)  # fmt: skip
     if cfg.algo == "qsft":
-        from training.algos.qsft import prepare_rewards
+        from training.offline.qsft import prepare_rewards
 
         prepare_rewards(ds, cfg)
     if cfg.dedupe:

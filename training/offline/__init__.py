@@ -1,4 +1,5 @@
-"""One file per offline algorithm; each exposes ``compute_loss(model, batch, cfg)``."""
+"""Offline training from the store: BC, %BC, MC Returns, ILQL and Q-SFT, one file per algorithm;
+each exposes ``compute_loss(model, batch, cfg)``."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 def loss_fn(algo: str) -> Callable[..., Any]:
     """The ``compute_loss`` of an algorithm (``pbc`` is BC on a filtered dataset)."""
-    from training.algos import bc, ilql, mc, qsft
+    from training.offline import bc, ilql, mc, qsft
 
     return {"bc": bc.compute_loss, "pbc": bc.compute_loss, "mc": mc.compute_loss,
             "ilql": ilql.compute_loss, "qsft": qsft.compute_loss}[algo]  # fmt: skip

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import torch
 
-from training.algos.common import gather_next, last_hidden
 from training.losses import bc_loss, qsft_loss, qsft_weights
+from training.offline.common import gather_next, last_hidden
 
 
 def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tensor, dict[str, float]]:

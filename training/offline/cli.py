@@ -102,7 +102,7 @@ def run_train(args: argparse.Namespace, store) -> int:
     try:
         _check_task(args.task, dict(getattr(args, "task_options", None) or []))
         cfg, query = config_from_args(args)
-        from training.loop import train
+        from training.offline.loop import train
 
         result = train(cfg, store, query, args.out, resume=args.resume)
     except TrainingError as e:

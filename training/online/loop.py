@@ -18,13 +18,14 @@ from typing import Any
 
 import torch
 
-from training import online_update as U
-from training import ppo, records
+from training import records
 from training.checkpoint import load_checkpoint, load_trainer_state, restore_rng, save_checkpoint
 from training.config import TrainConfig
 from training.errors import TrainingError
-from training.online_config import ONLINE_ALGOS, TASK_DEFAULTS, OnlineConfig, resolve_online  # noqa: F401
-from training.rollout import BatchSampler, TaskPool, from_store, rollout, to_records
+from training.online import ppo
+from training.online import update as U
+from training.online.config import ONLINE_ALGOS, TASK_DEFAULTS, OnlineConfig, resolve_online  # noqa: F401
+from training.online.rollout import BatchSampler, TaskPool, from_store, rollout, to_records
 
 STATE = "online_state.json"
 VALUE_HEAD = "value_head.safetensors"
@@ -132,8 +133,8 @@ class OnlineTrainer:
 
     def _bc_data(self):
         from data.datasets import DatasetQuery
-        from training.data_source import load_windows, select_ids
         from training.dataset import PackedDataset
+        from training.offline.data_source import load_windows, select_ids
         from training.tokenization import encode
 
         q = DatasetQuery(task=self.cfg.task, sources=[self.cfg.bc_source], options=dict(self.cfg.task_options))
@@ -277,7 +278,7 @@ class OnlineTrainer:
 
     # -- evaluation / checkpoints -----------------------------------------------------------------
     def evaluate(self) -> dict[str, Any]:
-        from training.loop import run_eval
+        from training.offline.loop import run_eval
 
         return run_eval(self.inner.policy, self.tok, self.tcfg, self.store, self.cfg.eval_episodes)
 

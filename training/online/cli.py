@@ -11,8 +11,8 @@ import json
 import sys
 from dataclasses import fields
 
-from training.cli_args import task_option
 from training.errors import TrainingError
+from training.offline.cli import task_option
 
 ONLINE_ALGOS = ("ppo", "online-filtered-bc")
 ALIASES = {"online-%bc": "online-filtered-bc", "online_filtered_bc": "online-filtered-bc",
@@ -29,7 +29,7 @@ _SKIP = {"algo", "task", "task_options", "init", "extra", "progress"}
 
 
 def _fields():
-    from training.online_config import OnlineConfig
+    from training.online.config import OnlineConfig
 
     return [f for f in fields(OnlineConfig) if f.name not in _SKIP], OnlineConfig()
 
@@ -75,7 +75,7 @@ def add_online_arguments(parser: argparse.ArgumentParser, *, with_algo: bool = T
 
 def config_from_args(args: argparse.Namespace):
     """The resolved OnlineConfig of parsed arguments."""
-    from training.online_config import OnlineConfig, resolve_online
+    from training.online.config import OnlineConfig, resolve_online
 
     algo = canonical(args.algo)
     if algo is None:
@@ -96,11 +96,11 @@ def config_from_args(args: argparse.Namespace):
 def run_online(args: argparse.Namespace, store) -> int:
     """Run online training; prints the final metrics as JSON. 0 on success, 1 on bad input."""
     try:
-        from training.cli_args import _check_task
+        from training.offline.cli import _check_task
 
         _check_task(args.task, dict(getattr(args, "task_options", None) or []))
         cfg = config_from_args(args)
-        from training.online import train_online
+        from training.online.loop import train_online
 
         result = train_online(cfg, store, args.out, resume=args.resume)
     except TrainingError as e:
@@ -124,8 +124,8 @@ def build_parser(prog: str = "lmrl train") -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m training.online_cli ALGO --db DB ...`` (for ``accelerate launch``)."""
-    parser = argparse.ArgumentParser(prog="python -m training.online_cli")
+    """``python -m training.online.cli ALGO --db DB ...`` (for ``accelerate launch``)."""
+    parser = argparse.ArgumentParser(prog="python -m training.online.cli")
     parser.add_argument("--db", required=True, help="the episode store (SQLite file)")
     add_online_arguments(parser)
     args = parser.parse_args(argv)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import torch
 
-from training.algos.common import gather_next, last_hidden
 from training.losses import bc_loss, ilql_loss
+from training.offline.common import gather_next, last_hidden
 
 
 def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tensor, dict[str, float]]:
