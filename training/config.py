@@ -11,11 +11,19 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+import envs
+
 ALGOS = ("bc", "pbc", "mc", "ilql", "qsft")
 ALGO_ALIASES = {"%bc": "pbc", "filtered_bc": "pbc", "percent_bc": "pbc", "mc_returns": "mc", "q-sft": "qsft"}
-STEP_WINDOW_TASKS = ("maze-fo", "chess", "endgames")
-"""Tasks LMRL trains on one (state, action) window per step (a chain per episode)."""
-RERANK_TASKS = ("maze-fo", "maze-po", "chess", "endgames", "text-nav")
+
+
+def task_fact(task_id: str, name: str, default: str) -> str:
+    """A fact from the task's spec (``window``, ``decoding``), or ``default`` for a task id that is
+    not registered (a toy task of the tests, an empty config)."""
+    try:
+        return getattr(envs.spec(task_id), name)
+    except envs.UnknownTask:
+        return default
 
 
 @dataclass
@@ -136,12 +144,13 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
             if k not in explicit:
                 setattr(cfg, k, v)
     if cfg.windows == "auto":
-        cfg.windows = "step" if cfg.task in STEP_WINDOW_TASKS else "episode"
+        # One (state, action) window per step where the observation is the whole state (LMRL).
+        cfg.windows = task_fact(cfg.task, "window", "episode")
     if cfg.decoding == "auto":
         if cfg.algo in ("bc", "pbc"):
             cfg.decoding = "sample"
         else:
-            cfg.decoding = "rerank" if cfg.task in RERANK_TASKS else "sample"
+            cfg.decoding = task_fact(cfg.task, "decoding", "sample")
     for name, allowed in (
         ("discount_mode", ("token", "turn")),
         ("target", ("heads_only", "full")),

@@ -1,7 +1,7 @@
 """Evaluation: mean return with a 95% confidence interval, success rate, normalised scores (LMRL's
-constants; and the store's own: dataset average = 50, strong policy = 100), exact dynamic
-programming for maze-fo (the policy depends only on the cell, algorithms.md §13), and the
-store's ``evaluations`` table."""
+constants; and the store's own: dataset average = 50, strong policy = 100), the task's exact
+evaluation where its spec offers one (maze-fo: dynamic programming, the policy depends only on the
+cell), and the store's ``evaluations`` table."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import envs
-from envs.core import Text, episode_success, normalised_score
+from envs.core import episode_success, normalised_score
 
 
 def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
@@ -52,57 +52,18 @@ def sampled(task_id: str, agent, episodes: int, seed: int = 0, task_options: dic
             "success_rate": wins / max(episodes, 1), "method": "sampled"}  # fmt: skip
 
 
-def exact_maze_fo(agent, task=None) -> dict[str, Any]:
-    """Exact expected return of a cell-wise policy on maze-fo by DP over the step cap.
-
-    ``agent.action_distribution(history, ACTIONS)`` gives each move's probability; the remaining
-    mass is invalid text (-4, stay). Also counts the cells whose most likely move is optimal.
-    """
-    from envs.maze.task import ACTIONS
-
-    task = task or envs.make("maze-fo")
-    t = task.tables
-    n = len(t.cells)
-    probs = []
-    optimal_cells = 0
-    for c in range(n):
-        if c == t.goal_index:
-            probs.append([0.0] * 4)
-            continue
-        p = list(agent.action_distribution((Text(t.obs_fo[c], False),), ACTIONS))
-        probs.append(p)
-        if c in t.starts:
-            best = max(range(4), key=lambda a, p=p: p[a])
-            optimal_cells += t.dist[t.nxt[c * 4 + best]] == t.dist[c] - 1
-    value = [-1.0] * n  # E_0: the call after the cap returns Failure, -1
-    succ = [0.0] * n
-    for _ in range(task.max_steps):
-        nv, ns = [0.0] * n, [0.0] * n
-        for c in range(n):
-            if c == t.goal_index:
-                continue
-            p = probs[c]
-            inval = max(0.0, 1.0 - sum(p))
-            v = inval * (-4.0 + value[c])
-            s = inval * succ[c]
-            for a in range(4):
-                j = t.nxt[c * 4 + a]
-                if j == t.goal_index:
-                    s += p[a]
-                else:
-                    v += p[a] * (-1.0 + value[j])
-                    s += p[a] * succ[j]
-            nv[c], ns[c] = v, s
-        value, succ = nv, ns
-    starts = t.starts
-    mean = math.fsum(value[c] for c in starts) / len(starts)
-    return {"episodes": len(starts), "mean_return": mean, "ci_low": mean, "ci_high": mean,
-            "success_rate": math.fsum(succ[c] for c in starts) / len(starts),
-            "optimal_cells": int(optimal_cells), "cells": len(starts), "method": "exact"}  # fmt: skip
+def exact(task_id: str, agent, task_options: dict | None = None) -> dict[str, Any]:
+    """The task's exact evaluation of ``agent`` (its ``action_distribution``), e.g. maze-fo's DP."""
+    task = envs.make(task_id, **(task_options or {}))
+    try:
+        return task.exact_evaluation(agent.action_distribution)
+    finally:
+        task.close()
 
 
 def supports_exact(task_id: str, task_options: dict | None = None) -> bool:
-    return task_id == "maze-fo" and not task_options
+    """Whether the task (with these options) can be evaluated exactly (its spec says so)."""
+    return envs.spec(task_id, **(task_options or {})).exact_evaluation
 
 
 def _store_returns(store, task_id: str, what: str, task_options: dict | None, extra: str = "") -> float | None:
@@ -131,7 +92,7 @@ def store_average(store, task_id: str, task_options: dict | None = None) -> floa
 
 
 def strong_mean(task_id: str, episodes: int = 32, task_options: dict | None = None) -> float | None:
-    """Mean return of the task's "strong" scripted policy (exact for maze-fo)."""
+    """Mean return of the task's "strong" scripted policy (exact where the task knows it)."""
     return _strong_mean(task_id, episodes, json.dumps(task_options or {}, sort_keys=True))
 
 
@@ -143,10 +104,13 @@ def _strong_mean(task_id: str, episodes: int, options_json: str) -> float | None
     except (envs.UnknownPolicy, envs.UnknownTask):
         return None
     if supports_exact(task_id, options):
-        from envs.maze.task import optimal_return
-
-        t = envs.make(task_id).tables
-        return math.fsum(optimal_return(t, c) for c in t.starts) / len(t.starts)
+        task = envs.make(task_id, **options)
+        try:
+            best = task.optimal_mean_return()
+        finally:
+            task.close()
+        if best is not None:
+            return best
     return sampled(task_id, pol, episodes, task_options=options)["mean_return"]
 
 
@@ -170,11 +134,12 @@ def normalise(result: dict[str, Any], task_id: str, store=None, strong: float | 
 
 def evaluate(agent, task_id: str, episodes: int = 32, *, seed: int = 0, exact: bool | None = None,
              store=None, strong: float | None = None, task_options: dict | None = None) -> dict[str, Any]:
-    """Evaluate an agent; exact DP for maze-fo when the agent exposes action distributions."""
+    """Evaluate an agent; exactly where the task offers it and the agent exposes action
+    distributions, else by sampling ``episodes`` episodes."""
     use_exact = supports_exact(task_id, task_options) and hasattr(agent, "action_distribution")
     if exact is not None:
         use_exact = use_exact and exact
-    res = exact_maze_fo(agent) if use_exact else sampled(task_id, agent, episodes, seed, task_options)
+    res = exact(task_id, agent, task_options) if use_exact else sampled(task_id, agent, episodes, seed, task_options)
     return normalise(res, task_id, store, strong, task_options)
 
 

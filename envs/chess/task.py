@@ -185,6 +185,9 @@ class ChessTask(TaskBase):
             success_return=None,
             help=CHESS_HELP,
             options=options,
+            # The position (spaced FEN) is the whole state: one step is a whole training example.
+            window="step",
+            decoding="rerank",
         )
         self.board = chess.Board()
         self._start_fen = self.board.fen()

@@ -106,6 +106,19 @@ class TaskSpec:
     """Markdown help for the task's play screen."""
     options: Mapping[str, Any] = field(default_factory=dict)
     """The options ``make`` accepted for this instance (recorded with each episode)."""
+    window: str = "episode"
+    """What one training example holds: ``"episode"`` (the whole history, cut to the model's
+    context) or ``"step"`` (one observation and its action: the task's observation already says
+    all the model needs, as in maze-fo and chess)."""
+    decoding: str = "sample"
+    """How a trained policy picks its action: ``"rerank"`` (score each of ``legal_actions()``) or
+    ``"sample"`` (free text)."""
+    reply_kind: str = "text"
+    """What the partner replies: ``"yes-no"`` (a person on the partner's side answers with a yes/no
+    choice) or ``"text"`` (free text)."""
+    exact_evaluation: bool = False
+    """Whether ``task.exact_evaluation(action_distribution)`` gives the exact expected return of a
+    policy that depends only on the current observation (maze-fo's dynamic programme)."""
 
 
 @runtime_checkable
@@ -142,6 +155,15 @@ class TaskBase:
 
     def close(self) -> None:
         """Release what the task holds (nothing by default)."""
+
+    def exact_evaluation(self, action_distribution: Any) -> dict[str, Any]:
+        """The exact expected return of a policy given as ``action_distribution(history,
+        actions) -> probabilities``; only tasks whose spec says ``exact_evaluation`` have one."""
+        raise NotImplementedError(f"{self.spec.id} has no exact evaluation")  # type: ignore[attr-defined]
+
+    def optimal_mean_return(self) -> float | None:
+        """The best achievable mean return over the task's starts, where it is known exactly."""
+        return None
 
 @runtime_checkable
 class Agent(Protocol):

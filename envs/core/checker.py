@@ -69,6 +69,22 @@ def _check_step(task_id: str, spec: TaskSpec, st: Any) -> None:
         _fail(task_id, f"info must be JSON-serialisable: {e}")
 
 
+SPEC_FACTS = {
+    "window": ("episode", "step"),
+    "decoding": ("sample", "rerank"),
+    "reply_kind": ("text", "yes-no"),
+}
+"""The values each task fact on :class:`TaskSpec` may take."""
+
+
+def _check_facts(task_id: str, spec: Any) -> None:
+    for name, allowed in SPEC_FACTS.items():
+        if getattr(spec, name) not in allowed:
+            _fail(task_id, f"spec.{name} is {getattr(spec, name)!r}; choose one of {allowed}")
+    if spec.reply_kind != "text" and len(spec.roles) < 2:
+        _fail(task_id, "a reply kind needs a partner role")
+
+
 def check_task(
     task_id: str,
     *,
@@ -85,9 +101,12 @@ def check_task(
     if spec.id != task_id:
         _fail(task_id, f"spec.id is {spec.id!r}")
 
+    _check_facts(task_id, spec)
     first = task.reset(seeds[0])
     if not isinstance(first, str):
         _fail(task_id, "reset() must return the first observation as str")
+    if spec.decoding == "rerank" and not task.legal_actions():
+        _fail(task_id, "decoding 'rerank' needs legal_actions() to list the actions")
     json.dumps(task.state())
     hist = task.history()
     if not hist or hist[-1].is_action:

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from envs.core import Text
-from envs.maze.task import ACTIONS, MazeTables, MazeTask
+from envs.maze.engine import ACTIONS, MazeTables
+from envs.maze.task import MazeTask
 
 
 class _MazePolicy:

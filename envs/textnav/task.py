@@ -156,6 +156,7 @@ class TextNavTask(TaskBase):
             success_return=1.0,
             help=TEXTNAV_HELP,
             options={"max_steps": self.max_steps},
+            decoding="rerank",
         )
         self._room = 0
         self._start = 0

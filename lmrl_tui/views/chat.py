@@ -29,8 +29,6 @@ from textual.widgets import Button, Input, Static
 from envs.core import Text
 from lmrl_tui.views.base import TaskView
 
-YES_NO_TASKS = frozenset({"twenty-questions"})
-"""Tasks whose partner answers only yes or no (buttons instead of a free reply)."""
 ROLE_STYLES = ("bold cyan", "bold magenta")
 _QUESTION = re.compile(r"question: (.*)\n", re.DOTALL)
 
@@ -141,7 +139,8 @@ class ChatView(TaskView):
 
     @property
     def yes_no(self) -> bool:
-        return self.spec.id in YES_NO_TASKS
+        """The partner answers only yes or no (buttons instead of a free reply): a spec fact."""
+        return self.spec.reply_kind == "yes-no"
 
     def _label(self, role: str) -> str:
         you = " (you)" if role in self.human_roles else ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from training.config import STEP_WINDOW_TASKS
+from training.config import task_fact
 from training.errors import TrainingError
 
 ONLINE_ALGOS = ("ppo", "online-filtered-bc")
@@ -96,7 +96,7 @@ def resolve_online(cfg: OnlineConfig, explicit: set[str] | None = None) -> Onlin
         if k not in explicit:
             setattr(cfg, k, v)
     if cfg.windows == "auto":
-        cfg.windows = "step" if cfg.task in STEP_WINDOW_TASKS else "episode"
+        cfg.windows = task_fact(cfg.task, "window", "episode")
     checks = (("credit", ("token", "utterance")), ("filter", ("count", "percent")),
               ("windows", ("step", "episode")))
     for name, allowed in checks:

@@ -66,6 +66,7 @@ class TwentyQuestionsTask(QuestionTask):
             success_return=None,
             help=HELP,
             options=dict(self.options),
+            reply_kind="yes-no",
         )
 
     # -- hooks ---------------------------------------------------------------------------------
