@@ -1,7 +1,7 @@
 """Generate the endgames test set shipped as ``envs/chess/assets/endgames/positions.jsonl``.
 
 Like LMRL-Gym's ``tricky_test_positions.jsonl``: random positions of each setup (black king against
-K+Q, K+R, K+Q+R, K+R+R; valid, White to move, not in check; ``envs.chess.task.random_endgame``) that are
+K+Q, K+R, K+Q+R, K+R+R; valid, White to move, not in check; ``envs.chess.data.random_endgame``) that are
 not trivially won: Stockfish, searching each position to a fixed depth from a fresh state on one
 thread, does not report a mate in fewer than 15 moves. Setups whose positions Stockfish almost
 always solves quickly (K+Q+R) end up rare or absent, as in LMRL's filter.
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import chess
 
+from envs.chess.data import POSITIONS_FILE, SETUPS, random_endgame
 from envs.chess.stockfish import Engine, engine_info, find_stockfish
-from envs.chess.task import POSITIONS_FILE, SETUPS, random_endgame
 
 MIN_MATE = 15
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "envs" / "chess" / POSITIONS_FILE

@@ -8,7 +8,8 @@ import chess
 import pytest
 
 from envs import InvalidInput
-from envs.chess.task import ChessTask, endgame_positions, random_endgame
+from envs.chess.data import endgame_positions, random_endgame
+from envs.chess.task import ChessTask
 from envs.chess.text import parse_model_action
 from envs.core import RandomAgent, replay, run_episode
 from envs.core.checker import NASTY_INPUTS

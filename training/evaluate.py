@@ -52,7 +52,7 @@ def sampled(task_id: str, agent, episodes: int, seed: int = 0, task_options: dic
             "success_rate": wins / max(episodes, 1), "method": "sampled"}  # fmt: skip
 
 
-def exact(task_id: str, agent, task_options: dict | None = None) -> dict[str, Any]:
+def exact_result(task_id: str, agent, task_options: dict | None = None) -> dict[str, Any]:
     """The task's exact evaluation of ``agent`` (its ``action_distribution``), e.g. maze-fo's DP."""
     task = envs.make(task_id, **(task_options or {}))
     try:
@@ -139,7 +139,7 @@ def evaluate(agent, task_id: str, episodes: int = 32, *, seed: int = 0, exact: b
     use_exact = supports_exact(task_id, task_options) and hasattr(agent, "action_distribution")
     if exact is not None:
         use_exact = use_exact and exact
-    res = exact(task_id, agent, task_options) if use_exact else sampled(task_id, agent, episodes, seed, task_options)
+    res = exact_result(task_id, agent, task_options) if use_exact else sampled(task_id, agent, episodes, seed, task_options)
     return normalise(res, task_id, store, strong, task_options)
 
 

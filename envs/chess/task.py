@@ -40,15 +40,13 @@ Normalisation (LMRL): chess -401 / 0.21 / 1; endgames -1 / 0.586 / 1.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
-from importlib.resources import files
 from typing import Any
 
 import chess
 
+from envs.chess.data import SETUPS, endgame_positions, random_endgame, start_board
 from envs.chess.stockfish import Engine, Strength, engine_info, find_stockfish, make_strength
 from envs.chess.text import (
     CHESS_HELP,
@@ -59,42 +57,7 @@ from envs.chess.text import (
 )
 from envs.core import InvalidInput, NormConstants, Step, TaskBase, TaskSpec, Text, TextHistory
 
-SETUPS = ("kQK", "kRK", "kQRK", "kRRK")
 PARTNER_ATTEMPTS = 5
-POSITIONS_FILE = "assets/endgames/positions.jsonl"
-
-
-def random_endgame(setup: str, rng: random.Random) -> str:
-    """LMRL's ``large_piece_random_endgame``: pieces on random squares until the position is valid
-    with White to move and not in check."""
-    board = chess.Board(None)
-    while True:
-        board.clear()
-        squares = list(range(64))
-        for symbol in setup:
-            sq = squares.pop(rng.randrange(len(squares)))
-            board.set_piece_at(sq, chess.Piece.from_symbol(symbol))
-        if board.is_valid() and not board.is_check():
-            return board.fen()
-
-
-@lru_cache(maxsize=1)
-def endgame_positions() -> tuple[dict[str, Any], ...]:
-    """The shipped endgames test set: ``{"fen", "setup", ...}`` per position."""
-    text = files("envs.chess").joinpath(POSITIONS_FILE).read_text(encoding="utf-8")
-    return tuple(json.loads(line) for line in text.splitlines() if line.strip())
-
-
-def _start_board(fen: str) -> chess.Board:
-    try:
-        board = chess.Board(fen)
-    except ValueError as e:
-        raise ValueError(f"not a FEN: {fen!r} ({e})") from None
-    if not board.is_valid() or board.turn != chess.WHITE or board.is_game_over():
-        raise ValueError(
-            f"the start position must be legal, with White to move and not over: {fen}"
-        )
-    return board
 
 
 _SQUARE_NAMES = chess.SQUARE_NAMES
@@ -140,7 +103,7 @@ class ChessTask(TaskBase):
         if skill_level is not None and not 0 <= float(skill_level) <= 20:
             raise ValueError("skill_level must be between 0 and 20")
         self.variant = variant
-        self.fen = None if fen is None else _start_board(fen).fen()
+        self.fen = None if fen is None else start_board(fen).fen()
         self.partner = partner
         """An agent (a person in hot-seat play, a model) that plays Black instead of Stockfish."""
         self.opponent = "partner" if partner is not None else opponent
@@ -264,7 +227,7 @@ class ChessTask(TaskBase):
             fen = random_endgame(self._setup, self._rng)
             while fen in test:  # fresh positions stay out of the test set (as LMRL's)
                 fen = random_endgame(self._setup, self._rng)
-        self.board = _start_board(fen)
+        self.board = start_board(fen)
         self._start_fen = self.board.fen()
         if self.partner is not None:
             self.partner.reset(self, seed)

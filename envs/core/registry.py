@@ -75,12 +75,19 @@ def spec(task_id: str, **options: Any) -> TaskSpec:
         task.close()
 
 
-def make(task_id: str, **options: Any) -> Task:
+def make(task_id: str, *, partner: Agent | None = None, **options: Any) -> Task:
     """Build a task by id; ``options`` are task-specific (see each task's docstring).
 
-    An option the task does not take raises :class:`ValueError` naming it (not a TypeError).
+    ``partner`` is the agent on the other side of a two-sided task (a person, a model, a scripted
+    policy) instead of the task's embedded one; it is a constructor argument, never an option (it
+    is not recorded with the episode's options). An option the task does not take raises
+    :class:`ValueError` naming it (not a TypeError).
     """
     entry = _entry(task_id)
+    if partner is not None:
+        if len(entry.spec.roles) < 2:
+            raise ValueError(f"{task_id} is one-sided: it takes no partner")
+        options = {**options, "partner": partner}
     try:
         return entry.factory(**options)
     except TypeError as e:

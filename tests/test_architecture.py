@@ -1,0 +1,107 @@
+"""The package structure holds: no import circle, files under 400 lines, no package that swallows the
+product (README, "Architecture")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import grimp
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("envs", "data", "training", "lmrl_tui")
+FAMILIES = ("maze", "textnav", "wordle", "chess", "questions", "car_dealer")
+
+
+def _lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def _product_files() -> list[Path]:
+    return [p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")]
+
+
+def strongly_connected(adj: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm (iterative): the components with more than one module are import circles."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    counter = 0
+    for root in sorted(adj):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(adj[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, children = work[-1]
+            for w in children:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(adj[w]))))
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+    return out
+
+
+def test_the_cycle_finder_finds_a_circle() -> None:
+    assert strongly_connected({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert strongly_connected({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circle() -> None:
+    """Every import counts, also those inside functions (grimp reads them all)."""
+    graph = grimp.build_graph(*PACKAGES)
+    mods = set(graph.modules)
+    adj = {m: set(graph.find_modules_directly_imported_by(m)) & mods for m in mods}
+    assert strongly_connected(adj) == []
+
+
+def test_no_file_over_400_lines() -> None:
+    long = {str(p.relative_to(ROOT)): n for p in _product_files() if (n := _lines(p)) > 400}
+    assert long == {}
+
+
+def test_no_package_swallows_the_product() -> None:
+    total = sum(_lines(p) for p in _product_files())
+    share = {pkg: sum(_lines(p) for p in (ROOT / pkg).rglob("*.py")) / total for pkg in PACKAGES}
+    for pkg, s in share.items():
+        if pkg != "envs":
+            assert s <= 0.35, f"{pkg} is {s:.0%} of the product code"
+    for fam in FAMILIES:
+        s = sum(_lines(p) for p in (ROOT / "envs" / fam).rglob("*.py")) / total
+        assert s <= 0.15, f"envs/{fam} is {s:.0%} of the product code"
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_families_use_the_same_file_names(family: str) -> None:
+    roles = {"__init__.py", "task.py", "policies.py", "partner.py", "text.py", "data.py", "engine.py",
+             "exact.py", "stockfish.py"}
+    root = ROOT / "envs" / family
+    tasks = [p.parent for p in root.rglob("task.py")]
+    assert tasks, f"envs/{family} has no task.py"
+    for d in tasks:
+        odd = {p.name for p in d.glob("*.py")} - roles
+        assert not odd, f"{d.relative_to(ROOT)} has files outside the shared roles: {sorted(odd)}"
