@@ -67,9 +67,9 @@ def _spellings(name: str, key: str, table: dict[str, str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s for s in others if s != name))
 
 
-def _offline(name: str, key: str, summary: str) -> Algorithm:
+def _offline(name: str, key: str, summary: str, *, more: tuple[str, ...] = ()) -> Algorithm:
     return Algorithm(name, key, summary, TrainConfig, add_offline_arguments, run_train,
-                     _spellings(name, key, ALGO_ALIASES))  # fmt: skip
+                     _spellings(name, key, ALGO_ALIASES) + more)  # fmt: skip
 
 
 def _online(name: str, summary: str) -> Algorithm:
@@ -78,8 +78,9 @@ def _online(name: str, summary: str) -> Algorithm:
 
 
 register(_offline("bc", "bc", "offline: behaviour cloning on the selected episodes"))
+# `lmrl train --help` has long named it filtered-bc, a spelling the old algorithm lookup refused
 register(_offline("%bc", "pbc", "offline: filtered BC, behaviour cloning on the best episodes by "
-                  "return (--top-percent, 10 by default)"))
+                  "return (--top-percent, 10 by default)", more=("filtered-bc",)))
 register(_offline("mc", "mc", "offline: MC Returns, Q heads fit the return-to-go; value-guided decoding"))
 register(_offline("ilql", "ilql", "offline: implicit language Q-learning (expectile V, double Q, targets)"))
 register(_offline("qsft", "qsft", "offline: Q-SFT, Q-values as the fine-tuned LM's probabilities"))

@@ -8,26 +8,16 @@ reranker decoding). Torch-free, so the CLI can import it cheaply.
 from __future__ import annotations
 
 import json
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from training.settings import setting
+
 ALGOS = ("bc", "pbc", "mc", "ilql", "qsft")
-ALGO_ALIASES = {"%bc": "pbc", "filtered-bc": "pbc", "filtered_bc": "pbc", "percent_bc": "pbc", "mc_returns": "mc", "q-sft": "qsft"}
+ALGO_ALIASES = {"%bc": "pbc", "filtered_bc": "pbc", "percent_bc": "pbc", "mc_returns": "mc", "q-sft": "qsft"}
 STEP_WINDOW_TASKS = ("maze-fo", "chess", "endgames")
 """Tasks LMRL trains on one (state, action) window per step (a chain per episode)."""
 RERANK_TASKS = ("maze-fo", "maze-po", "chess", "endgames", "text-nav")
-
-
-def setting(default: Any = MISSING, doc: str = "", *, factory: Any = MISSING, flag: bool = True,
-            switch: bool = False) -> Any:
-    """A config field with its ``--help`` line (``metadata["help"]``).
-
-    ``flag=False``: the command line sets it through its own argument (``--task``, ``--option``
-    ...), not a generated ``--name`` flag; ``switch=True``: a bare ``--name`` sets it to True."""
-    meta = {"help": doc, "flag": flag, "switch": switch}
-    if factory is not MISSING:
-        return field(default_factory=factory, metadata=meta)
-    return field(default=default, metadata=meta)
 
 
 @dataclass

@@ -80,7 +80,8 @@ def run_train(args: argparse.Namespace, store) -> int:
     except TrainingError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    print(json.dumps(result, default=str))
+    if result:  # under a launcher only the main process has the metrics
+        print(json.dumps(result, default=str))
     return 0
 
 

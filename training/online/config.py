@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from training.config import STEP_WINDOW_TASKS, setting
+from training.config import STEP_WINDOW_TASKS
 from training.errors import TrainingError
+from training.settings import setting
 
 ONLINE_ALGOS = ("ppo", "online-filtered-bc")
 
