@@ -114,11 +114,11 @@ def main() -> None:
         del opt
 
     cfg_bc = TrainConfig(algo="bc")
-    run("bc", make("bc"), lambda m: m(batch, cfg_bc)[0], 0.0)
+    run("bc", make("bc"), lambda m: m.loss(batch, cfg_bc)[0], 0.0)
     cfg_ilql = TrainConfig(algo="ilql", tau=0.7, cql_weight=0.0)
     heads = 2 * (d * d + d * V) + (d * d + d)  # two Q heads (d->d->V) and V (d->d->1)
     # trained heads (6 FLOPs/param) + the no-grad target Q heads' forward (2 FLOPs/param)
-    run("ilql", make("ilql"), lambda m: m(batch, cfg_ilql)[0], 6 * heads + 2 * (2 * (d * d + d * V)))
+    run("ilql", make("ilql"), lambda m: m.loss(batch, cfg_ilql)[0], 6 * heads + 2 * (2 * (d * d + d * V)))
 
     pv = PolicyWithValue(make("ppo"), 0.0).to(dev)
     ref = make("ppo").lm.requires_grad_(False).eval()

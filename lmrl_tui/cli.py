@@ -43,89 +43,52 @@ def _positive(text: str) -> int:
     return v
 
 
-def _option(text: str) -> tuple[str, Any]:
-    from envs.core import parse_option
-
-    try:
-        return parse_option(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-
-def add_dataset_arguments(p: argparse.ArgumentParser, *, task_required: bool = False) -> None:
-    """Dataset query options shared by export, train and stats."""
-    p.add_argument("--task", required=task_required, help="task id (see `lmrl tasks`)")
-    p.add_argument("--source", action="append", default=[], help="episode source: human, scripted, agent, import (repeatable)")
-    p.add_argument("--player", action="append", default=[], help="human player name (repeatable)")
-    p.add_argument("--agent", action="append", default=[], dest="agents", help="agent name, e.g. behaviour (repeatable)")
-    p.add_argument("--status", default="finished", choices=["finished", "abandoned", "in_progress", "any"])
-    p.add_argument("--min-return", type=float, default=None)
-    p.add_argument("--top-percent", type=float, default=None, help="keep the top P%% by return (ties kept)")
-    p.add_argument("--wins-only", action="store_true")
-    p.add_argument("--split", choices=["train", "eval"], default=None, help="deterministic split by seed")
-    p.add_argument("--eval-fraction", type=float, default=0.1)
-    p.add_argument("--limit", type=int, default=None)
-    p.add_argument("--option", type=_option, action="append", default=[],
-                   help="keep episodes logged with this task option key=value (repeatable)")
-
-
-def dataset_query(args: argparse.Namespace) -> Any:
-    from data.datasets import DatasetQuery
-
-    return DatasetQuery(
-        task=args.task, sources=args.source, players=args.player, agents=args.agents,
-        status=args.status, min_return=args.min_return, top_percent=args.top_percent,
-        wins_only=args.wins_only, split=args.split, eval_fraction=args.eval_fraction,
-        limit=args.limit, options=dict(args.option),
-    )  # fmt: skip
+DB_HELP = "episode database (default: $LMRL_DB or the user data directory)"
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The one ``lmrl`` command tree; ``--db`` works before or after any subcommand."""
+    from training.algorithms import add_eval_command, add_train_command
+    from training.args import add_dataset_arguments, add_task_arguments, task_option
+
+    # every subcommand takes --db too; SUPPRESS keeps a value given before the subcommand
+    common = _Parser(add_help=False)
+    common.add_argument("--db", default=argparse.SUPPRESS, help=DB_HELP)
     p = _Parser(prog="lmrl", description="Play, log, train and watch LMRL-Gym tasks in the terminal.")
-    p.add_argument("--db", help="episode database (default: $LMRL_DB or the user data directory)")
+    p.add_argument("--db", help=DB_HELP)
     p.add_argument("--player", help="your player name in the app")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    sub.add_parser("tasks", help="list the tasks")
+    sub.add_parser("tasks", parents=[common], help="list the tasks")
 
-    g = sub.add_parser("generate", help="play episodes with a scripted policy or a checkpoint and store them")
+    g = sub.add_parser("generate", parents=[common], help="play episodes with a scripted policy or a checkpoint and store them")
     g.add_argument("task")
     g.add_argument("--episodes", type=_positive, default=100)
     g.add_argument("--policy", default="behaviour", help="behaviour, strong/optimal, random, or a checkpoint folder")
     g.add_argument("--seed", type=_seed, default=0, help="first seed; episode i uses seed+i")
     g.add_argument("--partner", default=None, help="the other side: hf:MODEL or http:MODEL@BASE_URL (default: the built-in partner)")
-    g.add_argument("--option", type=_option, action="append", default=[], help="task option key=value")
+    g.add_argument("--option", type=task_option, action="append", default=[], help="task option key=value")
     g.add_argument("--batch", type=_positive, default=200, help="episodes per database transaction")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    s = sub.add_parser("stats", help="per task and source: episodes, mean return, success rate")
+    s = sub.add_parser("stats", parents=[common], help="per task and source: episodes, mean return, success rate")
     s.add_argument("--task", default=None)
 
-    e = sub.add_parser("export", help="write episodes as LMRL-Gym files or our JSONL")
+    e = sub.add_parser("export", parents=[common], help="write episodes as LMRL-Gym files or our JSONL")
+    add_task_arguments(e, option_help="keep episodes logged with this task option key=value (repeatable)")
     add_dataset_arguments(e)
     e.add_argument("--format", choices=["lmrl", "jsonl", "lmrl-bc"], default="jsonl",
                    help="lmrl: LMRL-Gym's episode files; jsonl: ours, lossless; lmrl-bc: LMRL's chess "
                    "BC pairs, one {from_state, action} per legal agent move (chess, endgames)")
     e.add_argument("--out", "-o", default="-", help="output file (default: standard output)")
 
-    i = sub.add_parser("import", help="read LMRL-Gym files or our JSONL into the store")
+    i = sub.add_parser("import", parents=[common], help="read LMRL-Gym files or our JSONL into the store")
     i.add_argument("file")
     i.add_argument("--format", choices=["lmrl", "jsonl"], default="jsonl")
     i.add_argument("--task", default=None, help="task id (needed for the lmrl format)")
 
-    try:
-        from training.offline import cli as cli_args
-    except ImportError:
-        cli_args = None
-    t = sub.add_parser(
-        "train",
-        help="train a policy: offline from the store (bc, filtered-bc, mc, ilql, qsft) or online "
-        "(ppo, online-filtered-bc: see `lmrl train ppo --help`); needs the train extra",
-    )
-    ev = sub.add_parser("eval", help="evaluate a checkpoint or policy against a task")
-    if cli_args is not None:
-        cli_args.add_train_arguments(t)
-        cli_args.add_eval_arguments(ev)
+    add_train_command(sub, [common])
+    add_eval_command(sub, [common])
     return p
 
 
@@ -257,6 +220,7 @@ def cmd_stats(args: argparse.Namespace, store: Any) -> int:
 
 def cmd_export(args: argparse.Namespace, store: Any) -> int:
     from data.formats import export_episodes
+    from training.args import dataset_query
 
     query = dataset_query(args)
     what = "episodes"
@@ -321,38 +285,18 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         errs.append(TrainingError)
     except ImportError:
         pass
-    try:
-        from envs.chess.stockfish import StockfishError  # type: ignore[attr-defined]
-
-        errs.append(StockfishError)
-    except (ImportError, AttributeError):
-        pass
     return tuple(errs)
 
 
-def _online_command(argv: list[str]) -> tuple[argparse.Namespace, argparse.Namespace] | None:
-    """``lmrl [global options] train ppo|online-filtered-bc ...`` has its own flags: parse it apart."""
-    if "train" not in argv:
-        return None
-    k = argv.index("train")
-    try:
-        from training.online import cli as online_cli
-    except ImportError:
-        return None
-    if not online_cli.is_online(argv[k + 1 :]):
-        return None
-    global_parser = _Parser(prog="lmrl")
-    global_parser.add_argument("--db")
-    global_parser.add_argument("--player")
-    gargs = global_parser.parse_args(argv[:k])
-    gargs.command = "train-online"
-    return gargs, online_cli.build_parser("lmrl train").parse_args(argv[k + 1 :])
+def _engine_error(e: BaseException) -> bool:
+    """Stockfish is missing or will not start (e.g. a bad ``STOCKFISH_PATH``)."""
+    engine = sys.modules.get("envs.chess.stockfish")  # loaded if the error can come from it
+    return engine is not None and isinstance(e, (engine.StockfishNotFound, engine.EngineFailure))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    online = _online_command(argv)
-    args = online[0] if online else build_parser().parse_args(argv)
+    """Run ``lmrl`` (the app without a subcommand); returns the exit status."""
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else list(argv))
     user_errors = _user_errors()
     try:
         if args.command == "tasks":
@@ -361,15 +305,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             if args.command is None:
                 return cmd_app(args, store)
-            if online is not None:
-                from training.online import cli as online_cli
-
-                return int(online_cli.run_online(online[1], store))
-            if args.command in ("train", "eval"):
-                from training.offline import cli as cli_args
-
-                run = cli_args.run_train if args.command == "train" else cli_args.run_eval
-                return int(run(args, store))
+            if hasattr(args, "run"):  # train ALGO and eval: runners from training.algorithms
+                return int(args.run(args, store))
             commands = {"generate": cmd_generate, "stats": cmd_stats, "export": cmd_export, "import": cmd_import}
             return commands[args.command](args, store)
         finally:
@@ -383,6 +320,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:  # bad task options and the like
         print(f"lmrl: error: {e}", file=sys.stderr)
         return 1
+    except RuntimeError as e:
+        if not _engine_error(e):
+            raise
+        print(f"lmrl: error: {e}", file=sys.stderr)
+        return EXIT_USAGE  # the machine's setup, not the run: exit 2, like a usage error
     except KeyboardInterrupt:
         print("lmrl: interrupted", file=sys.stderr)
         return 130

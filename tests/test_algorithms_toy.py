@@ -25,7 +25,7 @@ def fit(algo: str, steps: int, lr: float = 0.05, **cfg_kw) -> tuple[TabularModel
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     batch = ds.collate(range(len(ds)))  # the whole uniform dataset every step
     for _ in range(steps):
-        loss, _ = model(batch, cfg)
+        loss, _ = model.loss(batch, cfg)
         opt.zero_grad()
         loss.backward()
         opt.step()

@@ -133,17 +133,20 @@ def test_resume_without_checkpoint_is_an_error(bandit_init, tmp_path):
         OnlineTrainer(_cfg(bandit_init), None, tmp_path / "none", resume=True)
 
 
+def _parse_train(argv):
+    """The words after ``train``, parsed by the training entry module's command tree."""
+    from training.cli import build_parser
+
+    return build_parser().parse_args(["train", *argv])
+
+
 def test_cli_runs_and_resume_does_not_duplicate_rollouts(bandit_init, tmp_path, capsys):
-    import argparse
+    from training.online.cli import run_online
 
-    from training.online.cli import add_online_arguments, run_online
-
-    parser = argparse.ArgumentParser()
-    add_online_arguments(parser)
     store = Store(tmp_path / "s.db")
     argv = ["ppo", "--task", BANDIT, "--init", str(bandit_init), "--out", str(tmp_path / "run"),
             "--rounds", "1", "--n-rollouts", "16", "--eval-every", "0", "--no-progress", "--max-new-tokens", "4"]
-    assert run_online(parser.parse_args(argv), store) == 0
+    assert run_online(_parse_train(argv), store) == 0
     res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     # a kill after round 2's rollouts were written but before its checkpoint: resume must not
     # store them twice
@@ -154,12 +157,14 @@ def test_cli_runs_and_resume_does_not_duplicate_rollouts(bandit_init, tmp_path, 
 
     with TaskPool(BANDIT, 4) as pool:
         tr.collect(pool, 1)
-    assert run_online(parser.parse_args([*argv[:-7], "--rounds", "2", "--n-rollouts", "16", "--resume",
+    assert run_online(_parse_train([*argv[:-7], "--rounds", "2", "--n-rollouts", "16", "--resume",
                                          "--eval-every", "0", "--no-progress", "--max-new-tokens", "4"]),
                       store) == 0
     n = store.db.execute("SELECT COUNT(*) FROM episodes WHERE run_id = ?", [res["run_id"]]).fetchone()[0]
     assert n == 2 * 16
-    assert run_online(parser.parse_args(["bogus", *argv[1:]]), store) == 1
+    bogus = _parse_train(argv)
+    bogus.algo = "bogus"
+    assert run_online(bogus, store) == 1
     assert "unknown online algorithm" in capsys.readouterr().err
 
 
@@ -181,17 +186,13 @@ def test_resume_of_accumulating_filtered_bc_reloads_the_pool(bandit_init, tmp_pa
 
 
 def test_task_options_reach_rollouts_and_the_checkpoint(bandit_init, tmp_path, capsys):
-    import argparse
+    from training.online.cli import run_online
 
-    from training.online.cli import add_online_arguments, run_online
-
-    parser = argparse.ArgumentParser()
-    add_online_arguments(parser)
     store = Store(tmp_path / "s.db")
     argv = ["online-filtered-bc", "--task", BANDIT, "--option", "flavour=mint", "--init", str(bandit_init),
             "--out", str(tmp_path / "run"), "--rounds", "1", "--n-rollouts", "8", "--eval-every", "0",
             "--no-progress", "--max-new-tokens", "4"]  # fmt: skip
-    assert run_online(parser.parse_args(argv), store) == 0
+    assert run_online(_parse_train(argv), store) == 0
     rows = store.db.execute("SELECT DISTINCT options FROM episodes").fetchall()
     assert [json.loads(r[0]) for r in rows] == [{"flavour": "mint"}]
     meta = json.loads((tmp_path / "run" / "checkpoint" / "lmrl.json").read_text())

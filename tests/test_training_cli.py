@@ -1,4 +1,5 @@
-"""The CLI contract: training/cli_args.py (argparse in, exit code out), tested without the app."""
+"""The CLI contract: the training command tree (training/cli.py, training/algorithms.py; argparse in,
+exit code out), tested without the app."""
 
 from __future__ import annotations
 
@@ -11,20 +12,30 @@ import pytest
 
 pytest.importorskip("torch")
 
-from training.offline.cli import add_eval_arguments, add_train_arguments, run_eval, run_train  # noqa: E402
+from training.cli import build_parser  # noqa: E402
+from training.offline.cli import run_eval, run_train  # noqa: E402
 from training.offline.toy import maze_store  # noqa: E402
 
 
 def test_cli_args_imports_no_torch():
-    code = "import sys, training.offline.cli, training.config; assert 'torch' not in sys.modules"
+    code = ("import sys, training.cli, training.algorithms, training.args, training.offline.cli, "
+            "training.online.cli, training.config; training.cli.build_parser(); "
+            "assert 'torch' not in sys.modules")  # fmt: skip
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+class _Command:
+    """Parses the words after ``train`` or ``eval`` with the training command tree."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+
+    def parse_args(self, argv: list[str]) -> argparse.Namespace:
+        return build_parser().parse_args([self.command, *argv])
+
+
 def _parsers():
-    train, ev = argparse.ArgumentParser(), argparse.ArgumentParser()
-    add_train_arguments(train)
-    add_eval_arguments(ev)
-    return train, ev
+    return _Command("train"), _Command("eval")
 
 
 @pytest.mark.slow
@@ -62,7 +73,13 @@ def test_cli_errors_are_one_line_and_nonzero(tmp_path, capsys):
     assert run_train(args, store) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and "\n" not in err and "maze-po" in err
-    assert run_train(tp.parse_args(["dqn", "--task", "maze-fo", "--out", str(tmp_path / "r")]), store) == 1
+    with pytest.raises(SystemExit) as exit_:  # not a registered algorithm: a usage error
+        tp.parse_args(["dqn", "--task", "maze-fo", "--out", str(tmp_path / "r")])
+    assert exit_.value.code == 2
+    capsys.readouterr()
+    unknown = tp.parse_args(["bc", "--task", "maze-fo", "--out", str(tmp_path / "r")])
+    unknown.algo = "dqn"
+    assert run_train(unknown, store) == 1
     assert run_train(tp.parse_args(["bc", "--task", "nope", "--out", str(tmp_path / "r")]), store) == 1
     assert run_eval(ep.parse_args([str(tmp_path / "missing")]), store) == 1
     assert "no checkpoint" in capsys.readouterr().err

@@ -8,10 +8,11 @@ reranker decoding). Torch-free, so the CLI can import it cheaply.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 import envs
+from training.settings import setting
 
 ALGOS = ("bc", "pbc", "mc", "ilql", "qsft")
 ALGO_ALIASES = {"%bc": "pbc", "filtered_bc": "pbc", "percent_bc": "pbc", "mc_returns": "mc", "q-sft": "qsft"}
@@ -28,61 +29,75 @@ def task_fact(task_id: str, name: str, default: str) -> str:
 
 @dataclass
 class TrainConfig:
-    """Everything a run needs besides the data; saved with every checkpoint."""
+    """Everything a run needs besides the data; saved with every checkpoint. Each field's help
+    line (``metadata["help"]``) is its ``lmrl train ALGO --help`` text."""
 
-    algo: str = "bc"
-    task: str = ""
-    task_options: dict[str, Any] = field(default_factory=dict)
-    """Task options (``--option k=v``): the data is the episodes logged with them, and evaluation
-    and watching play the task with them."""
-    model: str = "tiny"
-    seed: int = 0
+    algo: str = setting("bc", "algorithm: bc, pbc (%BC), mc, ilql or qsft", flag=False)
+    task: str = setting("", "task id: the data's task, and the task evaluation plays", flag=False)
+    task_options: dict[str, Any] = setting(
+        doc="task options (--option k=v): the data is the episodes logged with them, and evaluation "
+        "and watching play the task with them", factory=dict, flag=False)
+    model: str = setting("tiny", "tiny (a small GPT-2 from scratch), a local Hugging Face causal LM "
+                         "folder, or an lmrl checkpoint to start from", flag=False)
+    seed: int = setting(0, "random seed of the initialisation and of the data order")
     # tiny model / tokenizer
-    tokenizer: str = "bpe"  # bpe (byte-level BPE trained on the data) | byte (no merges)
-    vocab_size: int = 512
-    n_layer: int = 2
-    n_embd: int = 64
-    n_head: int = 4
-    dropout: float = 0.0
+    tokenizer: str = setting("bpe", "tiny model's tokenizer: bpe (byte-level BPE trained on the data) "
+                             "or byte (bytes, no merges)")
+    vocab_size: int = setting(512, "tiny model: vocabulary size of the BPE tokenizer")
+    n_layer: int = setting(2, "tiny model: transformer layers")
+    n_embd: int = setting(64, "tiny model: hidden size")
+    n_head: int = setting(4, "tiny model: attention heads")
+    dropout: float = setting(0.0, "tiny model: dropout probability")
     # data
-    windows: str = "auto"  # auto | step | episode
-    max_length: int = 256
-    truncation: str = "terminal"  # terminal (LMRL) | drop (drop a timed-out last step, bootstrap)
-    dedupe: bool = False  # one copy per distinct window (deterministic tasks; value learning)
-    top_mode: str = "ties"  # %BC with --top-percent: ties (numpy percentile, >=) | count (exact)
+    windows: str = setting("auto", "training windows: step (one window per step, chained through "
+                           "the episode), episode (one per episode) or auto (the task's LMRL choice)")
+    max_length: int = setting(256, "longest training window in tokens (longer ones are cut)")
+    truncation: str = setting("terminal", "an episode's timed-out last step: terminal (LMRL: an end "
+                              "like any other) or drop (drop that step and bootstrap instead)")
+    dedupe: bool = setting(False, "train on one copy of each distinct window (deterministic tasks; "
+                           "value learning)", switch=True)
+    top_mode: str = setting("ties", "%BC with --top-percent: ties (NumPy percentile, ties kept) or "
+                            "count (exactly the top p%)")
     # optimisation
-    lr: float = 1e-3
-    weight_decay: float = 0.0
-    batch_size: int = 32
-    epochs: float = 1.0
-    max_steps: int | None = None
-    grad_clip: float = 1.0
-    warmup_steps: int = 0
-    lr_schedule: str = "constant"  # constant (after warmup) | linear (decay to 0 at the last step)
+    lr: float = setting(1e-3, "peak learning rate (AdamW)")
+    weight_decay: float = setting(0.0, "AdamW weight decay")
+    batch_size: int = setting(32, "windows per optimiser step on each process")
+    epochs: float = setting(1.0, "passes over the data (when --max-steps is not set)")
+    max_steps: int | None = setting(None, "optimiser steps of the run (none: from --epochs)")
+    grad_clip: float = setting(1.0, "clip the gradient norm to this (0: no clipping)")
+    warmup_steps: int = setting(0, "steps of linear learning-rate warmup")
+    lr_schedule: str = setting("constant", "after warmup: constant, or linear (decay to 0 at the last step)")
     # value learning
-    gamma: float = 0.99
-    discount_mode: str = "turn"  # token | turn
-    tau: float = 0.7
-    cql_weight: float = 0.0
-    polyak_alpha: float = 0.005
-    target: str = "heads_only"  # heads_only | full
-    pi_beta: str = "shared"  # shared (LM head trained with bc_weight) | frozen (copy of the init)
-    bc_weight: float = 1.0
-    head_bias: float | None = None  # None: the mean return-to-go of the data (scaled)
-    reward_scale: float = 1.0
+    gamma: float = setting(0.99, "discount factor")
+    discount_mode: str = setting("turn", "discount once per token or once per turn (token | turn)")
+    tau: float = setting(0.7, "ILQL: expectile of the value regression")
+    cql_weight: float = setting(0.0, "weight of the CQL term on the Q heads (MC, ILQL)")
+    polyak_alpha: float = setting(0.005, "target-network polyak rate per step (ILQL, Q-SFT)")
+    target: str = setting("heads_only", "target copies: heads_only (polyak heads on the online trunk) "
+                          "or full (a target trunk too, as LMRL-Gym)")
+    pi_beta: str = setting("shared", "the behaviour policy of value-guided decoding: shared (the LM "
+                           "head trained with --bc-weight) or frozen (a copy of the initial LM)")
+    bc_weight: float = setting(1.0, "weight of the BC (language-model) term beside the value losses")
+    head_bias: float | None = setting(None, "initial bias of the Q/V heads (none: the data's mean "
+                                      "return-to-go, scaled)")
+    reward_scale: float = setting(1.0, "multiply rewards by this before learning")
     # Q-SFT
-    qsft_reward: str = "return"  # return (normalised episode return on the last action) | step
+    qsft_reward: str = setting("return", "Q-SFT reward: return (the normalised episode return on the "
+                               "last action) or step (the step rewards)")
     # decoding
-    beta: float = 8.0
-    decoding: str = "auto"  # auto | sample | greedy | rerank | rerank_sample
-    logit_weight: float = 0.0
+    beta: float = setting(8.0, "value-guided decoding: weight of the value term on π_β's logits")
+    decoding: str = setting("auto", "decoding of evaluation and watching: sample, greedy, rerank "
+                            "(score the legal actions), rerank_sample, or auto (by algorithm and task)")
+    logit_weight: float = setting(0.0, "reranking (MC, ILQL): weight of π_β's log-probability in an "
+                                  "action's score")
     # evaluation / logging
-    eval_every: int = 0
-    eval_episodes: int = 32
-    save_every: int = 0
-    log_every: int = 10
-    progress: bool = True
-    extra: dict[str, Any] = field(default_factory=dict)
+    eval_every: int = setting(0, "evaluate against the task every N steps (0: only at the end)")
+    eval_episodes: int = setting(32, "episodes of each evaluation (0: no final evaluation)")
+    save_every: int = setting(0, "save a checkpoint every N steps (0: only at the end)")
+    log_every: int = setting(10, "write a metrics line (and update the bar) every N steps")
+    progress: bool = setting(True, "draw a progress bar on stderr (--no-progress: none)", flag=False)
+    extra: dict[str, Any] = setting(doc="free-form settings saved with the run (experiments)",
+                                    factory=dict, flag=False)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -160,6 +160,13 @@ class PolicyValueModel(nn.Module):
         assert self.beta_head is not None and h is not None
         return self.beta_head(h)
 
+    def loss(self, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tensor, dict[str, float]]:
+        """(loss, stats) of ``cfg``'s algorithm on a batch (the model has no ``forward``: train
+        through :class:`LossModule`, which DDP can wrap)."""
+        from training.offline import loss_fn
+
+        return loss_fn(self.algo)(self, batch, cfg)
+
     @torch.no_grad()
     def update_targets(self, alpha: float) -> None:
         from training.losses import polyak_
@@ -184,11 +191,14 @@ def _frozen(module: nn.Module) -> nn.Module:
     return c
 
 
-def _forward(self, batch, cfg):
-    """``model(batch, cfg) -> (loss, stats)``: the algorithm's loss (through DDP when wrapped)."""
-    from training.offline import loss_fn
+class LossModule(nn.Module):
+    """``LossModule(model)(batch, cfg) -> (loss, stats)``: the model's algorithm loss as a module's
+    forward. The training loop hands this wrapper to ``accelerate.prepare``: DDP synchronises
+    gradients only for what runs through its wrapped module's forward."""
 
-    return loss_fn(self.algo)(self, batch, cfg)
+    def __init__(self, model: PolicyValueModel) -> None:
+        super().__init__()
+        self.model = model
 
-
-PolicyValueModel.forward = _forward  # type: ignore[method-assign]
+    def forward(self, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tensor, dict[str, float]]:
+        return self.model.loss(batch, cfg)

@@ -22,7 +22,7 @@ from training.checkpoint import load_checkpoint, load_trainer_state, restore_rng
 from training.config import TrainConfig
 from training.dataset import PackedDataset
 from training.errors import TrainingError
-from training.models import PolicyValueModel, load_lm, tiny_lm
+from training.models import LossModule, PolicyValueModel, load_lm, tiny_lm
 from training.offline.data_source import load_windows, segment_texts, select_ids
 
 
@@ -158,8 +158,9 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
         warnings.simplefilter("ignore", UserWarning)
         for _ in range(start):
             sched.step()
-    model, opt = acc.prepare(model, opt)
-    inner = acc.unwrap_model(model)
+    # the loss runs through a module's forward: under DDP that is what synchronises gradients
+    step_loss, opt = acc.prepare(LossModule(model), opt)
+    inner = acc.unwrap_model(step_loss).model
     dataset_info = {"query": json.loads(prep.query.to_json()), "episode_ids": prep.episode_ids}
     run_id = records.start_run(store, kind="train", algo=cfg.algo, task=cfg.task, config=cfg.to_dict(),
                                dataset_query=prep.query.to_json(), episode_ids=prep.episode_ids,
@@ -179,7 +180,7 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
     perm, perm_epoch = None, -1
     status = "failed"
     try:
-        model.train()
+        step_loss.train()
         for step in range(start, total):
             epoch, k = divmod(step, per_epoch)
             if epoch != perm_epoch:
@@ -190,7 +191,7 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
             if len(idx) == 0:
                 idx = perm[: cfg.batch_size]
             batch = {n: v.to(acc.device) for n, v in ds.collate(idx.tolist()).items()}
-            loss, stats = model(batch, cfg)
+            loss, stats = step_loss(batch, cfg)
             loss_value = float(loss.detach())
             if not math.isfinite(loss_value):
                 raise TrainingError(f"the loss became {loss_value} at step {step}; lower --lr")

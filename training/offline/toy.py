@@ -97,7 +97,8 @@ class TabularModel(nn.Module):
         self.target_q.mul_(1 - alpha).add_(self.q.detach(), alpha=alpha)
         self.target_logits.mul_(1 - alpha).add_(self.logits.detach(), alpha=alpha)
 
-    def forward(self, batch, cfg):
+    def loss(self, batch, cfg):
+        """(loss, stats) of ``cfg``'s algorithm, as :meth:`training.models.PolicyValueModel.loss`."""
         from training.offline import loss_fn
 
         return loss_fn(self.algo)(self, batch, cfg)

@@ -1,7 +1,8 @@
-"""``lmrl train ppo|online-filtered-bc`` arguments and runner (no torch at import time).
+"""``lmrl train ppo|online-filtered-bc``: arguments and runner (no torch at import).
 
-``add_online_arguments(parser)`` adds the flags; ``run_online(args, store)`` runs the loop and
-prints the final metrics as JSON (0), or one line on stderr for bad input (1).
+:mod:`training.algorithms` registers both online algorithms with :func:`add_online_arguments`
+and :func:`run_online`, which runs the loop and prints the final metrics as JSON (0), or one
+line on stderr for bad input (1).
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ import json
 import sys
 from dataclasses import fields
 
+from training.args import add_config_arguments, add_task_arguments, check_task, explicit_settings
 from training.errors import TrainingError
-from training.offline.cli import task_option
+from training.online.config import ONLINE_ALGOS, OnlineConfig
 
-ONLINE_ALGOS = ("ppo", "online-filtered-bc")
 ALIASES = {"online-%bc": "online-filtered-bc", "online_filtered_bc": "online-filtered-bc",
            "online-pbc": "online-filtered-bc", "obc": "online-filtered-bc"}
 
@@ -25,57 +26,27 @@ def canonical(algo: str) -> str | None:
     return key if key in ONLINE_ALGOS else None
 
 
-_SKIP = {"algo", "task", "task_options", "init", "extra", "progress"}
+def _help(name: str) -> str:
+    return next(f.metadata["help"] for f in fields(OnlineConfig) if f.name == name)
 
 
-def _fields():
-    from training.online.config import OnlineConfig
-
-    return [f for f in fields(OnlineConfig) if f.name not in _SKIP], OnlineConfig()
-
-
-def _type(f) -> type:
-    t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "str")
-    if t.startswith("bool"):
-        return bool
-    if t.startswith("int"):
-        return int
-    if t.startswith("float"):
-        return float
-    return str
-
-
-def _bool(text: str) -> bool:
-    if text.lower() in ("1", "true", "yes", "on"):
-        return True
-    if text.lower() in ("0", "false", "no", "off"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
-
-
-def add_online_arguments(parser: argparse.ArgumentParser, *, with_algo: bool = True) -> None:
+def add_online_arguments(parser: argparse.ArgumentParser, algo: str = "ppo") -> None:
     """Arguments of ``lmrl train ppo|online-filtered-bc --task T --init CHECKPOINT --out DIR``."""
-    if with_algo:
-        parser.add_argument("algo", help="ppo or online-filtered-bc")
-    parser.add_argument("--task", required=True, help="task id, e.g. maze-fo")
-    parser.add_argument("--option", type=task_option, action="append", default=[], dest="task_options",
-                        help="task option key=value (repeatable; default: the --init checkpoint's own)")
-    parser.add_argument("--init", required=True, help="the starting policy: an lmrl checkpoint (BC)")
+    add_task_arguments(parser, required=True, task_help="task id, e.g. maze-fo",
+                       option_help="task option key=value (repeatable; default: the --init "
+                       "checkpoint's own)")  # fmt: skip
+    parser.add_argument("--init", required=True, help=_help("init"))
     parser.add_argument("--out", required=True, help="run folder (checkpoint/, metrics.jsonl)")
     parser.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    h = parser.add_argument_group("online hyperparameters (defaults depend on algorithm and task)")
-    fs, defaults = _fields()
-    for f in fs:
-        typ = _type(f)
-        h.add_argument("--" + f.name.replace("_", "-"), type=_bool if typ is bool else typ, default=None,
-                       dest="online_" + f.name, metavar=f.name.upper(),
-                       help=f"default {getattr(defaults, f.name)}")
+    add_config_arguments(parser, OnlineConfig, OnlineConfig(algo=algo),
+                         "online hyperparameters (a task may have its own defaults where no flag "
+                         "is given: TASK_DEFAULTS in training/online/config.py)")  # fmt: skip
 
 
-def config_from_args(args: argparse.Namespace):
+def config_from_args(args: argparse.Namespace) -> OnlineConfig:
     """The resolved OnlineConfig of parsed arguments."""
-    from training.online.config import OnlineConfig, resolve_online
+    from training.online.config import resolve_online
 
     algo = canonical(args.algo)
     if algo is None:
@@ -83,22 +54,16 @@ def config_from_args(args: argparse.Namespace):
     cfg = OnlineConfig(algo=algo, task=args.task, init=args.init,
                        task_options=dict(getattr(args, "task_options", None) or []),
                        progress=not getattr(args, "no_progress", False))  # fmt: skip
-    explicit = set()
-    fs, _ = _fields()
-    for f in fs:
-        value = getattr(args, "online_" + f.name, None)
-        if value is not None:
-            setattr(cfg, f.name, value)
-            explicit.add(f.name)
-    return resolve_online(cfg, explicit)
+    given = explicit_settings(args, OnlineConfig)
+    for name, value in given.items():
+        setattr(cfg, name, value)
+    return resolve_online(cfg, set(given))
 
 
 def run_online(args: argparse.Namespace, store) -> int:
     """Run online training; prints the final metrics as JSON. 0 on success, 1 on bad input."""
     try:
-        from training.offline.cli import _check_task
-
-        _check_task(args.task, dict(getattr(args, "task_options", None) or []))
+        check_task(args.task, dict(getattr(args, "task_options", None) or []))
         cfg = config_from_args(args)
         from training.online.loop import train_online
 
@@ -109,30 +74,3 @@ def run_online(args: argparse.Namespace, store) -> int:
     if result:
         print(json.dumps(result, default=str))
     return 0
-
-
-def is_online(argv: list[str]) -> bool:
-    """True when ``argv`` (the words after ``train``) names an online algorithm."""
-    return bool(argv) and canonical(argv[0]) is not None
-
-
-def build_parser(prog: str = "lmrl train") -> argparse.ArgumentParser:
-    """A parser for ``lmrl train ppo|online-filtered-bc ...`` (the words after ``train``)."""
-    parser = argparse.ArgumentParser(prog=prog, description="Online training: PPO or online filtered BC.")
-    add_online_arguments(parser)
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m training.online.cli ALGO --db DB ...`` (for ``accelerate launch``)."""
-    parser = argparse.ArgumentParser(prog="python -m training.online.cli")
-    parser.add_argument("--db", required=True, help="the episode store (SQLite file)")
-    add_online_arguments(parser)
-    args = parser.parse_args(argv)
-    from data.store import Store
-
-    return run_online(args, Store(args.db))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -3,66 +3,76 @@ online filtered-BC defaults (algorithms.md §5-§7) and per-task overrides."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from training.config import task_fact
 from training.errors import TrainingError
+from training.settings import setting
 
 ONLINE_ALGOS = ("ppo", "online-filtered-bc")
 
 
 @dataclass
 class OnlineConfig:
-    """Everything an online run needs (LMRL-Gym defaults, §7; task overrides in TASK_DEFAULTS)."""
+    """Everything an online run needs (LMRL-Gym defaults, §7; task overrides in TASK_DEFAULTS).
+    Each field's help line (``metadata["help"]``) is its ``lmrl train ppo --help`` text."""
 
-    algo: str = "ppo"
-    task: str = ""
-    task_options: dict[str, Any] = field(default_factory=dict)
-    """Task options (``--option k=v``) of the rollouts and evaluations; by default the init
-    checkpoint's own when it was trained on the same task."""
-    init: str = ""
-    seed: int = 0
-    rounds: int = 10
-    n_rollouts: int = 128
-    rollout_batch: int = 32
-    max_new_tokens: int = 16
-    temperature: float = 1.0
-    episode_max_steps: int | None = None
-    windows: str = "auto"
-    max_length: int = 256
-    reward_scale: float = 1.0
-    lr: float = 1e-4
-    batch_size: int = 32
-    epochs: int = 1
-    grad_clip: float = 1.0
-    shuffle: bool = True  # False: minibatches in window order (parity tests)
+    algo: str = setting("ppo", "algorithm: ppo or online-filtered-bc", flag=False)
+    task: str = setting("", "task id the rollouts and evaluations play", flag=False)
+    task_options: dict[str, Any] = setting(
+        doc="task options (--option k=v) of the rollouts and evaluations; by default the init "
+        "checkpoint's own when it was trained on the same task", factory=dict, flag=False)
+    init: str = setting("", "the starting policy: an lmrl checkpoint (e.g. BC)", flag=False)
+    seed: int = setting(0, "random seed of the rollout seeds, sampling and minibatch order")
+    rounds: int = setting(10, "rounds of (rollouts, update)")
+    n_rollouts: int = setting(128, "episodes rolled out per round (over all processes)")
+    rollout_batch: int = setting(32, "episodes played side by side (one batched generation)")
+    max_new_tokens: int = setting(16, "longest utterance the policy generates, in tokens")
+    temperature: float = setting(1.0, "sampling temperature of the rollouts")
+    episode_max_steps: int | None = setting(None, "cut rollout episodes after this many steps "
+                                            "(none: the task's own horizon)")
+    windows: str = setting("auto", "update windows: step, episode or auto (the task's LMRL choice)")
+    max_length: int = setting(256, "longest window (and rollout prompt) in tokens")
+    reward_scale: float = setting(1.0, "multiply rewards by this before the update")
+    lr: float = setting(1e-4, "learning rate (AdamW)")
+    batch_size: int = setting(32, "windows per optimiser step (over all processes)")
+    epochs: int = setting(1, "passes over each round's data")
+    grad_clip: float = setting(1.0, "clip the gradient norm to this (0: no clipping)")
+    shuffle: bool = setting(True, "shuffle the minibatches (false: window order, for parity tests)")
     # PPO
-    gamma: float = 1.0
-    lam: float = 0.95
-    clip: float = 0.2
-    value_clip: float = 0.2
-    vf_coef: float = 1.0
-    value_bias: float = 0.0
-    value_lr_mult: float = 1.0  # the value head's learning rate is lr × this
-    value_warmup: int = 0  # first rounds that fit only the value head (the policy does not move)
-    kl_coef: float = 0.001
-    kl_target: float | None = None
-    kl_horizon: float | None = None
-    credit: str = "token"
-    whiten: bool = True
-    bc_weight: float = 0.0
-    bc_source: str = "scripted"
+    gamma: float = setting(1.0, "PPO: discount factor")
+    lam: float = setting(0.95, "PPO: GAE λ")
+    clip: float = setting(0.2, "PPO: policy ratio clip ε")
+    value_clip: float = setting(0.2, "PPO: value clip range")
+    vf_coef: float = setting(1.0, "PPO: weight of the value loss")
+    value_bias: float = setting(0.0, "PPO: initial bias of the value head")
+    value_lr_mult: float = setting(1.0, "PPO: the value head's learning rate is lr × this")
+    value_warmup: int = setting(0, "PPO: first rounds that fit only the value head (the policy "
+                                "does not move)")
+    kl_coef: float = setting(0.001, "PPO: (initial) KL penalty coefficient to the initial policy")
+    kl_target: float | None = setting(None, "PPO: adaptive KL target (with --kl-horizon; none: "
+                                      "fixed coefficient)")
+    kl_horizon: float | None = setting(None, "PPO: adaptive KL horizon in episodes (with --kl-target)")
+    credit: str = setting("token", "PPO: credit assignment, token (a value per token) or utterance "
+                          "(one per turn)")
+    whiten: bool = setting(True, "PPO: whiten the advantages (global statistics)")
+    bc_weight: float = setting(0.0, "PPO: weight of a BC term on stored episodes (0: none)")
+    bc_source: str = setting("scripted", "PPO: episode source of the BC term's data")
     # online filtered BC
-    keep: float = 0.3
-    filter: str = "count"  # count (LMRL: exactly int(n*keep)) | percent (ties kept, ArCHer)
-    accumulate: bool = False
+    keep: float = setting(0.3, "online filtered BC: fraction of the round's episodes kept, by return")
+    filter: str = setting("count", "online filtered BC: count (LMRL: exactly int(n*keep)) or percent "
+                          "(ties kept, ArCHer)")
+    accumulate: bool = setting(False, "online filtered BC: keep every round's episodes in the pool "
+                               "(ArCHer-style)")
     # evaluation / logging
-    eval_every: int = 1
-    eval_episodes: int = 32
-    save_every: int = 1
-    progress: bool = True
-    extra: dict[str, Any] = field(default_factory=dict)
+    eval_every: int = setting(1, "evaluate against the task before the first round and every N "
+                              "rounds (0: never)")
+    eval_episodes: int = setting(32, "episodes of each evaluation")
+    save_every: int = setting(1, "save a checkpoint every N rounds (and after the last)")
+    progress: bool = setting(True, "draw a progress bar on stderr (--no-progress: none)", flag=False)
+    extra: dict[str, Any] = setting(doc="free-form settings saved with the run (experiments)",
+                                    factory=dict, flag=False)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> OnlineConfig:
