@@ -12,10 +12,10 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from envs.core import Agent, Transition
-from envs.core.agents import HUMAN
+if TYPE_CHECKING:  # data.store imports this module: keep opening a database free of envs
+    from envs.core import Agent, Transition
 
 
 def now() -> str:
@@ -41,6 +41,8 @@ class Who:
 def agent_identity(agent: Agent | None) -> Who:
     """How an agent is recorded; ``None`` stands for a person at the keyboard."""
     if agent is None:
+        from envs.core.agents import HUMAN
+
         return Who(HUMAN, HUMAN)
     return Who(agent.kind, agent.name)
 
