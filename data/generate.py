@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import envs
 from data.recorder import BatchRecorder
-from data.records import Who, agent_identity, episode_record
+from data.records import agent_identity, episode_record, partner_identity
 from envs.core import Agent, episode_success
 from envs.core.agents import episode_source, learnt_task_options
 
@@ -61,8 +61,7 @@ def generate(
     """
     opts = dict(options or {})
     spec = envs.spec(task_id)
-    partner_who = agent_identity(partner) if partner is not None else (
-        Who("scripted", spec.partner) if spec.partner else None)  # fmt: skip
+    partner_who = partner_identity(partner, spec)
     if not opts:
         opts = learnt_task_options(agent, task_id) or {}
     make_options = dict(opts)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from data.records import EpisodeRecord, Who, agent_identity
+from data.records import EpisodeRecord, agent_identity, partner_identity
 
 if TYPE_CHECKING:
     from data.store import Store
@@ -33,18 +33,13 @@ class EpisodeRecorder:
     def episode_started(self, session: EpisodeSession) -> None:
         """Insert the ``in_progress`` episode (committed) with its sides and first observation."""
         spec = session.task.spec
-        partner: Who | None = None
-        if session.partner is not None:
-            partner = agent_identity(session.partner)
-        elif spec.partner:
-            partner = Who("scripted", spec.partner)
         self.episode_id = self.store.start_episode(
             spec.id,
             spec.version,
             session.seed,
             session.observation,
             agent_identity(session.agent),
-            partner=partner,
+            partner=partner_identity(session.partner, spec),
             player=session.player,
             source=session.source,
             options={k: v for k, v in session.options.items() if _jsonable(v)},

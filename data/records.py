@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # data.store imports this module: keep opening a database free of envs
-    from envs.core import Agent, Transition
+    from envs.core import Agent, TaskSpec, Transition
 
 
 def now() -> str:
@@ -45,6 +45,14 @@ def agent_identity(agent: Agent | None) -> Who:
 
         return Who(HUMAN, HUMAN)
     return Who(agent.kind, agent.name)
+
+
+def partner_identity(partner: Agent | None, spec: TaskSpec) -> Who | None:
+    """How the other side is recorded: the given partner agent, else the task's built-in partner
+    (``scripted``, named by the spec), else None (a task without a partner)."""
+    if partner is not None:
+        return agent_identity(partner)
+    return Who("scripted", spec.partner) if spec.partner else None
 
 
 @dataclass

@@ -161,7 +161,7 @@ def _success(task, ep: RolloutEpisode) -> bool:
 def to_records(episodes: Sequence[RolloutEpisode], agent_name: str, run_id: int | None,
                options: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> list:
     """Store records (source ``agent``, agent kind ``checkpoint``) of rollout episodes."""
-    from data.records import Who, episode_record
+    from data.records import Who, episode_record, partner_identity
     from envs.core.agents import episode_source
 
     agent = Who("checkpoint", agent_name)
@@ -169,10 +169,10 @@ def to_records(episodes: Sequence[RolloutEpisode], agent_name: str, run_id: int 
     recs = []
     for ep in episodes:
         spec = envs.spec(ep.task_id)
-        partner = Who("scripted", spec.partner) if spec.partner else None
         recs.append(episode_record(ep.task_id, spec.version, ep.seed, ep.first_observation, ep.transitions,
-                                   agent, partner=partner, source=source, options=options or None,
-                                   run_id=run_id, success=ep.success, meta=meta))  # fmt: skip
+                                   agent, partner=partner_identity(None, spec), source=source,
+                                   options=options or None, run_id=run_id, success=ep.success,
+                                   meta=meta))  # fmt: skip
     return recs
 
 
