@@ -13,7 +13,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from data.store import Store, _decode
+from data.records import decode_row
+from data.store import Store
 
 SPLITS = ("train", "eval")
 
@@ -149,14 +150,14 @@ def load_episodes(store: Store, ids: Sequence[int], chunk: int = 500) -> Iterato
         part = list(ids[start : start + chunk])
         marks = ",".join("?" * len(part))
         eps = {
-            int(r["id"]): _decode(r)
+            int(r["id"]): decode_row(r)
             for r in store.db.query(f"SELECT * FROM episodes WHERE id IN ({marks})", part)
         }
         steps: dict[int, list[dict[str, Any]]] = {i: [] for i in part}
         for r in store.db.query(
             f"SELECT * FROM steps WHERE episode_id IN ({marks}) ORDER BY episode_id, idx", part
         ):
-            steps[int(r["episode_id"])].append(_decode(r))
+            steps[int(r["episode_id"])].append(decode_row(r))
         for i in part:
             if i in eps:
                 yield StoredEpisode(eps[i], steps[i])

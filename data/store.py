@@ -8,17 +8,25 @@ nothing that was played; bulk generation writes whole episodes in one transactio
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import sqlite3
-import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from data.connection import ThreadConnections, WalError
+from data.records import (  # noqa: F401 - the record types are importable from here too
+    STEP_COLUMNS,
+    STEP_INSERT,
+    EpisodeRecord,
+    StepRecord,
+    Who,
+    decode_row,
+    dumps,
+    now,
+)
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -36,10 +44,6 @@ class StoreError(Exception):
     """A database problem explained in one line for the user."""
 
 
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
 def default_db_path() -> Path:
     """``$LMRL_DB`` if set, else ``episodes.db`` in the user data directory."""
     env = os.environ.get(DB_ENV)
@@ -50,50 +54,44 @@ def default_db_path() -> Path:
     return Path(user_data_dir(APP_NAME, appauthor=False)) / "episodes.db"
 
 
-def _dumps(obj: Any) -> str:
-    if not obj:
-        return "{}"
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-
-
-@dataclass(frozen=True)
-class Who:
-    """One side of an episode: ``kind`` (human, scripted, random, checkpoint, hf, http) and name."""
-
-    kind: str
-    name: str
-
-
 class Store:
-    """Open (creating and migrating if needed) the episode database at ``path``."""
+    """Open (creating and migrating if needed) the episode database at ``path``.
+
+    Each thread that uses the store gets its own connection (see :mod:`data.connection`); every
+    write is a ``BEGIN IMMEDIATE`` transaction (:meth:`_writing`) that waits for the write lock
+    up to the busy timeout. Only ``data/`` touches the connections: other packages call the
+    store's methods and the query functions of ``data.runs``, ``data.stats`` and
+    ``data.datasets`` (a test scans their sources for SQL).
+    """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, create: bool = True) -> None:
         self.path = Path(path).expanduser() if path is not None else default_db_path()
         self._check_file(create)
-        self._db: Database | None = None
-        self._db_lock = threading.Lock()
+        self._connections = ThreadConnections(str(self.path))
         try:
-            self.conn = sqlite3.connect(str(self.path), timeout=10.0, check_same_thread=False)
-            self.conn.execute("PRAGMA busy_timeout = 10000")
-            self.conn.execute("PRAGMA foreign_keys = ON")
-            mode = self.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if mode.lower() != "wal" and str(self.path) != ":memory:":
-                raise StoreError(f"{self.path}: could not switch the database to WAL mode")
-            self.conn.execute("PRAGMA synchronous = NORMAL")
             self._migrate()
+        except WalError as e:
+            self._connections.close()
+            raise StoreError(f"{self.path}: {e}") from None
         except sqlite3.DatabaseError as e:
+            self._connections.close()
             raise StoreError(f"{self.path} is not a usable lmrl-tui database ({e})") from None
+        except BaseException:
+            self._connections.close()
+            raise
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        """This thread's connection."""
+        return self._connections.conn
 
     @property
     def db(self) -> Database:
-        """The sqlite-utils view of the connection (created on first use)."""
-        if self._db is None:
-            with self._db_lock:
-                if self._db is None:
-                    from data._sqlite_utils import Database
+        """This thread's sqlite-utils view of its connection (made on first use).
 
-                    self._db = Database(self.conn)
-        return self._db
+        For ``data/`` and tests only: other packages never run SQL themselves.
+        """
+        return self._connections.db
 
     # -- opening -----------------------------------------------------------------------------
     def _check_file(self, create: bool) -> None:
@@ -119,10 +117,10 @@ class Store:
             raise StoreError(f"cannot create a database in {parent}: the folder is not writable")
 
     def _applied_migrations(self) -> list[str]:
-        tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "_sqlite_migrations" not in tables:
             return []
-        rows = self.conn.execute(
+        rows = self._conn.execute(
             "SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid", [MIGRATION_SET]
         )
         return [r[0] for r in rows]
@@ -136,7 +134,7 @@ class Store:
                 f"{self.path} was written by a newer lmrl-tui (schema steps {', '.join(newer)}); "
                 "upgrade lmrl-tui to open it"
             )
-        tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not applied and tables - {"_sqlite_migrations"}:
             raise StoreError(f"{self.path} is an SQLite database, but not an lmrl-tui one")
         if known <= applied:
@@ -144,12 +142,14 @@ class Store:
         from data.migrations import migrations
 
         try:
-            migrations.apply(self.db)
+            with self._writing():  # a second process opening a new file waits, then finds it done
+                migrations.apply(self.db)
         except sqlite3.OperationalError as e:
             raise StoreError(f"cannot write to {self.path} ({e})") from None
 
     def close(self) -> None:
-        self.conn.close()
+        """Close the connections of every thread."""
+        self._connections.close()
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
@@ -157,9 +157,10 @@ class Store:
 
         A deferred transaction that reads before it writes can fail with "database is locked"
         (no busy wait) when another process writes meanwhile; an immediate one waits for the lock
-        up to ``busy_timeout`` instead. Nested use joins the outer transaction.
+        up to ``busy_timeout`` instead. Nested use joins the outer transaction. Every write of
+        the store goes through here, on the calling thread's connection.
         """
-        conn = self.conn
+        conn = self._conn
         if conn.in_transaction:
             yield
             return
@@ -209,9 +210,9 @@ class Store:
                    partner_kind, partner_name, player, source, run_id, status, first_observation,
                    started_at, meta) VALUES (?,?,?,?,?,?,?,?,?,?,?,'in_progress',?,?,?)""",
                 [
-                    task, task_version, seed, _dumps(options), agent.kind, agent.name,
+                    task, task_version, seed, dumps(options), agent.kind, agent.name,
                     partner.kind if partner else None, partner.name if partner else None,
-                    player, source, run_id, first_observation, now(), _dumps(meta),
+                    player, source, run_id, first_observation, now(), dumps(meta),
                 ],
             )  # fmt: skip
         return int(cur.lastrowid)
@@ -239,7 +240,7 @@ class Store:
                    VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
                 [
                     episode_id, idx, role, action, typed, observation, float(reward),
-                    int(terminated), int(truncated), _dumps(dict(info or {})), think_ms, now(),
+                    int(terminated), int(truncated), dumps(dict(info or {})), think_ms, now(),
                 ],
             )  # fmt: skip
             self.db.execute(
@@ -271,7 +272,7 @@ class Store:
                                None if success is None else int(success), now()]  # fmt: skip
             if meta is not None:
                 sets += ", meta=?"
-                args.append(_dumps(meta))
+                args.append(dumps(meta))
             self.db.execute(f"UPDATE episodes SET {sets} WHERE id = ?", [*args, episode_id])
 
     # -- bulk recording ------------------------------------------------------------------------
@@ -300,7 +301,7 @@ class Store:
             self.db["episodes"].insert_all(ep_rows, batch_size=500)
             # Steps are the bulk of the rows: a prepared executemany is ~3x faster than building
             # an INSERT per chunk (and inspecting every value) as insert_all does.
-            self.db.conn.executemany(_STEP_INSERT, step_rows)
+            self._conn.executemany(STEP_INSERT, step_rows)
             label_rows = [
                 (eid, lab.get("step_idx"), lab["label"], lab.get("value"), lab.get("author"),
                  lab.get("created_at") or stamp)  # fmt: skip
@@ -308,7 +309,7 @@ class Store:
                 for lab in ep.labels or ()
             ]
             if label_rows:
-                self.db.conn.executemany(
+                self._conn.executemany(
                     "INSERT INTO labels(episode_id, step_idx, label, value, author, created_at) "
                     "VALUES (?,?,?,?,?,?)",
                     label_rows,
@@ -342,17 +343,23 @@ class Store:
     # -- reading ------------------------------------------------------------------------------
     def episode(self, episode_id: int) -> dict[str, Any] | None:
         rows = list(self.db["episodes"].rows_where("id = ?", [episode_id]))
-        return _decode(rows[0]) if rows else None
+        return decode_row(rows[0]) if rows else None
 
     def steps(self, episode_id: int) -> list[dict[str, Any]]:
         return [
-            _decode(r)
+            decode_row(r)
             for r in self.db["steps"].rows_where("episode_id = ?", [episode_id], order_by="idx")
         ]
 
-    def count(self, where: str = "", args: Sequence[Any] = ()) -> int:
-        sql = "SELECT COUNT(*) FROM episodes" + (f" WHERE {where}" if where else "")
-        return int(self.db.execute(sql, list(args)).fetchone()[0])
+    def count(self, where: str = "", args: Sequence[Any] = (), *, task: str | None = None) -> int:
+        """How many episodes (of ``task``, if given) match the SQL condition ``where`` (for
+        data/ and tests; other packages pass ``task`` only)."""
+        conds, params = ([f"({where})"], list(args)) if where else ([], [])
+        if task is not None:
+            conds.append("task = ?")
+            params.append(task)
+        sql = "SELECT COUNT(*) FROM episodes" + (f" WHERE {' AND '.join(conds)}" if conds else "")
+        return int(self.db.execute(sql, params).fetchone()[0])
 
     def stats(self) -> list[dict[str, Any]]:
         """Per task and source: episodes (finished / in progress), mean return, success rate."""
@@ -373,95 +380,9 @@ class Store:
     def recent_episodes(self, limit: int = 50, task: str | None = None) -> list[dict[str, Any]]:
         where, args = ("task = ?", [task]) if task else (None, [])
         return [
-            _decode(r)
+            decode_row(r)
             for r in self.db["episodes"].rows_where(where, args, order_by="id DESC", limit=limit)
         ]
 
     def schema_version(self) -> list[str]:
         return self._applied_migrations()
-
-
-_JSON_COLS = ("options", "meta", "info", "config", "metrics", "dataset_query", "episode_ids")
-
-
-def _decode(row: Mapping[str, Any]) -> dict[str, Any]:
-    out = dict(row)
-    for k in _JSON_COLS:
-        if isinstance(out.get(k), str):
-            try:
-                out[k] = json.loads(out[k])
-            except ValueError:
-                pass
-    return out
-
-
-@dataclass
-class StepRecord:
-    action: str
-    observation: str
-    reward: float
-    terminated: bool = False
-    truncated: bool = False
-    info: Mapping[str, Any] | None = None
-    typed: str | None = None
-    think_ms: int | None = None
-    role: str = "agent"
-
-
-@dataclass
-class EpisodeRecord:
-    """An episode as written in bulk (generation, import)."""
-
-    task: str
-    task_version: int
-    seed: int | None
-    first_observation: str
-    steps: list[StepRecord]
-    agent: Who
-    partner: Who | None = None
-    player: str | None = None
-    source: str = "scripted"
-    options: Mapping[str, Any] | None = None
-    run_id: int | None = None
-    status: str = "finished"
-    success: bool | None = None
-    meta: Mapping[str, Any] | None = None
-    started_at: str | None = None
-    ended_at: str | None = None
-    labels: list[Mapping[str, Any]] | None = None
-    """Human labels: ``{"step_idx", "label", "value", "author", "created_at"}``."""
-
-    def episode_row(self, eid: int, stamp: str) -> dict[str, Any]:
-        last = self.steps[-1] if self.steps else None
-        return {
-            "id": eid, "task": self.task, "task_version": self.task_version, "seed": self.seed,
-            "options": _dumps(self.options), "agent_kind": self.agent.kind,
-            "agent_name": self.agent.name,
-            "partner_kind": self.partner.kind if self.partner else None,
-            "partner_name": self.partner.name if self.partner else None,
-            "player": self.player, "source": self.source, "run_id": self.run_id,
-            "status": self.status, "first_observation": self.first_observation,
-            "n_steps": len(self.steps), "return": math.fsum(s.reward for s in self.steps),
-            "success": None if self.success is None else int(self.success),
-            "terminated": int(bool(last and last.terminated)),
-            "truncated": int(bool(last and last.truncated)),
-            "started_at": self.started_at or stamp, "ended_at": self.ended_at or stamp,
-            "meta": _dumps(self.meta),
-        }  # fmt: skip
-
-    def step_rows(self, eid: int, stamp: str) -> list[tuple[Any, ...]]:
-        """Rows in the order of :data:`STEP_COLUMNS`."""
-        return [
-            (eid, i, s.role, s.action, s.typed, s.observation, float(s.reward), int(s.terminated),
-             int(s.truncated), _dumps(s.info), s.think_ms, stamp)  # fmt: skip
-            for i, s in enumerate(self.steps)
-        ]
-
-
-STEP_COLUMNS = (
-    "episode_id", "idx", "role", "action", "typed", "observation", "reward", "terminated",
-    "truncated", "info", "think_ms", "created_at",
-)  # fmt: skip
-_STEP_INSERT = (
-    f"INSERT INTO steps({', '.join(STEP_COLUMNS)}) VALUES ({', '.join('?' * len(STEP_COLUMNS))})"
-)

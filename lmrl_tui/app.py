@@ -12,7 +12,8 @@ from textual.binding import Binding
 import envs
 from data.store import Store
 from envs.core import Agent
-from lmrl_tui.agents import HUMAN, make_agent, make_model_agent
+from envs.core.agents import HUMAN, make_agent, make_model_agent
+from envs.core.session import HumanAgent
 from lmrl_tui.screens.dialogs import (
     PARTNER_EMBEDDED,
     EpisodeChoice,
@@ -21,7 +22,7 @@ from lmrl_tui.screens.dialogs import (
     about_markdown,
 )
 from lmrl_tui.screens.home import HomeScreen
-from lmrl_tui.session import HumanAgent, PlaySession
+from lmrl_tui.session import PlaySession
 
 if TYPE_CHECKING:
     from lmrl_tui.screens.play import PlayScreen

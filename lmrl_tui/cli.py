@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -106,65 +105,34 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 
 def cmd_generate(args: argparse.Namespace, store: Any) -> int:
     import envs
-    from data.store import EpisodeRecord, StepRecord, Who
-    from envs.core import episode_success
-    from lmrl_tui.agents import make_agent, make_model_agent
-    from lmrl_tui.session import agent_identity
+    from data.generate import generate
+    from envs.core.agents import make_agent, make_model_agent
 
-    options = dict(args.option)
     spec = envs.spec(args.task)
-    partner = Who("scripted", spec.partner) if spec.partner else None
-    make_options = dict(options)
+    partner = None
     if args.partner:
         if len(spec.roles) < 2:
             raise CliError(f"{args.task} has no partner side")
-        model = make_model_agent(args.partner, role=spec.roles[1])
-        if model is None:
+        partner = make_model_agent(args.partner, role=spec.roles[1])
+        if partner is None:
             raise CliError("--partner takes hf:MODEL or http:MODEL@BASE_URL")
-        make_options["partner"] = model
-        partner = agent_identity(model)
     agent = make_agent(args.task, args.policy, role=spec.roles[0])
     if agent is None:
         raise CliError("generate needs a policy, not a human")
-    meta = getattr(agent, "meta", None)
-    if not options and isinstance(meta, dict) and meta.get("task") == args.task and meta.get("task_options"):
-        options = dict(meta["task_options"])  # a checkpoint plays the game it learnt
-        make_options.update(options)
-    task = envs.make(args.task, **make_options)
-    who = agent_identity(agent)
-    source = "agent" if agent.kind in ("checkpoint", "hf", "http") else "scripted"
     progress = None if args.quiet or not sys.stderr.isatty() else _progress(args.episodes)
-    started = time.perf_counter()
-    buf: list[EpisodeRecord] = []
-    written = successes = 0
-    total_return = 0.0
     try:
-        for n in range(args.episodes):
-            seed = args.seed + n
-            ep = envs.run_episode(task, agent, seed)
-            steps = [StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, t.info) for t in ep.transitions]
-            success = episode_success(task.spec, ep.transitions[-1].info if ep.transitions else None, ep.total_return)
-            successes += bool(success)
-            total_return += ep.total_return
-            buf.append(EpisodeRecord(
-                task.spec.id, task.spec.version, seed, ep.first_observation, steps, who,
-                partner=partner, source=source, options=options, success=success,
-            ))  # fmt: skip
-            if len(buf) >= args.batch:
-                written += len(store.write_episodes(buf))
-                buf.clear()
-            if progress:
-                progress.advance(1)
-        written += len(store.write_episodes(buf))
+        res = generate(
+            store, args.task, agent, args.episodes, seed=args.seed, options=dict(args.option),
+            partner=partner, batch=args.batch,
+            on_episode=(lambda _n: progress.advance(1)) if progress else None,
+        )  # fmt: skip
     finally:
-        task.close()
         if progress:
             progress.stop()
-    dt = time.perf_counter() - started
     print(
-        f"wrote {written} {args.task} episodes ({args.policy}, seeds {args.seed}..{args.seed + args.episodes - 1}) "
-        f"to {store.path} in {dt:.1f}s: mean return {total_return / max(written, 1):.3f}, "
-        f"success {successes / max(written, 1):.1%}"
+        f"wrote {res.written} {args.task} episodes ({args.policy}, seeds {args.seed}..{args.seed + args.episodes - 1}) "
+        f"to {store.path} in {res.seconds:.1f}s: mean return {res.mean_return:.3f}, "
+        f"success {res.success_rate:.1%}"
     )
     return 0
 
@@ -187,23 +155,19 @@ class _progress:
 
 
 def cmd_stats(args: argparse.Namespace, store: Any) -> int:
+    from data.stats import not_understood_rates
+
     rows = store.stats()
     if args.task:
         rows = [r for r in rows if r["task"] == args.task]
-    not_understood = dict(
-        store.db.execute(
-            """SELECT e.task || '/' || e.source, AVG(json_extract(s.info, '$.understood') = 0)
-               FROM steps s JOIN episodes e ON e.id = s.episode_id
-               WHERE json_extract(s.info, '$.understood') IS NOT NULL GROUP BY e.task, e.source"""
-        ).fetchall()
-    )
+    not_understood = not_understood_rates(store)
     print(f"database: {store.path}")
     if not rows:
         print("no episodes yet: play in the app (lmrl) or run `lmrl generate TASK`")
         return 0
     table = []
     for r in rows:
-        nu = not_understood.get(f"{r['task']}/{r['source']}")
+        nu = not_understood.get((r["task"], r["source"]))
         table.append((
             r["task"], r["source"], str(r["episodes"]), str(r["finished"]), str(r["in_progress"]),
             str(r["abandoned"]), "" if r["mean_return"] is None else f"{r['mean_return']:.3f}",

@@ -1,225 +1,43 @@
-"""A play session: one episode of a task, its players, and its recording. No UI in here.
-
-The play screen drives a :class:`PlaySession`; the session owns the game state (the task, who plays
-each side, the turn counter, the think-time clock) and writes every step to the store as it
-happens, so that nothing played is lost if the app dies.
+"""The app's play session: an :class:`envs.core.session.EpisodeSession` recorded into the store
+by a :class:`data.recorder.EpisodeRecorder`, every step committed as it happens (nothing played
+is lost if the app dies). The game logic lives in ``envs``, the writing in ``data``; this only
+puts the two together.
 """
 
 from __future__ import annotations
 
-import queue
-import random
-import threading
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-import envs
-from data.store import Store, Who
-from envs.core import Agent, InvalidInput, Step, Task, Text, episode_success
-
-HUMAN = "human"
-
-
-def agent_identity(agent: Agent | None) -> Who:
-    if agent is None:
-        return Who(HUMAN, HUMAN)
-    return Who(agent.kind, agent.name)
+from data.recorder import EpisodeRecorder
+from data.store import Store
+from envs.core import Agent
+from envs.core.session import EpisodeSession
 
 
-class HumanAgent:
-    """A person on one side of a task. ``act`` blocks (in a worker thread) until the UI answers.
+class PlaySession(EpisodeSession):
+    """One recorded episode of ``task_id`` (``agent`` None = a human at the keyboard)."""
 
-    The UI sets ``on_request`` to learn that a reply is wanted, then calls :meth:`answer`.
-    """
-
-    kind = HUMAN
-
-    def __init__(self, name: str = HUMAN, role: str = "agent") -> None:
-        self.name = name
-        self.role = role
-        self.on_request: Callable[[str, Sequence[Text]], None] | None = None
-        self._answers: queue.Queue[str | None] = queue.Queue()
-        self.last_typed: str | None = None
-        self.last_think_ms: int | None = None
-
-    def reset(self, task: Task, seed: int | None = None) -> None:
-        self._answers = queue.Queue()
-
-    def act(self, history: Sequence[Text]) -> str:
-        started = time.monotonic()
-        if self.on_request is not None:
-            self.on_request(self.role, history)
-        reply = self._answers.get()
-        if reply is None:
-            raise SessionClosed("the session was closed while waiting for a reply")
-        self.last_typed = reply
-        self.last_think_ms = int((time.monotonic() - started) * 1000)
-        return reply
-
-    def answer(self, text: str) -> None:
-        self._answers.put(text)
-
-    def cancel(self) -> None:
-        self._answers.put(None)
-
-
-class SessionClosed(RuntimeError):
-    pass
-
-
-@dataclass
-class StepOutcome:
-    action: str
-    step: Step
-    typed: str | None
-    think_ms: int | None
-
-
-@dataclass
-class PlaySession:
-    """One episode of ``task_id`` with ``agent`` acting (None = a human at the keyboard)."""
-
-    store: Store
-    task_id: str
-    agent: Agent | None = None
-    partner: Agent | None = None
-    player: str | None = None
-    seed: int | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-    agent_choice: str | None = None
-    """How the agent was chosen (a policy name or checkpoint path), to play again with the same."""
-    strict: bool = False
-    """LMRL-strict mode: a human's unparsable input is sent to the task as is (and penalised)."""
-
-    task: Task = field(init=False)
-    episode_id: int | None = field(init=False, default=None)
-    observation: str = field(init=False, default="")
-    transitions: list[StepOutcome] = field(init=False, default_factory=list)
-    total_return: float = field(init=False, default=0.0)
-    done: bool = field(init=False, default=False)
-    success: bool | None = field(init=False, default=None)
-    attempts: list[dict[str, Any]] = field(init=False, default_factory=list)
-    _turn_started: float = field(init=False, default=0.0)
-    _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
-
-    def __post_init__(self) -> None:
-        make_opts = dict(self.options)
-        if self.partner is not None:
-            make_opts["partner"] = self.partner
-        self.task = envs.make(self.task_id, **make_opts)
-
-    # -- lifecycle ----------------------------------------------------------------------------
-    @property
-    def human_acts(self) -> bool:
-        return self.agent is None
+    def __init__(
+        self,
+        store: Store,
+        task_id: str,
+        agent: Agent | None = None,
+        partner: Agent | None = None,
+        player: str | None = None,
+        seed: int | None = None,
+        options: dict[str, Any] | None = None,
+        agent_choice: str | None = None,
+        strict: bool = False,
+    ) -> None:
+        self.store = store
+        self.recorder = EpisodeRecorder(store)
+        super().__init__(
+            task_id, agent=agent, partner=partner, player=player, seed=seed,
+            options=dict(options or {}), agent_choice=agent_choice, strict=strict,
+            listener=self.recorder,
+        )  # fmt: skip
 
     @property
-    def source(self) -> str:
-        if self.agent is None or (self.partner is not None and self.partner.kind == HUMAN):
-            return "human"
-        return "agent" if self.agent.kind in ("checkpoint", "hf", "http") else "scripted"
-
-    def start(self) -> str:
-        if self.seed is None:
-            self.seed = random.SystemRandom().randrange(2**31)
-        self.observation = self.task.reset(self.seed)
-        if self.agent is not None:
-            self.agent.reset(self.task, self.seed)
-        partner_who = None
-        if self.partner is not None:
-            partner_who = agent_identity(self.partner)
-        elif self.task.spec.partner:
-            partner_who = Who("scripted", self.task.spec.partner)
-        self.episode_id = self.store.start_episode(
-            self.task.spec.id,
-            self.task.spec.version,
-            self.seed,
-            self.observation,
-            agent_identity(self.agent),
-            partner=partner_who,
-            player=self.player,
-            source=self.source,
-            options={k: v for k, v in self.options.items() if _jsonable(v)},
-            meta={"strict": self.strict} if self.agent is None else None,
-        )
-        self._turn_started = time.monotonic()
-        return self.observation
-
-    def state(self) -> dict[str, Any]:
-        return self.task.state()
-
-    def model_text(self) -> str:
-        return envs.history_to_str(self.task.history())
-
-    # -- acting -------------------------------------------------------------------------------
-    def human_input(self, typed: str) -> StepOutcome | None:
-        """Apply what the human typed; raises InvalidInput (recorded as an attempt) if unusable."""
-        think_ms = int((time.monotonic() - self._turn_started) * 1000)
-        try:
-            action = self.task.parse_input(typed)
-        except InvalidInput as e:
-            if not self.strict:
-                self.attempts.append({"typed": typed[:500], "error": str(e), "think_ms": think_ms})
-                raise
-            action = typed if typed.endswith("\n") else typed + "\n"
-        return self._apply(action, typed=typed, think_ms=think_ms)
-
-    def agent_action(self) -> str:
-        """Ask the agent for its next action (may be slow: call from a worker thread)."""
-        assert self.agent is not None
-        return self.agent.act(self.task.history())
-
-    def agent_step(self) -> StepOutcome:
-        started = time.monotonic()
-        action = self.agent_action()
-        think_ms = int((time.monotonic() - started) * 1000)
-        return self._apply(action, typed=None, think_ms=think_ms)
-
-    def _apply(self, action: str, typed: str | None, think_ms: int | None) -> StepOutcome:
-        with self._lock:
-            if self.done:
-                raise RuntimeError("the episode is over")
-            st = self.task.step(action)
-            info = dict(st.info)
-            if self.attempts:
-                info["attempts"] = self.attempts
-                self.attempts = []
-            partner = self.partner
-            if isinstance(partner, HumanAgent) and partner.last_typed is not None:
-                info["partner"] = {"typed": partner.last_typed[:2000], "think_ms": partner.last_think_ms}
-                partner.last_typed = None
-            idx = len(self.transitions)
-            assert self.episode_id is not None, "start() the session first"
-            self.store.add_step(
-                self.episode_id, idx, action, st.observation, st.reward, st.terminated,
-                st.truncated, info, typed=typed, think_ms=think_ms,
-            )  # fmt: skip
-            out = StepOutcome(action, st, typed, think_ms)
-            self.transitions.append(out)
-            self.total_return += st.reward
-            self.observation = st.observation
-            if st.terminated or st.truncated:
-                self.done = True
-                self.success = episode_success(self.task.spec, st.info, self.total_return)
-                self.store.finish_episode(self.episode_id, success=self.success)
-                self._close_task()
-            self._turn_started = time.monotonic()
-            return out
-
-    def abandon(self) -> None:
-        """Leave an unfinished episode: it is kept, marked abandoned, never mixed into datasets."""
-        if isinstance(self.partner, HumanAgent):
-            self.partner.cancel()
-        if self.episode_id is not None and not self.done:
-            self.store.finish_episode(self.episode_id, status="abandoned")
-            self.done = True
-        self._close_task()
-
-    def _close_task(self) -> None:
-        self.task.close()
-
-
-def _jsonable(v: Any) -> bool:
-    return isinstance(v, str | int | float | bool | type(None) | list | tuple | dict)
+    def episode_id(self) -> int | None:
+        """The store's id of this episode (None until :meth:`start`)."""
+        return self.recorder.episode_id

@@ -7,8 +7,8 @@ import json
 import pytest
 from test_remote_agent import FakeServer
 
+from envs.core.agents import AgentChoiceError, make_agent
 from envs.core.remote import ChatEndpointAgent
-from lmrl_tui.agents import AgentChoiceError, make_agent
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.play import PlayScreen
 

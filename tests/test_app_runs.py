@@ -4,23 +4,17 @@ from __future__ import annotations
 
 import json
 
+from data import runs
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.dialogs import NewEpisodeDialog
 from lmrl_tui.screens.runs import RunsScreen, read_metrics_tail
 
 
 def add_run(store, out_dir) -> int:
-    with store.db.atomic():
-        cur = store.db.execute(
-            "INSERT INTO runs(kind, algo, task, status, config, out_dir, started_at) VALUES "
-            "('train', 'bc', 'maze-fo', 'finished', '{}', ?, '2026-01-01T00:00:00')",
-            [str(out_dir)],
-        )
-        run_id = cur.lastrowid
-        store.db.execute(
-            "INSERT INTO checkpoints(run_id, path, step, created_at) VALUES (?, ?, 40, '2026-01-01T00:01:00')",
-            [run_id, str(out_dir / "checkpoint")],
-        )
+    run_id = runs.start_run(store, kind="train", algo="bc", task="maze-fo", config={}, dataset_query=None,
+                            episode_ids=None, out_dir=str(out_dir))  # fmt: skip
+    runs.add_checkpoint(store, run_id, str(out_dir / "checkpoint"), 40, {})
+    runs.finish_run(store, run_id, "finished", {})
     return run_id
 
 

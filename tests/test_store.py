@@ -135,13 +135,14 @@ def test_concurrent_writers_wait_instead_of_failing(db_path):
 
     a, b = Store(db_path), Store(db_path)
     rec = EpisodeRecord("maze-fo", 1, 0, "o\n", [StepRecord("a\n", "Success\n", 0.0, True)], Who("scripted", "x"))
-    b.db.conn.execute("BEGIN IMMEDIATE")  # another process holds the write lock for a moment
-    b.db.execute("INSERT INTO players(name, kind, created_at) VALUES ('p', 'human', 'now')")
+    holder = b.db.conn  # this thread's connection: another thread's would be a different one
+    holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock for a moment
+    holder.execute("INSERT INTO players(name, kind, created_at) VALUES ('p', 'human', 'now')")
     released = threading.Event()
 
     def release() -> None:
         time.sleep(0.5)
-        b.db.conn.commit()
+        holder.commit()
         released.set()
 
     threading.Thread(target=release).start()

@@ -66,29 +66,18 @@ def supports_exact(task_id: str, task_options: dict | None = None) -> bool:
     return envs.spec(task_id, **(task_options or {})).exact_evaluation
 
 
-def _store_returns(store, task_id: str, what: str, task_options: dict | None, extra: str = "") -> float | None:
-    """``what`` (an aggregate of ``return``) over the task's episodes logged with these options."""
-    from data.datasets import DatasetQuery, select_episode_ids
-
-    if task_options:  # the options filter is the dataset query's
-        ids = select_episode_ids(store, DatasetQuery(task=task_id, status="any", options=task_options))
-        if not ids:
-            return None
-        sql = f"SELECT {what} FROM episodes WHERE id IN (SELECT value FROM json_each(?)){extra}"
-        row = store.db.execute(sql, [json.dumps(ids)]).fetchone()
-    else:
-        row = store.db.execute(f"SELECT {what} FROM episodes WHERE task = ?{extra}", [task_id]).fetchone()
-    return None if row is None or row[0] is None else float(row[0])
-
-
-LOGGED = " AND status = 'finished' AND source != 'agent'"
-"""The logged data the store-based score is relative to: finished episodes, not agents' rollouts
-(online runs store theirs, possibly under training-only options such as a harsher penalty)."""
-
-
 def store_average(store, task_id: str, task_options: dict | None = None) -> float | None:
-    """The mean return of the logged data."""
-    return _store_returns(store, task_id, "AVG(return)", task_options, LOGGED)
+    """The mean return of the logged data (finished episodes, not agents' rollouts)."""
+    from data.stats import logged_return
+
+    return logged_return(store, task_id, "avg", task_options)
+
+
+def store_minimum(store, task_id: str, task_options: dict | None = None) -> float | None:
+    """The lowest return of the logged data."""
+    from data.stats import logged_return
+
+    return logged_return(store, task_id, "min", task_options)
 
 
 def strong_mean(task_id: str, episodes: int = 32, task_options: dict | None = None) -> float | None:
@@ -124,7 +113,7 @@ def normalise(result: dict[str, Any], task_id: str, store=None, strong: float | 
     avg = store_average(store, task_id, task_options) if store is not None else None
     lo = spec.norm.min if spec.norm else None
     if lo is None and store is not None:
-        lo = _store_returns(store, task_id, "MIN(return)", task_options, LOGGED)
+        lo = store_minimum(store, task_id, task_options)
     hi = strong if strong is not None else strong_mean(task_id, task_options=task_options)
     out["store_average"], out["strong_mean"] = avg, hi
     ok = None not in (avg, lo, hi) and lo <= avg <= hi
@@ -145,22 +134,7 @@ def evaluate(agent, task_id: str, episodes: int = 32, *, seed: int = 0, exact: b
 
 def record_evaluation(store, task_id: str, policy: str, result: dict[str, Any],
                       checkpoint_id: int | None = None) -> int:
-    """Insert a row in the store's ``evaluations`` table."""
-    import json
+    """Insert a row in the store's ``evaluations`` table (see :func:`data.runs.add_evaluation`)."""
+    from data.runs import add_evaluation
 
-    from data.store import now
-
-    meta = {k: v for k, v in result.items() if k not in (
-        "episodes", "mean_return", "ci_low", "ci_high", "success_rate", "normalised_lmrl",
-        "normalised_store")}  # fmt: skip
-    with store.db.atomic():
-        cur = store.db.execute(
-            """INSERT INTO evaluations(task, policy, checkpoint_id, episodes, mean_return, ci_low,
-               ci_high, success_rate, normalised_lmrl, normalised_store, created_at, meta)
-               VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
-            [task_id, policy, checkpoint_id, int(result["episodes"]), float(result["mean_return"]),
-             result.get("ci_low"), result.get("ci_high"), result.get("success_rate"),
-             result.get("normalised_lmrl"), result.get("normalised_store"), now(),
-             json.dumps(meta, default=str)],
-        )  # fmt: skip
-    return int(cur.lastrowid)
+    return add_evaluation(store, task_id, policy, result, checkpoint_id)

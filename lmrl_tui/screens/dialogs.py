@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 import envs
-from lmrl_tui.agents import HUMAN, agent_choices
+from envs.core.agents import HUMAN, agent_choices
 
 PARTNER_EMBEDDED = "embedded"
 

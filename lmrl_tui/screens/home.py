@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 import envs
+from data.stats import task_summaries
 
 
 class HomeScreen(Screen[None]):
@@ -87,11 +88,7 @@ class HomeScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="home-stats")
     def _load_stats(self) -> None:
         store = self.app.store  # type: ignore[attr-defined]
-        rows = store.db.execute(
-            """SELECT task, COUNT(*), AVG(return), AVG(success) FROM episodes
-               WHERE status = 'finished' GROUP BY task"""
-        ).fetchall()
-        self.app.call_from_thread(self._fill_stats, {r[0]: r[1:] for r in rows})
+        self.app.call_from_thread(self._fill_stats, task_summaries(store))
 
     def _fill_stats(self, stats: dict[str, Any]) -> None:
         table = self.query_one("#tasks", DataTable)

@@ -19,8 +19,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Log, Static
 
 from envs.core import InvalidInput, Text
+from envs.core.session import HumanAgent, StepOutcome
 from lmrl_tui.screens.dialogs import HelpScreen, SummaryScreen, about_markdown
-from lmrl_tui.session import HumanAgent, PlaySession, StepOutcome
+from lmrl_tui.session import PlaySession
 from lmrl_tui.views import view_class
 from lmrl_tui.views.base import TaskView
 

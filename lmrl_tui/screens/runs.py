@@ -14,6 +14,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Log, Static
 
+from data.runs import last_run_evaluation, recent_runs, run_checkpoints
+
 TAIL_LINES = 200
 
 
@@ -91,7 +93,7 @@ class RunsScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="runs")
     def _load(self) -> None:
         store = self.app.store  # type: ignore[attr-defined]
-        rows = [dict(r) for r in store.db.query("SELECT * FROM runs ORDER BY id DESC LIMIT 200")]
+        rows = recent_runs(store, 200)
         self.app.call_from_thread(self._fill, rows)
 
     def _fill(self, rows: list[dict[str, Any]]) -> None:
@@ -113,16 +115,10 @@ class RunsScreen(Screen[None]):
         if run is None:
             return
         store = self.app.store  # type: ignore[attr-defined]
-        self.checkpoints = [
-            dict(r) for r in store.db.query("SELECT * FROM checkpoints WHERE run_id = ? ORDER BY id DESC", [run["id"]])
-        ]
-        evals = list(store.db.query(
-            "SELECT e.* FROM evaluations e JOIN checkpoints c ON c.id = e.checkpoint_id WHERE c.run_id = ? "
-            "ORDER BY e.id DESC LIMIT 1", [run["id"]],
-        ))  # fmt: skip
+        self.checkpoints = run_checkpoints(store, run["id"])
+        e = last_run_evaluation(store, run["id"])
         last_eval = ""
-        if evals:
-            e = evals[0]
+        if e is not None:
             norm = "" if e["normalised_lmrl"] is None else f", normalised {e['normalised_lmrl']:.1f} (LMRL)"
             last_eval = f"\nlast evaluation: mean return {e['mean_return']:.3f} over {e['episodes']} episodes{norm}"
         self.query_one("#run-info", Static).update(

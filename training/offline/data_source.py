@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from data.datasets import DatasetQuery, load_episodes, select_episode_ids
+from data.stats import episode_returns
 from training.dataset import Window, episode_windows, select_top
 from training.errors import TrainingError
 
@@ -18,7 +19,7 @@ def select_ids(store, query: DatasetQuery, top_mode: str = "ties") -> list[int]:
     try:
         if top_mode == "count" and query.top_percent is not None:
             base = select_episode_ids(store, replace(query, top_percent=None, limit=None))
-            rets = _returns(store, base)
+            rets = episode_returns(store, base)
             keep = select_top(rets, "count", max(1, int(len(base) * query.top_percent / 100)))
             ids = [base[i] for i in keep][: query.limit]
         else:
@@ -26,20 +27,10 @@ def select_ids(store, query: DatasetQuery, top_mode: str = "ties") -> list[int]:
     except ValueError as e:
         raise TrainingError(f"bad dataset query: {e}") from None
     if not ids:
-        if query.task and store.count("task = ?", [query.task]) == 0:
+        if query.task and store.count(task=query.task) == 0:
             raise TrainingError(f"the store has no episodes of task {query.task!r}")
         raise TrainingError("the dataset is empty: no episodes match the query")
     return ids
-
-
-def _returns(store, ids: list[int]) -> list[float]:
-    out: dict[int, float] = {}
-    for start in range(0, len(ids), 500):
-        part = ids[start : start + 500]
-        marks = ",".join("?" * len(part))
-        for i, r in store.db.execute(f"SELECT id, return FROM episodes WHERE id IN ({marks})", part):
-            out[int(i)] = float(r)
-    return [out[i] for i in ids]
 
 
 def load_windows(store, ids: list[int], mode: str, truncation: str = "terminal") -> list[Window]:

@@ -16,8 +16,8 @@ from typing import Any
 
 import torch
 
+from data import runs
 from data.datasets import DatasetQuery
-from training import records
 from training.checkpoint import load_checkpoint, load_trainer_state, restore_rng, save_checkpoint
 from training.config import TrainConfig
 from training.dataset import PackedDataset
@@ -162,9 +162,9 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
     step_loss, opt = acc.prepare(LossModule(model), opt)
     inner = acc.unwrap_model(step_loss).model
     dataset_info = {"query": json.loads(prep.query.to_json()), "episode_ids": prep.episode_ids}
-    run_id = records.start_run(store, kind="train", algo=cfg.algo, task=cfg.task, config=cfg.to_dict(),
-                               dataset_query=prep.query.to_json(), episode_ids=prep.episode_ids,
-                               out_dir=str(out)) if acc.is_main_process else None  # fmt: skip
+    run_id = runs.start_run(store, kind="train", algo=cfg.algo, task=cfg.task, config=cfg.to_dict(),
+                            dataset_query=prep.query.to_json(), episode_ids=prep.episode_ids,
+                            out_dir=str(out)) if acc.is_main_process else None  # fmt: skip
     metrics_path = out / "metrics.jsonl"
     if acc.is_main_process:
         (out / "config.json").write_text(cfg.to_json())
@@ -220,7 +220,7 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
             if acc.is_main_process and cfg.save_every and n % cfg.save_every == 0 and n < total:
                 save_checkpoint(ckpt, inner, tok, cfg, step=n, epoch=epoch, dataset=dataset_info,
                                 optimizer=opt, metrics={"eval": last_eval})  # fmt: skip
-                records.add_checkpoint(store, run_id, str(ckpt), n, {"eval": last_eval})
+                runs.add_checkpoint(store, run_id, str(ckpt), n, {"eval": last_eval})
         acc.wait_for_everyone()
         if acc.is_main_process:
             el = time.perf_counter() - t0
@@ -231,7 +231,7 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
             if cfg.eval_episodes > 0 and cfg.task:
                 final["eval"] = run_eval(inner, tok, cfg, store)
                 _log(metrics_path, {"kind": "eval", "step": total, **final["eval"]})
-            cid = records.add_checkpoint(store, run_id, str(ckpt), total, final)
+            cid = runs.add_checkpoint(store, run_id, str(ckpt), total, final)
             final["checkpoint_id"] = cid
             final["checkpoint"] = str(ckpt)
         status = "finished"
@@ -240,4 +240,4 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
         if bar is not None:
             bar.close()
         if run_id is not None:
-            records.finish_run(store, run_id, status, final)
+            runs.finish_run(store, run_id, status, final)

@@ -107,7 +107,8 @@ class TabularModel(nn.Module):
 def maze_store(path, episodes: int = 40, seed: int = 0, task_id: str = "maze-fo"):
     """A store holding ``episodes`` behaviour episodes of maze (generated in-process)."""
     import envs
-    from data import EpisodeRecord, StepRecord, Store, Who
+    from data import Store, Who
+    from data.records import episode_record
 
     store = Store(path)
     task = envs.make(task_id)
@@ -115,10 +116,8 @@ def maze_store(path, episodes: int = 40, seed: int = 0, task_id: str = "maze-fo"
     recs = []
     for i in range(episodes):
         ep = envs.run_episode(task, pol, seed=seed + i)
-        steps = [StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, dict(t.info))
-                 for t in ep.transitions]  # fmt: skip
-        recs.append(EpisodeRecord(task_id, task.spec.version, ep.seed, ep.first_observation, steps,
-                                  Who("scripted", "behaviour"), source="scripted",
-                                  success=bool(ep.transitions and ep.transitions[-1].terminated)))  # fmt: skip
+        recs.append(episode_record(task_id, task.spec.version, ep.seed, ep.first_observation, ep.transitions,
+                                   Who("scripted", "behaviour"), partner=None, source="scripted",
+                                   success=bool(ep.transitions and ep.transitions[-1].terminated)))  # fmt: skip
     store.write_episodes(recs)
     return store

@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from training import records
+from data import runs
 from training.checkpoint import load_checkpoint, load_trainer_state, restore_rng, save_checkpoint
 from training.config import TrainConfig
 from training.errors import TrainingError
@@ -48,21 +48,6 @@ def _gather_objects(acc, items: list) -> list:
     from accelerate.utils import gather_object
 
     return list(gather_object(list(items)))
-
-
-def _write(store, recs: list, tries: int = 8) -> None:
-    """``store.write_episodes`` retried while another writer holds the database: a deferred
-    transaction that reads before it writes gets SQLITE_BUSY at once, whatever the timeout."""
-    import sqlite3
-
-    for k in range(tries):
-        try:
-            store.write_episodes(recs)
-            return
-        except sqlite3.OperationalError as e:
-            if ("locked" not in str(e) and "busy" not in str(e)) or k == tries - 1:
-                raise
-            time.sleep(0.05 * 2**k)
 
 
 def round_seeds(cfg: OnlineConfig, rnd: int, rank: int = 0, world: int = 1) -> list[int]:
@@ -159,8 +144,9 @@ class OnlineTrainer:
         everything = _gather_objects(acc, eps)
         if self.main and self.store is not None and not self._written(rnd + 1):
             name = f"{cfg.algo}:{self.out.resolve().name}@round{rnd + 1}"
-            _write(self.store, to_records(everything, name, self.state["run_id"], options=cfg.task_options,
-                                          meta={"round": rnd + 1}))  # fmt: skip
+            # one BEGIN IMMEDIATE transaction: it waits for another writer (busy timeout)
+            self.store.write_episodes(to_records(everything, name, self.state["run_id"],
+                                                 options=cfg.task_options, meta={"round": rnd + 1}))  # fmt: skip
         return eps, everything
 
     def _full_params(self):
@@ -177,10 +163,7 @@ class OnlineTrainer:
 
     def _written(self, rnd: int) -> bool:
         """The round's rollouts are already stored (a run killed after writing them, resumed)."""
-        rows = self.store.db.execute(
-            "SELECT COUNT(*) FROM episodes WHERE run_id = ? AND json_extract(meta, '$.round') = ?",
-            [self.state["run_id"], rnd]).fetchall()  # fetchall: no read snapshot left open
-        return bool(rows and rows[0][0])
+        return runs.round_recorded(self.store, self.state["run_id"], rnd)
 
     def ppo_update(self, eps, rnd: int) -> dict[str, float]:
         acc, cfg, dev = self.acc, self.cfg, self.acc.device
@@ -294,7 +277,7 @@ class OnlineTrainer:
         save_file(head, str(self.ckpt / VALUE_HEAD))
         (self.ckpt / STATE).write_text(json.dumps(self.state))  # written last: marks it complete
         if self.store is not None:
-            records.add_checkpoint(self.store, self.state["run_id"], str(self.ckpt), rnd, metrics)
+            runs.add_checkpoint(self.store, self.state["run_id"], str(self.ckpt), rnd, metrics)
 
     def run(self) -> dict[str, Any]:
         """Do the remaining rounds; returns the final metrics."""
@@ -304,13 +287,11 @@ class OnlineTrainer:
             self.out.mkdir(parents=True, exist_ok=True)
             (self.out / "config.json").write_text(json.dumps(asdict(cfg), indent=1, sort_keys=True))
             if self.state["run_id"] is None and self.store is not None:
-                self.state["run_id"] = records.start_run(
+                self.state["run_id"] = runs.start_run(
                     self.store, kind="train", algo=cfg.algo, task=cfg.task, config=asdict(cfg),
                     dataset_query=None, episode_ids=None, out_dir=str(self.out))  # fmt: skip
             elif self.store is not None:
-                with self.store.db.atomic():
-                    self.store.db.execute("UPDATE runs SET status = 'running' WHERE id = ?",
-                                          [self.state["run_id"]])
+                runs.resume_run(self.store, self.state["run_id"])
         if acc.num_processes > 1:
             self.state["run_id"] = _gather_objects(acc, [self.state["run_id"]])[0]
         metrics_path = self.out / "metrics.jsonl"
@@ -373,7 +354,7 @@ class OnlineTrainer:
             if bar is not None:
                 bar.close()
             if self.main and self.store is not None and self.state["run_id"] is not None:
-                records.finish_run(self.store, self.state["run_id"], status, final)
+                runs.finish_run(self.store, self.state["run_id"], status, final)
 
 
 def train_online(cfg: OnlineConfig, store, out: str | Path, *, resume: bool = False) -> dict[str, Any]:

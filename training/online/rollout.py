@@ -161,18 +161,18 @@ def _success(task, ep: RolloutEpisode) -> bool:
 def to_records(episodes: Sequence[RolloutEpisode], agent_name: str, run_id: int | None,
                options: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> list:
     """Store records (source ``agent``, agent kind ``checkpoint``) of rollout episodes."""
-    from data.store import EpisodeRecord, StepRecord, Who
+    from data.records import Who, episode_record, partner_identity
+    from envs.core.agents import episode_source
 
+    agent = Who("checkpoint", agent_name)
+    source = episode_source(agent.kind)
     recs = []
     for ep in episodes:
         spec = envs.spec(ep.task_id)
-        steps = [StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, dict(t.info))
-                 for t in ep.transitions]  # fmt: skip
-        partner = Who("scripted", spec.partner) if spec.partner else None
-        recs.append(EpisodeRecord(ep.task_id, spec.version, ep.seed, ep.first_observation, steps,
-                                  Who("checkpoint", agent_name), partner=partner, source="agent",
-                                  options=options or None, run_id=run_id, success=ep.success,
-                                  meta=meta))  # fmt: skip
+        recs.append(episode_record(ep.task_id, spec.version, ep.seed, ep.first_observation, ep.transitions,
+                                   agent, partner=partner_identity(None, spec), source=source,
+                                   options=options or None, run_id=run_id, success=ep.success,
+                                   meta=meta))  # fmt: skip
     return recs
 
 
@@ -180,10 +180,9 @@ def from_store(store, run_id: int, max_round: int | None = None) -> list[Rollout
     """The rollout episodes a run wrote in rounds ``<= max_round`` (``--resume`` of accumulating
     online %BC)."""
     from data.datasets import load_episodes
+    from data.runs import run_episode_ids
 
-    ids = [int(r[0]) for r in store.db.execute(
-        "SELECT id FROM episodes WHERE run_id = ? AND COALESCE(json_extract(meta, '$.round'), 0) <= ? "
-        "ORDER BY id", [run_id, 1 << 30 if max_round is None else max_round])]
+    ids = run_episode_ids(store, run_id, max_round)
     out = []
     for ep in load_episodes(store, ids):
         row = ep.episode

@@ -1,0 +1,106 @@
+"""Recording episodes into the store: the only writer of episodes and their steps.
+
+* :class:`EpisodeRecorder` listens to an :class:`envs.core.session.EpisodeSession` and writes
+  each event as it happens: the start, every step (committed at once, so nothing a person played
+  is lost on a crash), and the end (finished or abandoned).
+* :class:`BatchRecorder` buffers finished :class:`~data.records.EpisodeRecord` s and writes them
+  ``batch`` at a time, each batch in one transaction (bulk generation, online rollouts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from data.records import EpisodeRecord, agent_identity, partner_identity
+
+if TYPE_CHECKING:
+    from data.store import Store
+    from envs.core.session import EpisodeSession, StepOutcome
+
+
+def _jsonable(v: Any) -> bool:
+    return isinstance(v, str | int | float | bool | type(None) | list | tuple | dict)
+
+
+class EpisodeRecorder:
+    """Writes one interactive episode to ``store`` as it is played (a session listener)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.episode_id: int | None = None
+
+    def episode_started(self, session: EpisodeSession) -> None:
+        """Insert the ``in_progress`` episode (committed) with its sides and first observation."""
+        spec = session.task.spec
+        self.episode_id = self.store.start_episode(
+            spec.id,
+            spec.version,
+            session.seed,
+            session.observation,
+            agent_identity(session.agent),
+            partner=partner_identity(session.partner, spec),
+            player=session.player,
+            source=session.source,
+            options={k: v for k, v in session.options.items() if _jsonable(v)},
+            meta={"strict": session.strict} if session.agent is None else None,
+        )
+
+    def step_taken(self, session: EpisodeSession, idx: int, outcome: StepOutcome,
+                   info: Mapping[str, Any]) -> None:  # fmt: skip
+        """Record step ``idx`` and commit it at once."""
+        assert self.episode_id is not None, "the episode was not started"
+        st = outcome.step
+        self.store.add_step(
+            self.episode_id, idx, outcome.action, st.observation, st.reward, st.terminated,
+            st.truncated, info, typed=outcome.typed, think_ms=outcome.think_ms,
+        )  # fmt: skip
+
+    def episode_ended(self, session: EpisodeSession, status: str) -> None:
+        """Close the episode: ``finished`` (with the session's success) or ``abandoned``."""
+        assert self.episode_id is not None, "the episode was not started"
+        if status == "finished":
+            self.store.finish_episode(self.episode_id, success=session.success)
+        else:
+            self.store.finish_episode(self.episode_id, status=status)
+
+
+class BatchRecorder:
+    """Buffers finished episodes and writes them ``batch`` at a time, one transaction each.
+
+    Use it as a context manager, or call :meth:`flush` at the end: what is still buffered when
+    the block fails is not written (a batch is all or nothing).
+    """
+
+    def __init__(self, store: Store, batch: int = 200) -> None:
+        if batch < 1:
+            raise ValueError("batch must be at least 1")
+        self.store = store
+        self.batch = batch
+        self.written = 0
+        self._buffer: list[EpisodeRecord] = []
+
+    def add(self, record: EpisodeRecord) -> None:
+        """Buffer one episode; writes the buffer when it holds ``batch`` episodes."""
+        self._buffer.append(record)
+        if len(self._buffer) >= self.batch:
+            self.flush()
+
+    def add_all(self, records: Iterable[EpisodeRecord]) -> None:
+        for record in records:
+            self.add(record)
+
+    def flush(self) -> list[int]:
+        """Write what is buffered (in one transaction); returns the new episode ids."""
+        ids = self.store.write_episodes(self._buffer)
+        self._buffer.clear()
+        self.written += len(ids)
+        return ids
+
+    def __enter__(self) -> BatchRecorder:
+        return self
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is None:
+            self.flush()
+

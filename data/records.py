@@ -1,0 +1,168 @@
+"""The store's records: who played a side, and episodes as written in bulk.
+
+:func:`episode_record` is the one place that turns a played episode (the first observation and
+its transitions) into an :class:`EpisodeRecord`; ``data.generate`` and training's online
+rollouts both build theirs with it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # data.store imports this module: keep opening a database free of envs
+    from envs.core import Agent, TaskSpec, Transition
+
+
+def now() -> str:
+    """The current UTC time as the store writes it (ISO 8601, milliseconds)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def dumps(obj: Any) -> str:
+    """A JSON column's text: ``"{}"`` for nothing, else compact JSON (non-ASCII kept)."""
+    if not obj:
+        return "{}"
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Who:
+    """One side of an episode: ``kind`` (human, scripted, random, checkpoint, hf, http) and name."""
+
+    kind: str
+    name: str
+
+
+def agent_identity(agent: Agent | None) -> Who:
+    """How an agent is recorded; ``None`` stands for a person at the keyboard."""
+    if agent is None:
+        from envs.core.agents import HUMAN
+
+        return Who(HUMAN, HUMAN)
+    return Who(agent.kind, agent.name)
+
+
+def partner_identity(partner: Agent | None, spec: TaskSpec) -> Who | None:
+    """How the other side is recorded: the given partner agent, else the task's built-in partner
+    (``scripted``, named by the spec), else None (a task without a partner)."""
+    if partner is not None:
+        return agent_identity(partner)
+    return Who("scripted", spec.partner) if spec.partner else None
+
+
+@dataclass
+class StepRecord:
+    action: str
+    observation: str
+    reward: float
+    terminated: bool = False
+    truncated: bool = False
+    info: Mapping[str, Any] | None = None
+    typed: str | None = None
+    think_ms: int | None = None
+    role: str = "agent"
+
+
+@dataclass
+class EpisodeRecord:
+    """An episode as written in bulk (generation, import)."""
+
+    task: str
+    task_version: int
+    seed: int | None
+    first_observation: str
+    steps: list[StepRecord]
+    agent: Who
+    partner: Who | None = None
+    player: str | None = None
+    source: str = "scripted"
+    options: Mapping[str, Any] | None = None
+    run_id: int | None = None
+    status: str = "finished"
+    success: bool | None = None
+    meta: Mapping[str, Any] | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    labels: list[Mapping[str, Any]] | None = None
+    """Human labels: ``{"step_idx", "label", "value", "author", "created_at"}``."""
+
+    def episode_row(self, eid: int, stamp: str) -> dict[str, Any]:
+        last = self.steps[-1] if self.steps else None
+        return {
+            "id": eid, "task": self.task, "task_version": self.task_version, "seed": self.seed,
+            "options": dumps(self.options), "agent_kind": self.agent.kind,
+            "agent_name": self.agent.name,
+            "partner_kind": self.partner.kind if self.partner else None,
+            "partner_name": self.partner.name if self.partner else None,
+            "player": self.player, "source": self.source, "run_id": self.run_id,
+            "status": self.status, "first_observation": self.first_observation,
+            "n_steps": len(self.steps), "return": math.fsum(s.reward for s in self.steps),
+            "success": None if self.success is None else int(self.success),
+            "terminated": int(bool(last and last.terminated)),
+            "truncated": int(bool(last and last.truncated)),
+            "started_at": self.started_at or stamp, "ended_at": self.ended_at or stamp,
+            "meta": dumps(self.meta),
+        }  # fmt: skip
+
+    def step_rows(self, eid: int, stamp: str) -> list[tuple[Any, ...]]:
+        """Rows in the order of :data:`STEP_COLUMNS`."""
+        return [
+            (eid, i, s.role, s.action, s.typed, s.observation, float(s.reward), int(s.terminated),
+             int(s.truncated), dumps(s.info), s.think_ms, stamp)  # fmt: skip
+            for i, s in enumerate(self.steps)
+        ]
+
+
+def episode_record(
+    task: str,
+    task_version: int,
+    seed: int | None,
+    first_observation: str,
+    transitions: Iterable[Transition],
+    agent: Who,
+    *,
+    partner: Who | None,
+    source: str,
+    options: Mapping[str, Any] | None = None,
+    success: bool | None = None,
+    run_id: int | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> EpisodeRecord:
+    """A finished episode's record from its transitions (agent steps, infos copied)."""
+    steps = [
+        StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, dict(t.info))
+        for t in transitions
+    ]
+    return EpisodeRecord(
+        task, task_version, seed, first_observation, steps, agent, partner=partner, source=source,
+        options=options, run_id=run_id, success=success, meta=meta,
+    )  # fmt: skip
+
+
+_JSON_COLS = ("options", "meta", "info", "config", "metrics", "dataset_query", "episode_ids")
+
+
+def decode_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A row of the store as a dict, its JSON columns decoded (text that is not JSON is kept)."""
+    out = dict(row)
+    for k in _JSON_COLS:
+        if isinstance(out.get(k), str):
+            try:
+                out[k] = json.loads(out[k])
+            except ValueError:
+                pass
+    return out
+
+
+STEP_COLUMNS = (
+    "episode_id", "idx", "role", "action", "typed", "observation", "reward", "terminated",
+    "truncated", "info", "think_ms", "created_at",
+)  # fmt: skip
+STEP_INSERT = (
+    f"INSERT INTO steps({', '.join(STEP_COLUMNS)}) VALUES ({', '.join('?' * len(STEP_COLUMNS))})"
+)

@@ -1,0 +1,69 @@
+"""Aggregates over the store: per-task summaries (the app's home screen, ``lmrl stats``), the
+returns of the logged data (evaluation's store-normalised score) and of chosen episodes.
+
+(:meth:`data.store.Store.stats` is the per task and source table of ``lmrl stats``.)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from data.store import Store
+
+
+def task_summaries(store: Store) -> dict[str, tuple[int, float | None, float | None]]:
+    """Per task, over its finished episodes: (count, mean return, success rate)."""
+    rows = store.db.execute(
+        """SELECT task, COUNT(*), AVG(return), AVG(success) FROM episodes
+           WHERE status = 'finished' GROUP BY task"""
+    ).fetchall()
+    return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+
+def not_understood_rates(store: Store) -> dict[tuple[str, str], float]:
+    """Per (task, source): the share of the steps that say whether their input was understood
+    (``info["understood"]``, the partner tasks) where it was not."""
+    rows = store.db.execute(
+        """SELECT e.task, e.source, AVG(json_extract(s.info, '$.understood') = 0)
+           FROM steps s JOIN episodes e ON e.id = s.episode_id
+           WHERE json_extract(s.info, '$.understood') IS NOT NULL GROUP BY e.task, e.source"""
+    ).fetchall()
+    return {(r[0], r[1]): r[2] for r in rows}
+
+
+_LOGGED = " AND status = 'finished' AND source != 'agent'"
+_AGGREGATES = {"avg": "AVG(return)", "min": "MIN(return)"}
+
+
+def logged_return(store: Store, task: str, aggregate: Literal["avg", "min"],
+                  options: Mapping[str, Any] | None = None) -> float | None:  # fmt: skip
+    """The mean (``avg``) or lowest (``min``) return of the task's logged data: its finished
+    episodes that are not agents' rollouts (online runs store theirs, possibly under
+    training-only options such as a harsher penalty), logged with ``options`` when given.
+    None when there is no such episode."""
+    from data.datasets import DatasetQuery, select_episode_ids
+
+    what = _AGGREGATES[aggregate]
+    if options:  # the options filter is the dataset query's
+        ids = select_episode_ids(store, DatasetQuery(task=task, status="any", options=dict(options)))
+        if not ids:
+            return None
+        sql = f"SELECT {what} FROM episodes WHERE id IN (SELECT value FROM json_each(?)){_LOGGED}"
+        row = store.db.execute(sql, [json.dumps(ids)]).fetchone()
+    else:
+        row = store.db.execute(f"SELECT {what} FROM episodes WHERE task = ?{_LOGGED}", [task]).fetchone()
+    return None if row is None or row[0] is None else float(row[0])
+
+
+def episode_returns(store: Store, ids: Sequence[int], chunk: int = 500) -> list[float]:
+    """The returns of the episodes ``ids``, in that order (KeyError for an id not stored)."""
+    out: dict[int, float] = {}
+    for start in range(0, len(ids), chunk):
+        part = list(ids[start : start + chunk])
+        marks = ",".join("?" * len(part))
+        for i, r in store.db.execute(f"SELECT id, return FROM episodes WHERE id IN ({marks})", part).fetchall():
+            out[int(i)] = float(r)
+    return [out[i] for i in ids]

@@ -1,0 +1,138 @@
+"""Who can play a side: a human, a scripted policy by name, a model (``hf:``, ``http:``) or a
+trained checkpoint folder; and how an episode's source follows from its sides.
+
+The kinds that need the training extra (torch) are not imported here: :data:`_LOADERS` maps each
+model kind to a ``"module:attribute"`` string that is imported with importlib only when that kind
+is chosen, so ``import envs`` never imports torch. :func:`register_agent_loader` replaces an entry
+(training code, or a test's fake), with a callable or another such string.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from envs.core.api import Agent
+from envs.core.registry import POLICY_ALIASES, make_policy, policies
+
+HUMAN = "human"
+MODEL_KINDS = frozenset({"checkpoint", "hf", "http"})
+"""Agent kinds that are models (trained or served), not scripted policies."""
+
+TRAIN_EXTRA = "pip install 'lmrl-tui[train]'"
+
+
+class AgentChoiceError(ValueError):
+    """A choice of agent that cannot be used, explained in one line."""
+
+
+def episode_source(agent_kind: str | None, partner_kind: str | None = None) -> str:
+    """The ``source`` an episode is recorded under: ``human`` when a person plays either side
+    (``agent_kind`` None or ``"human"``), ``agent`` for a model, else ``scripted``."""
+    if agent_kind in (None, HUMAN) or partner_kind == HUMAN:
+        return "human"
+    return "agent" if agent_kind in MODEL_KINDS else "scripted"
+
+
+# -- loaders by kind --------------------------------------------------------------------------
+AgentLoader = Callable[..., Agent]
+
+_LOADERS: dict[str, AgentLoader | str] = {
+    "checkpoint": "training.agent:load_agent",  # (path, task=task_id)
+    "hf": "training.hf_agent:HFAgent",  # (model)
+    "http": "envs.core.remote:ChatEndpointAgent",  # (base_url, model, role=role)
+}
+_NEEDS = {
+    "checkpoint": "loading a checkpoint needs the training extra",
+    "hf": "a Hugging Face model needs the training extra",
+}
+"""What a kind needs, for the one-line error when its module cannot be imported."""
+
+
+def register_agent_loader(kind: str, loader: AgentLoader | str) -> None:
+    """Use ``loader`` (a callable, or ``"module:attribute"`` imported on first use) for ``kind``."""
+    _LOADERS[kind] = loader
+
+
+def agent_loader(kind: str) -> AgentLoader:
+    """The loader of ``kind``, importing its module now if it is named by a string."""
+    try:
+        entry = _LOADERS[kind]
+    except KeyError:
+        known = ", ".join(sorted(_LOADERS))
+        raise AgentChoiceError(f"no agent loader for {kind!r}: use one of {known}") from None
+    if callable(entry):
+        return entry
+    module, _, attr = entry.partition(":")
+    try:
+        loaded = getattr(importlib.import_module(module), attr)
+    except ImportError as e:  # the train extra is not installed
+        needs = _NEEDS.get(kind, f"agents of kind {kind!r} need more packages")
+        raise AgentChoiceError(f"{needs}: {TRAIN_EXTRA} ({e})") from None
+    _LOADERS[kind] = loaded
+    return loaded
+
+
+# -- choices ----------------------------------------------------------------------------------
+def agent_choices(task_id: str) -> list[tuple[str, str]]:
+    """(label, value) pairs for the new-episode dialog: human first, then the scripted policies."""
+    out = [("Me (human)", HUMAN)]
+    labels = {
+        "strong": "Scripted strong (optimal)",
+        "behaviour": "Scripted behaviour (data policy)",
+        "random": "Random",
+    }
+    for name in policies(task_id):
+        out.append((labels.get(name, f"Scripted {name}"), name))
+    return out
+
+
+MODEL_HELP = (
+    "a policy name, a checkpoint folder, hf:MODEL (a local Hugging Face causal LM: path or hub id) "
+    "or http:MODEL@BASE_URL (an OpenAI-compatible endpoint; key from $OPENAI_API_KEY)"
+)
+
+
+def make_model_agent(choice: str, role: str = "agent") -> Agent | None:
+    """``hf:MODEL`` or ``http:MODEL@BASE_URL`` as an agent or partner; None if ``choice`` is neither."""
+    if choice.startswith("hf:"):
+        model = choice[3:].strip()
+        if not model:
+            raise AgentChoiceError("hf: needs a model path or hub id, e.g. hf:./my-model")
+        return agent_loader("hf")(model)
+    if choice.startswith("http:") and "@" in choice:
+        model, _, base_url = choice[5:].partition("@")
+        if not model.strip() or not base_url.strip():
+            raise AgentChoiceError("write an endpoint as http:MODEL@BASE_URL, e.g. http:llama3@http://127.0.0.1:8000/v1")
+        return agent_loader("http")(base_url.strip(), model.strip(), role=role)
+    return None
+
+
+def make_agent(task_id: str, choice: str, role: str = "agent") -> Agent | None:
+    """None for a human; a scripted policy by name; a model (hf:, http:); or a checkpoint folder."""
+    if choice == HUMAN:
+        return None
+    if choice in policies(task_id) or choice in POLICY_ALIASES:
+        return make_policy(task_id, choice)
+    model = make_model_agent(choice, role)
+    if model is not None:
+        return model
+    path = Path(choice).expanduser()
+    if path.exists():
+        return agent_loader("checkpoint")(str(path), task=task_id)
+    names = ", ".join(policies(task_id))
+    raise AgentChoiceError(
+        f"unknown policy {choice!r} for {task_id}: use one of {names}, a checkpoint folder, "
+        "hf:MODEL or http:MODEL@BASE_URL"
+    )
+
+
+def learnt_task_options(agent: Agent | None, task_id: str) -> dict[str, Any] | None:
+    """The task options a checkpoint agent was trained with on ``task_id`` (it plays the game it
+    learnt), or None when the agent says nothing about them."""
+    meta = getattr(agent, "meta", None)
+    if isinstance(meta, dict) and meta.get("task") == task_id and meta.get("task_options"):
+        return dict(meta["task_options"])
+    return None

@@ -1,0 +1,219 @@
+"""An episode session: one episode of a task as people and agents play it, turn by turn.
+
+The session owns the game state (the task, who plays each side, the turn counter, the think-time
+clock, the unusable inputs a person tried). It stores nothing itself: a :class:`SessionListener`
+(the store's recorder, ``data.recorder.EpisodeRecorder``) hears of the start, every step and the
+end as they happen. No UI and no database in here.
+"""
+
+from __future__ import annotations
+
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from envs.core.agents import HUMAN, episode_source
+from envs.core.api import Agent, InvalidInput, Step, Task, Text, history_to_str
+from envs.core.episode import episode_success
+from envs.core.registry import make
+
+
+class HumanAgent:
+    """A person on one side of a task. ``act`` blocks (in a worker thread) until the UI answers.
+
+    The UI sets ``on_request`` to learn that a reply is wanted, then calls :meth:`answer`.
+    """
+
+    kind = HUMAN
+
+    def __init__(self, name: str = HUMAN, role: str = "agent") -> None:
+        self.name = name
+        self.role = role
+        self.on_request: Callable[[str, Sequence[Text]], None] | None = None
+        self._answers: queue.Queue[str | None] = queue.Queue()
+        self.last_typed: str | None = None
+        self.last_think_ms: int | None = None
+
+    def reset(self, task: Task, seed: int | None = None) -> None:
+        self._answers = queue.Queue()
+
+    def act(self, history: Sequence[Text]) -> str:
+        started = time.monotonic()
+        if self.on_request is not None:
+            self.on_request(self.role, history)
+        reply = self._answers.get()
+        if reply is None:
+            raise SessionClosed("the session was closed while waiting for a reply")
+        self.last_typed = reply
+        self.last_think_ms = int((time.monotonic() - started) * 1000)
+        return reply
+
+    def answer(self, text: str) -> None:
+        """Give the reply the waiting :meth:`act` returns."""
+        self._answers.put(text)
+
+    def cancel(self) -> None:
+        """Wake a waiting :meth:`act` with :class:`SessionClosed`."""
+        self._answers.put(None)
+
+
+class SessionClosed(RuntimeError):
+    pass
+
+
+@dataclass
+class StepOutcome:
+    action: str
+    step: Step
+    typed: str | None
+    think_ms: int | None
+
+
+class SessionListener(Protocol):
+    """What hears of a session's events, in order (a recorder writes them as they happen)."""
+
+    def episode_started(self, session: EpisodeSession) -> None: ...
+
+    def step_taken(self, session: EpisodeSession, idx: int, outcome: StepOutcome,
+                   info: Mapping[str, Any]) -> None:  # fmt: skip
+        """Step ``idx`` was played; ``info`` is the step's info plus the session's notes (a
+        person's unusable attempts, what a human partner typed)."""
+
+    def episode_ended(self, session: EpisodeSession, status: str) -> None:
+        """``status`` is ``finished`` or ``abandoned``."""
+
+
+@dataclass
+class EpisodeSession:
+    """One episode of ``task_id`` with ``agent`` acting (None = a human at the keyboard)."""
+
+    task_id: str
+    agent: Agent | None = None
+    partner: Agent | None = None
+    player: str | None = None
+    seed: int | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    agent_choice: str | None = None
+    """How the agent was chosen (a policy name or checkpoint path), to play again with the same."""
+    strict: bool = False
+    """LMRL-strict mode: a human's unparsable input is sent to the task as is (and penalised)."""
+    listener: SessionListener | None = None
+
+    task: Task = field(init=False)
+    observation: str = field(init=False, default="")
+    transitions: list[StepOutcome] = field(init=False, default_factory=list)
+    total_return: float = field(init=False, default=0.0)
+    started: bool = field(init=False, default=False)
+    done: bool = field(init=False, default=False)
+    success: bool | None = field(init=False, default=None)
+    attempts: list[dict[str, Any]] = field(init=False, default_factory=list)
+    _turn_started: float = field(init=False, default=0.0)
+    _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        make_opts = dict(self.options)
+        if self.partner is not None:
+            make_opts["partner"] = self.partner
+        self.task = make(self.task_id, **make_opts)
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    @property
+    def human_acts(self) -> bool:
+        return self.agent is None
+
+    @property
+    def source(self) -> str:
+        """``human``, ``agent`` or ``scripted`` (see :func:`envs.core.agents.episode_source`)."""
+        return episode_source(
+            self.agent.kind if self.agent is not None else None,
+            self.partner.kind if self.partner is not None else None,
+        )
+
+    def start(self) -> str:
+        """Reset the task (a random seed unless one was given); returns the first observation."""
+        if self.seed is None:
+            self.seed = random.SystemRandom().randrange(2**31)
+        self.observation = self.task.reset(self.seed)
+        if self.agent is not None:
+            self.agent.reset(self.task, self.seed)
+        if self.listener is not None:
+            self.listener.episode_started(self)
+        self.started = True
+        self._turn_started = time.monotonic()
+        return self.observation
+
+    def state(self) -> dict[str, Any]:
+        return self.task.state()
+
+    def model_text(self) -> str:
+        return history_to_str(self.task.history())
+
+    # -- acting -------------------------------------------------------------------------------
+    def human_input(self, typed: str) -> StepOutcome | None:
+        """Apply what the human typed; raises InvalidInput (recorded as an attempt) if unusable."""
+        think_ms = int((time.monotonic() - self._turn_started) * 1000)
+        try:
+            action = self.task.parse_input(typed)
+        except InvalidInput as e:
+            if not self.strict:
+                self.attempts.append({"typed": typed[:500], "error": str(e), "think_ms": think_ms})
+                raise
+            action = typed if typed.endswith("\n") else typed + "\n"
+        return self._apply(action, typed=typed, think_ms=think_ms)
+
+    def agent_action(self) -> str:
+        """Ask the agent for its next action (may be slow: call from a worker thread)."""
+        assert self.agent is not None
+        return self.agent.act(self.task.history())
+
+    def agent_step(self) -> StepOutcome:
+        started = time.monotonic()
+        action = self.agent_action()
+        think_ms = int((time.monotonic() - started) * 1000)
+        return self._apply(action, typed=None, think_ms=think_ms)
+
+    def _apply(self, action: str, typed: str | None, think_ms: int | None) -> StepOutcome:
+        with self._lock:
+            if self.done:
+                raise RuntimeError("the episode is over")
+            assert self.started, "start() the session first"
+            st = self.task.step(action)
+            info = dict(st.info)
+            if self.attempts:
+                info["attempts"] = self.attempts
+                self.attempts = []
+            partner = self.partner
+            if isinstance(partner, HumanAgent) and partner.last_typed is not None:
+                info["partner"] = {"typed": partner.last_typed[:2000], "think_ms": partner.last_think_ms}
+                partner.last_typed = None
+            out = StepOutcome(action, st, typed, think_ms)
+            if self.listener is not None:  # before the state moves on: a failed write stops here
+                self.listener.step_taken(self, len(self.transitions), out, info)
+            self.transitions.append(out)
+            self.total_return += st.reward
+            self.observation = st.observation
+            if st.terminated or st.truncated:
+                self.done = True
+                self.success = episode_success(self.task.spec, st.info, self.total_return)
+                if self.listener is not None:
+                    self.listener.episode_ended(self, "finished")
+                self._close_task()
+            self._turn_started = time.monotonic()
+            return out
+
+    def abandon(self) -> None:
+        """Leave an unfinished episode: it is kept, marked abandoned, never mixed into datasets."""
+        if isinstance(self.partner, HumanAgent):
+            self.partner.cancel()
+        if self.started and not self.done:
+            if self.listener is not None:
+                self.listener.episode_ended(self, "abandoned")
+            self.done = True
+        self._close_task()
+
+    def _close_task(self) -> None:
+        self.task.close()
