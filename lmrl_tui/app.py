@@ -10,6 +10,7 @@ from textual.app import App
 from textual.binding import Binding
 
 import envs
+from data.session import PlaySession
 from data.store import Store
 from envs.core import Agent
 from envs.core.agents import HUMAN, make_agent, make_model_agent
@@ -22,7 +23,6 @@ from lmrl_tui.screens.dialogs import (
     about_markdown,
 )
 from lmrl_tui.screens.home import HomeScreen
-from lmrl_tui.session import PlaySession
 
 if TYPE_CHECKING:
     from lmrl_tui.screens.play import PlayScreen

@@ -240,7 +240,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from data.formats import FormatError
     from data.store import StoreError
     from envs.core import UnknownPolicy, UnknownTask
-    from lmrl_tui.agents import AgentChoiceError
+    from envs.core.agents import AgentChoiceError
 
     errs: list[type[BaseException]] = [CliError, StoreError, FormatError, UnknownTask, UnknownPolicy, AgentChoiceError]
     try:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 import envs
+from data.session import PlaySession
 from envs.chess.task import ChessTask
 from envs.core.session import HumanAgent
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.play import PlayScreen
-from lmrl_tui.session import PlaySession
 from lmrl_tui.views.chess import ChessView, move_list, render_board
 
 pytestmark = pytest.mark.stockfish

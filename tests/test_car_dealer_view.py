@@ -5,10 +5,10 @@ from __future__ import annotations
 import contextlib
 
 import envs
+from data.session import PlaySession
 from envs.core.session import HumanAgent
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.play import PlayScreen
-from lmrl_tui.session import PlaySession
 from lmrl_tui.views.car_dealer import CarDealerView, parse_dollars
 
 

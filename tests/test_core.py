@@ -24,7 +24,7 @@ def test_a_partner_is_an_argument_not_an_option() -> None:
 
 
 def test_every_task_has_the_whole_protocol() -> None:
-    for task_id in envs.ids():
+    for task_id in envs.core.builtin_ids():
         task = envs.make(task_id)
         try:
             assert isinstance(task, envs.Task)

@@ -1,4 +1,4 @@
-"""Maze rules, texts and policies against LMRL-Gym's behaviour (tasks-lmrl-gym.md §1)."""
+"""Maze rules, texts and policies against LMRL-Gym's behaviour (docs/tasks.md §1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Online training on the toy bandit (algorithms.md §11 T10, T11), rollouts in the store, --resume."""
+"""Online training on the toy bandit (docs/algorithms.md §11, T10, T11), rollouts in the store, --resume."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""T13 (algorithms.md §11): a PPO update under ``accelerate launch --multi_gpu --num_processes 2``
+"""T13 (docs/algorithms.md §11): a PPO update under ``accelerate launch --multi_gpu --num_processes 2``
 (on a CPU-only machine: torchrun + gloo)
 gives the same per-step loss and parameters as one process with the same global batch, and the
 advantages are whitened with global statistics.

@@ -1,4 +1,4 @@
-"""PPO pure functions (algorithms.md §11 T8, T9)."""
+"""PPO pure functions (docs/algorithms.md §11, T8, T9)."""
 
 from __future__ import annotations
 

@@ -39,14 +39,14 @@ def test_the_scan_finds_a_misspelt_id(tmp_path: Path) -> None:
     assert found == ["maze-fo", "text-nav"]
 
 
-@pytest.mark.parametrize("task_id", envs.ids())
+@pytest.mark.parametrize("task_id", envs.core.builtin_ids())
 def test_check_task(task_id: str) -> None:
     """The contract (API shape, determinism, replay, rewards, horizon, nasty input, spec facts)."""
     check_task(task_id)
 
 
 def test_facts_on_the_specs() -> None:
-    facts = {t: envs.spec(t) for t in envs.ids()}
+    facts = {t: envs.spec(t) for t in envs.core.builtin_ids()}
     assert {t for t, s in facts.items() if s.window == "step"} == {"maze-fo", "chess", "endgames"}
     assert {t for t, s in facts.items() if s.decoding == "rerank"} == {
         "maze-fo", "maze-po", "textnav-fo", "textnav-po", "chess", "endgames"}

@@ -1,4 +1,4 @@
-"""Text-Nav rules, texts and policies against LMRL-Gym's TextWorld house (tasks-lmrl-gym.md §2)."""
+"""Text-Nav rules, texts and policies against LMRL-Gym's TextWorld house (docs/tasks.md §2)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def test_walkthrough_from_the_living_room_wins():
     assert commands(obs) == ["go east", "go south", "go west", "take fresh food from table",
                              "take stale food from table"]  # fmt: skip
     steps = [t.step(a + "\n") for a in WALKTHROUGH]
-    # LMRL's admissible lists (tasks-lmrl-gym.md §2.2 transcript).
+    # LMRL's admissible lists (docs/tasks.md §2.2).
     assert commands(steps[0].observation) == [
         "drop stale food", "eat stale food", "go east", "go south", "go west",
         "put stale food on table", "take fresh food from table"]  # fmt: skip

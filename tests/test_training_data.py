@@ -1,4 +1,4 @@
-"""T1 (tokenisation and masks) and T3 (%BC selection) of algorithms.md §11."""
+"""T1 (tokenisation and masks) and T3 (%BC selection) of docs/algorithms.md §11."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""T2 (BC), T5 (ILQL pieces), T7 (perturbation identity) of algorithms.md §11, on hand-built tensors."""
+"""T2 (BC), T5 (ILQL pieces), T7 (perturbation identity) of docs/algorithms.md §11, on hand-built tensors."""
 
 from __future__ import annotations
 

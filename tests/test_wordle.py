@@ -1,4 +1,4 @@
-"""Wordle rules, texts and policies against LMRL-Gym's behaviour (tasks-lmrl-gym.md §3)."""
+"""Wordle rules, texts and policies against LMRL-Gym's behaviour (docs/tasks.md §3)."""
 
 from __future__ import annotations
 
@@ -153,7 +153,7 @@ def test_texts_rewards_and_horizon(small_vocab):
 
 
 def test_lmrl_literal_transcript(small_vocab):
-    # tasks-lmrl-gym.md §3.3: 'crane' is not in the list there; here 'xxxxx' plays that part.
+    # docs/tasks.md §3.2: LMRL-Gym's transcript guesses 'crane', which is not in its 431-word list; here 'xxxxx' plays that part.
     t = envs.make("wordle-lmrl", vocab_file=str(small_vocab))
     t.reset(3, {"answer": "hello"})
     rewards = [t.step(a).reward for a in ("xxxxx", "x x x x x\n", "slate")]

@@ -10,7 +10,7 @@ from data.datasets import DatasetQuery, load_episodes, select_episode_ids
 from data.formats import export_episodes, import_episodes
 from data.store import EpisodeRecord, StepRecord, Store, Who
 
-# LMRL's own example line (tasks-lmrl-gym.md §3.3, generated with the repo's generator).
+# LMRL's own example line (docs/tasks.md §3.2, generated with LMRL-Gym's own generator).
 LMRL_LINE = (
     '{"sequence": [["Wordle:\\n", 0.0], ["c l o w n\\n", 1.0], ["b y g b y\\n", 0.0], '
     '["d a n d y\\n", 1.0], ["b b y b b\\n", 0.0], ["k n o l l\\n", 1.0], ["g g g g g\\n", 0.0]], '

@@ -1,7 +1,7 @@
 """The resolved training configuration: one dataclass for every offline algorithm.
 
-Defaults follow LMRL-Gym (algorithms.md §7) where they matter for parity, with the maze-fo
-calibration of algorithms.md §13 applied by :func:`resolve` (``turn`` discounting, larger polyak α,
+Defaults follow LMRL-Gym (docs/algorithms.md §7) where they matter for parity, with the maze-fo
+calibration of docs/algorithms.md §13 applied by :func:`resolve` (``turn`` discounting, larger polyak α,
 reranker decoding). Torch-free, so the CLI can import it cheaply.
 """
 
@@ -134,7 +134,7 @@ TASK_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
-# Task x algorithm recipes measured on this project's 2-core CPU (algorithms.md §13; see
+# Task x algorithm recipes measured on this project's 2-core CPU (docs/algorithms.md §13; see
 # training/README.md): maze-fo is deterministic, so value learning trains on one copy of each
 # distinct window, drops the timed-out step (bootstraps instead), and keeps the trunk for values
 # (reranker decoding needs no π_β). γ 0.98 / τ 0.7 / lr 3e-4 avoid the maximisation-bias

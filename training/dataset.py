@@ -1,4 +1,4 @@
-"""Stored episodes -> LMRL windows -> packed token arrays -> shifted training batches (§0, §10).
+"""Stored episodes -> LMRL windows -> packed token arrays -> shifted training batches (docs/algorithms.md §0, §10).
 
 * A *window* is a list of segments ``(text, is_action, reward)``: the whole episode
   (``windows="episode"``), or one ``(observation, action)`` pair per step (``"step"``, LMRL's chain
@@ -59,7 +59,7 @@ def episode_windows(
 
 
 def select_top(returns: Sequence[float], mode: str = "percent", value: float = 10.0) -> list[int]:
-    """%BC selection (§2): indices kept. ``percent`` keeps ties (numpy percentile, >=), ``count``
+    """%BC selection (docs/algorithms.md §2): indices kept. ``percent`` keeps ties (numpy percentile, >=), ``count``
     keeps exactly ``int(value)`` by a stable descending sort, ``threshold`` keeps returns >= value."""
     from data.datasets import percentile
 
@@ -164,7 +164,7 @@ class PackedDataset(torch.utils.data.Dataset):
         return int(self.ids.numel())
 
     def _returns_to_go(self) -> torch.Tensor:
-        """G_k = r_k + d_k G_{k+1} over the action tokens of each episode's whole chain (§3)."""
+        """G_k = r_k + d_k G_{k+1} over the action tokens of each episode's whole chain (docs/algorithms.md §3)."""
         ret = torch.zeros_like(self.rew)
         pos = torch.nonzero(self.act).squeeze(1).tolist()
         token_ep = torch.repeat_interleave(self.episodes, self.offsets[1:] - self.offsets[:-1]).tolist()

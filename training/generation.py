@@ -1,5 +1,5 @@
-"""Decoding: value-guided sampling with KV caches (logits = ℓ_β + β·Q, §4 "Generation") and LMRL's
-reranker over enumerable actions (score = Σ_tokens (min Q̄ − V) [+ w·Σ log π_β], §4, §13).
+"""Decoding: value-guided sampling with KV caches (logits = ℓ_β + β·Q, docs/algorithms.md §4.5 "Generation") and LMRL's
+reranker over enumerable actions (score = Σ_tokens (min Q̄ − V) [+ w·Σ log π_β], §4.5, §13).
 
 :class:`Decoder` works for every algorithm: BC samples π_β; MC and ILQL perturb π_β by β·Q; Q-SFT
 samples p_θ directly (or reranks by log p_θ − log π_β with ``extra.qsft_policy = "ratio"``).

@@ -1,4 +1,4 @@
-"""Every loss as a pure function of tensors (algorithms.md §1–4, §8). Shapes: ``[B, T-1]`` for
+"""Every loss as a pure function of tensors (docs/algorithms.md §1–4, §8). Shapes: ``[B, T-1]`` for
 per-position values, ``[B, T-1, V]`` for per-token vectors; ``mask`` is the action mask and every
 loss is a masked sum divided by the number of action tokens N (LMRL-Gym)."""
 
@@ -49,7 +49,7 @@ def mc_loss(
     q_all: torch.Tensor | None, actions: torch.Tensor, returns: torch.Tensor, mask: torch.Tensor,
     cql_weight: float = 0.0, q: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    """L_MC = (1/N) sum m ½(q - sg(G))² + α_cql (1/N) sum m CE(Q, a) (§3); pass ``q`` (the data
+    """L_MC = (1/N) sum m ½(q - sg(G))² + α_cql (1/N) sum m CE(Q, a) (docs/algorithms.md §3); pass ``q`` (the data
     token's Q) instead of ``q_all`` when the CQL weight is 0."""
     m = mask.float()
     n = _n(mask)
@@ -81,7 +81,7 @@ def ilql_loss(
     cql_weight: float = 0.0, q1_all: torch.Tensor | None = None, q2_all: torch.Tensor | None = None,
     actions: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    """LMRL-Gym ``ilql_loss`` (§4): double-Q TD to r + d·sg(v'), expectile V to sg(min Q̄), CQL.
+    """LMRL-Gym ``ilql_loss`` (docs/algorithms.md §4.3): double-Q TD to r + d·sg(v'), expectile V to sg(min Q̄), CQL.
 
     ``target_q`` is already min(Q̄1, Q̄2); ``v_next`` already includes (1 - done) and stop-grad is
     applied here; ``discount`` is γ per action position (1 inside an utterance in ``turn`` mode).
@@ -134,7 +134,7 @@ def qsft_weights(
 def qsft_loss(
     logits: torch.Tensor, actions: torch.Tensor, weights: torch.Tensor, mask: torch.Tensor
 ) -> torch.Tensor:
-    """-(1/N) sum m [w log p(a|s) + (1 - w) mean_{a'≠a} log p(a'|s)] (§8.1; w ≡ 1 is SFT)."""
+    """-(1/N) sum m [w log p(a|s) + (1 - w) mean_{a'≠a} log p(a'|s)] (docs/algorithms.md §8.1; w ≡ 1 is SFT)."""
     logp = F.log_softmax(logits.float(), dim=-1)
     lp_a = logp.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
     vocab = logp.shape[-1]

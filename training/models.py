@@ -1,5 +1,5 @@
 """Models: a causal LM (``tiny`` GPT-2 from a config, or any local Hugging Face causal LM) plus the
-value heads of MC / ILQL, target copies, and π_β (§3, §4, §10).
+value heads of MC / ILQL, target copies, and π_β (docs/algorithms.md §3, §4, §10).
 
 ``pi_beta="shared"`` trains the LM head with a BC term on the same trunk (one forward gives π_β's
 logits and the values); ``"frozen"`` keeps a frozen copy of the initial LM (LMRL parity when the run

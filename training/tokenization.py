@@ -1,6 +1,6 @@
 """Tokenizers: a byte-level BPE built from the dataset's own text (``tiny``), or a model's own.
 
-Segments are tokenised one by one and concatenated (algorithms.md §0.2); with the GPT-2
+Segments are tokenised one by one and concatenated (docs/algorithms.md §0.2); with the GPT-2
 pre-tokeniser, merges never cross a ``"\\n"``, so segment-wise ids equal whole-string ids when every
 segment ends in a newline (test T1).
 """

@@ -158,6 +158,12 @@ def _load_builtin(task_id: str | None = None) -> None:
             importlib.import_module(mod)
 
 
+def builtin_ids() -> list[str]:
+    """The task ids this package ships, in their fixed order (without tasks registered at run time,
+    such as the tests' toy tasks)."""
+    return list(_BUILTIN)
+
+
 def registered_ids() -> list[str]:
     """The ids registered so far, importing nothing (what is shown when a task module fails)."""
     return list(_REGISTRY)

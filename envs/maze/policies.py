@@ -55,7 +55,7 @@ def bad_moves(tables: MazeTables) -> tuple[int, ...]:
 class BehaviourPolicy(_MazePolicy):
     """LMRL-like poor data: optimal with ``p_optimal``, a fixed bad move with ``p_bad``, else random.
 
-    The defaults (0.2 / 0.35) give a success rate near LMRL's maze data (~0.1; algorithms.md §13).
+    The defaults (0.2 / 0.35) give a success rate near LMRL's maze data (~0.1; docs/algorithms.md §13.1).
     """
 
     name = "behaviour"

@@ -18,10 +18,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Log, Static
 
+from data.session import PlaySession
 from envs.core import InvalidInput, Text
 from envs.core.session import HumanAgent, StepOutcome
 from lmrl_tui.screens.dialogs import HelpScreen, SummaryScreen, about_markdown
-from lmrl_tui.session import PlaySession
 from lmrl_tui.views import view_class
 from lmrl_tui.views.base import TaskView
 

@@ -1,6 +1,6 @@
 """The contract between the play screen and a task's view.
 
-The play screen owns the :class:`~lmrl_tui.session.PlaySession`; a view only draws the task's
+The play screen owns the :class:`~data.session.PlaySession`; a view only draws the task's
 ``state()`` and posts :class:`TaskView.Submitted` with what the person typed or pressed
 ("attributes down, messages up"). Views never step the task themselves.
 """

@@ -1,4 +1,4 @@
-"""BC and %BC (§1, §2): masked cross-entropy on action tokens; %BC filters the dataset first
+"""BC and %BC (docs/algorithms.md §1, §2): masked cross-entropy on action tokens; %BC filters the dataset first
 (``data.DatasetQuery.top_percent`` with ties, or :func:`training.dataset.select_top`)."""
 
 from __future__ import annotations

@@ -103,9 +103,9 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
 def run_eval(args: argparse.Namespace, store) -> int:
     """Run ``lmrl eval``; writes the store's evaluations table and prints the result as JSON."""
     try:
+        from data.runs import checkpoint_id_for
         from training.agent import load_agent
         from training.evaluate import evaluate, record_evaluation
-        from training.records import checkpoint_id_for
 
         agent = load_agent(args.checkpoint, decoding=args.decoding, beta=args.beta,
                            temperature=args.temperature)  # fmt: skip

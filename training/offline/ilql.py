@@ -1,4 +1,4 @@
-"""ILQL (§4): double Q heads trained by TD to r + d·V(s'), an expectile V head trained to the
+"""ILQL (docs/algorithms.md §4): double Q heads trained by TD to r + d·V(s'), an expectile V head trained to the
 target min Q̄, optional CQL, polyak targets (``target: heads_only|full``); with
 ``pi_beta="shared"`` a BC term keeps the LM head as π_β on the same trunk."""
 

@@ -1,4 +1,4 @@
-"""MC Returns (§3): a Q head regressed on the reward-to-go of the whole chain, plus an optional CQL
+"""MC Returns (docs/algorithms.md §3): a Q head regressed on the reward-to-go of the whole chain, plus an optional CQL
 term; with ``pi_beta="shared"`` the LM head keeps a BC term so one trunk serves π_β and Q."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Q-SFT (§8): the LM's own token probabilities are trained as conservative Q-values with a
+"""Q-SFT (docs/algorithms.md §8): the LM's own token probabilities are trained as conservative Q-values with a
 weighted cross-entropy; weights w = r̃ + d·max_a' p̄(a'|s') from a polyak target of the LM head
 (or the whole LM with ``target: full``). π_β is a second head on the trunk trained by SFT
 (``pi_beta="shared"``) or a frozen copy of the initial LM."""
@@ -40,7 +40,7 @@ def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tens
 
 def prepare_rewards(ds, cfg) -> None:
     """``qsft_reward="return"``: put each episode's normalised return (R - min)/(max - min) on its
-    last action token and 0 elsewhere (§8.2), so every weight stays in [0, 1]."""
+    last action token and 0 elsewhere (docs/algorithms.md §8.2), so every weight stays in [0, 1]."""
     if cfg.qsft_reward != "return":
         return
     tok_ep = torch.repeat_interleave(ds.episodes, ds.offsets[1:] - ds.offsets[:-1])

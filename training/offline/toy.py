@@ -1,4 +1,4 @@
-"""Small deterministic helpers shared by the tests and the benchmark (algorithms.md §11):
+"""Small deterministic helpers shared by the tests and the benchmark (docs/algorithms.md §11):
 
 * the toy two-turn MDP (say A or B, the env answers "x", say A or B; reward 1 iff "B" then "A"),
   tokenised with a character vocabulary;

@@ -1,5 +1,5 @@
 """The online run's configuration (torch-free, so the CLI imports it cheaply): LMRL-Gym's PPO and
-online filtered-BC defaults (algorithms.md §5-§7) and per-task overrides."""
+online filtered-BC defaults (docs/algorithms.md §5–§7) and per-task overrides."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ ONLINE_ALGOS = ("ppo", "online-filtered-bc")
 
 @dataclass
 class OnlineConfig:
-    """Everything an online run needs (LMRL-Gym defaults, §7; task overrides in TASK_DEFAULTS).
+    """Everything an online run needs (LMRL-Gym defaults, docs/algorithms.md §7; task overrides in TASK_DEFAULTS).
     Each field's help line (``metadata["help"]``) is its ``lmrl train ppo --help`` text."""
 
     algo: str = setting("ppo", "algorithm: ppo or online-filtered-bc", flag=False)

@@ -1,4 +1,4 @@
-"""The online loop (PPO §5, online filtered BC §6) on accelerate: rounds of batched rollouts ->
+"""The online loop (PPO docs/algorithms.md §5, online filtered BC §6) on accelerate: rounds of batched rollouts ->
 update, periodic evaluation, metrics as JSON lines in ``OUT/metrics.jsonl``, a checkpoint after
 every ``save_every`` rounds, ``resume`` from the last one. Under ``accelerate launch`` every rank
 rolls out its share of the round's seeds; advantages are whitened and KL statistics averaged with

@@ -1,4 +1,4 @@
-"""PPO pieces as pure tensor functions (algorithms.md §5): action compression, GAE over action
+"""PPO pieces as pure tensor functions (docs/algorithms.md §5): action compression, GAE over action
 tokens (observation tokens skipped), KL-shaped rewards, masked whitening with (optionally
 all-reduced) moments, the clipped policy and value losses, and the KL controllers.
 

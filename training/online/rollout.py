@@ -1,4 +1,4 @@
-"""Batched rollouts for the online algorithms (algorithms.md §5 step 1, §6 step 1).
+"""Batched rollouts for the online algorithms (docs/algorithms.md §5.2 step 1, §6 step 1).
 
 Many task instances run side by side; at every turn the prompts of all unfinished episodes go to
 the policy in one left-padded batch (:class:`BatchSampler`, KV-cached ``generate``). Task

@@ -1,4 +1,4 @@
-"""Small deterministic pieces for the online tests and benchmarks (algorithms.md §11 T10/T11):
+"""Small deterministic pieces for the online tests and benchmarks (docs/algorithms.md §11, T10/T11):
 
 * ``bandit-toy``: a one-turn task; the prompt is ``"s\\n"``, the agent says one of A, B, C, D and
   gets reward 1 for ``"A\\n"`` and 0 otherwise (anything else is invalid: reward 0);

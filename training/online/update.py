@@ -1,4 +1,4 @@
-"""The update half of the online algorithms: rollout episodes -> token data -> PPO (§5) or
+"""The update half of the online algorithms: rollout episodes -> token data -> PPO (docs/algorithms.md §5) or
 filtered-BC (§6) steps. Used by :mod:`training.online.loop`.
 
 Rollouts are tokenised exactly like offline data (:class:`training.dataset.PackedDataset`, one
@@ -21,7 +21,7 @@ from training.tokenization import encode
 
 class PolicyWithValue(nn.Module):
     """The policy (a :class:`training.models.PolicyValueModel`) plus PPO's linear value head
-    (W = 0, b = ``value_bias``) on the policy's own last hidden state (§5)."""
+    (W = 0, b = ``value_bias``) on the policy's own last hidden state (docs/algorithms.md §5.1)."""
 
     def __init__(self, policy, value_bias: float = 0.0) -> None:
         super().__init__()
@@ -137,7 +137,7 @@ def utterances(ds: PackedDataset) -> dict[int, list[list[int]]]:
 
 def advantages(ds: PackedDataset, old_lp, ref_lp, old_v, *, beta: float, gamma: float, lam: float,
                credit: str = "token"):
-    """Flat (advantages, returns, value mask, per-token KL) per §5 step 3 (before whitening).
+    """Flat (advantages, returns, value mask, per-token KL) per docs/algorithms.md §5.2 step 3 (before whitening).
 
     ``token``: every action token is a step (KL-shaped reward per token, γ per token).
     ``utterance``: one step per turn with the value at the token before the utterance, the turn's
@@ -190,7 +190,7 @@ def ppo_minibatch_loss(model, batch, flats: dict[str, torch.Tensor], ds, ix, cfg
 
 
 def bc_minibatch_loss(model, batch, device) -> torch.Tensor:
-    """The §1 BC loss through the (possibly DDP-wrapped) policy-with-value module."""
+    """The BC loss (docs/algorithms.md §1) through the (possibly DDP-wrapped) policy-with-value module."""
     lp, _ = model(batch["input_ids"].to(device), batch["attention_mask"].to(device), with_value=False)
     m = batch["action_mask"].to(device).float()
     return -(lp * m).sum() / m.sum().clamp(min=1.0)

@@ -1,6 +1,6 @@
 """Guess My City (``guess-city``): guess the oracle's home city with yes/no or open questions.
 
-LMRL-Gym's task (``llm_rl_scripts/guess_city``), with its bugs fixed (spec §12.9) and our own
+LMRL-Gym's task (``llm_rl_scripts/guess_city``), with its bugs fixed (docs/tasks.md §7.6) and our own
 knowledge base of 126 large cities on every continent (``assets/cities.txt``: country,
 continent, region, coordinates, population, coast, river, capital, languages, climate, weather,
 foods, landmarks). ``reset(seed)`` draws the city with ``random.Random(seed)``, or index

@@ -1,7 +1,7 @@
-"""The app's play session: an :class:`envs.core.session.EpisodeSession` recorded into the store
+"""A recorded play session: an :class:`envs.core.session.EpisodeSession` recorded into the store
 by a :class:`data.recorder.EpisodeRecorder`, every step committed as it happens (nothing played
-is lost if the app dies). The game logic lives in ``envs``, the writing in ``data``; this only
-puts the two together.
+is lost if the app dies). The game logic lives in ``envs``, the writing in the recorder; the app
+and anything else that plays with people use this.
 """
 
 from __future__ import annotations
