@@ -69,6 +69,10 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
         self.player = player
 
     def on_mount(self) -> None:
+        if self.is_headless:
+            # Tests and snapshots: the same colours whatever $TEXTUAL_THEME says (the screens
+            # also keep the text cursor from blinking, see LmrlScreen.set_focus).
+            self.theme = "textual-dark"
         self.push_screen(HomeScreen())
 
     # -- requests from the screens ------------------------------------------------------------
