@@ -109,3 +109,34 @@ async def test_headless_runs_have_a_steady_cursor_and_a_fixed_theme(store):
         for _ in range(4):
             await pilot.pause(0.3)
             assert app.focused is seed and not seed.cursor_blink and seed._cursor_visible
+
+
+async def test_screens_ask_the_app_by_message(store):
+    """Keys on the home screen and a task picked in the dialog reach the app as messages."""
+    from lmrl_tui.screens.browse import BrowseScreen
+    from lmrl_tui.screens.dialogs import HelpScreen, NewEpisodeDialog
+    from lmrl_tui.screens.home import HomeScreen
+
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(140, 44)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape", "b")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, BrowseScreen)
+        await pilot.press("escape", "enter")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, NewEpisodeDialog) and dialog.task_id == "maze-fo"
+        dialog.query_one("#player").value = "bea"
+        dialog.query_one("#task").value = "wordle"
+        await pilot.pause()
+        await pilot.pause()
+        again = app.screen
+        assert isinstance(again, NewEpisodeDialog) and again is not dialog
+        assert again.task_id == "wordle" and again.query_one("#player").value == "bea"
+        assert [type(s) for s in app.screen_stack[-2:]] == [HomeScreen, NewEpisodeDialog]  # one dialog

@@ -115,7 +115,8 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[EpisodeChoice | None]):
         if event.value != self.task_id and isinstance(event.value, str):
             self.dismiss(None)
             # To the app itself: this dialog is closing and will not pass messages on.
-            self.app.post_message(NewEpisodeRequested(event.value, player=self.query_one("#player", Input).value))
+            player = self.query_one("#player", Input).value
+            self.app.post_message(NewEpisodeRequested(event.value, player=player))
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
