@@ -1,7 +1,8 @@
 """What every screen of the app shares.
 
 * :attr:`LmrlScreen.lmrl_app`: the app, typed as :class:`LmrlHost` (what screens may read from
-  it). Screens ask the app to do things by posting :mod:`lmrl_tui.messages`, never by calling it.
+  it). Screens ask the app to do things by posting :mod:`lmrl_tui.messages`, never by calling
+  its own methods (Textual's ``push_screen``, ``pop_screen`` and ``notify`` are fine).
 * The error path for workers (:class:`~lmrl_tui.workers.ReportsWorkerErrors`).
 * A steady text cursor when the app runs headless (tests, snapshots): a blinking cursor makes a
   screenshot depend on the moment it is taken.
