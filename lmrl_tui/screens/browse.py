@@ -8,10 +8,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
 import envs
+from lmrl_tui.screens.base import LmrlScreen
 
 ALL = "all"
 
@@ -23,13 +25,9 @@ def _short(text: str | None, n: int = 70) -> str:
     return flat if len(flat) <= n else flat[: n - 1] + "…"
 
 
-class LabelDialog(ModalScreen[str | None]):
+class LabelDialog(LmrlScreen, ModalScreen[str | None]):
     """Type a label (or a short note) for a step."""
 
-    DEFAULT_CSS = """
-    LabelDialog { align: center middle; }
-    LabelDialog > Vertical { width: 60; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
-    """
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="label.cancel")]
 
     def __init__(self, where: str) -> None:
@@ -49,15 +47,9 @@ class LabelDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class BrowseScreen(Screen[None]):
-    DEFAULT_CSS = """
-    BrowseScreen #filters { height: 3; }
-    BrowseScreen #task-filter { width: 40; }
-    BrowseScreen #episodes { width: 1fr; }
-    BrowseScreen #right { width: 1fr; border-left: solid $primary; }
-    BrowseScreen #episode-info { height: auto; padding: 0 1; }
-    BrowseScreen #steps { height: 1fr; }
-    """
+class BrowseScreen(LmrlScreen, Screen[None]):
+    """Recent episodes (optionally of one task), the steps of the one under the cursor, labels."""
+
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="browse.back"),
         Binding("r", "reload", "Reload", id="browse.reload"),
@@ -66,6 +58,13 @@ class BrowseScreen(Screen[None]):
         Binding("x", "quick_label('bad')", "Bad", id="browse.bad"),
     ]
     LIMIT = 500
+
+    class EpisodesLoaded(Message, bubble=False):
+        """The most recent episodes, newest first (as ``Store.recent_episodes`` gives them)."""
+
+        def __init__(self, rows: list[dict[str, Any]]) -> None:
+            super().__init__()
+            self.rows = rows
 
     def __init__(self) -> None:
         super().__init__()
@@ -99,8 +98,11 @@ class BrowseScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="browse")
     def _load(self, task: str | None) -> None:
-        rows = self.app.store.recent_episodes(self.LIMIT, task=task)  # type: ignore[attr-defined]
-        self.app.call_from_thread(self._fill, rows)
+        rows = self.lmrl_app.store.recent_episodes(self.LIMIT, task=task)
+        self.post_message(self.EpisodesLoaded(rows))
+
+    def on_browse_screen_episodes_loaded(self, message: BrowseScreen.EpisodesLoaded) -> None:
+        self._fill(message.rows)
 
     def _fill(self, rows: list[dict[str, Any]]) -> None:
         table = self.query_one("#episodes", DataTable)
@@ -119,7 +121,7 @@ class BrowseScreen(Screen[None]):
             self._show_steps(self.episode_id)
 
     def _show_steps(self, episode_id: int) -> None:
-        store = self.app.store  # type: ignore[attr-defined]
+        store = self.lmrl_app.store
         ep = store.episode(episode_id)
         table = self.query_one("#steps", DataTable)
         keep_row = table.cursor_row if episode_id == self._shown else 0
@@ -166,7 +168,7 @@ class BrowseScreen(Screen[None]):
     def _save_label(self, episode_id: int | None, idx: int, text: str | None) -> None:
         if not text or episode_id is None:
             return
-        store = self.app.store  # type: ignore[attr-defined]
-        store.add_label(episode_id, text, step_idx=idx, author=getattr(self.app, "player", None))
+        app = self.lmrl_app
+        app.store.add_label(episode_id, text, step_idx=idx, author=app.player)
         self.notify(f"Labelled step {idx}: {text}")
         self._show_steps(episode_id)

@@ -15,6 +15,8 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 import envs
 from envs.core.agents import HUMAN, agent_choices
+from lmrl_tui.messages import NewEpisodeRequested
+from lmrl_tui.screens.base import LmrlScreen
 
 PARTNER_EMBEDDED = "embedded"
 
@@ -60,18 +62,9 @@ def parse_seed(text: str) -> int | None:
     return seed
 
 
-class NewEpisodeDialog(ModalScreen[EpisodeChoice | None]):
+class NewEpisodeDialog(LmrlScreen, ModalScreen[EpisodeChoice | None]):
     """Pick the task, the seed and who plays each side."""
 
-    DEFAULT_CSS = """
-    NewEpisodeDialog { align: center middle; }
-    NewEpisodeDialog > VerticalScroll { width: 84; height: auto; max-height: 95%; border: thick $accent;
-        background: $surface; padding: 0 1; }
-    NewEpisodeDialog #form { grid-size: 2; grid-columns: 18 1fr; grid-rows: 3; height: auto; }
-    NewEpisodeDialog #form > Label { padding: 1 0 0 0; }
-    NewEpisodeDialog #buttons { height: 3; align-horizontal: right; }
-    NewEpisodeDialog #error { color: $error; height: auto; }
-    """
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
     AUTO_FOCUS = "#start"
 
@@ -121,10 +114,9 @@ class NewEpisodeDialog(ModalScreen[EpisodeChoice | None]):
     def _task_changed(self, event: Select.Changed) -> None:
         if event.value != self.task_id and isinstance(event.value, str):
             self.dismiss(None)
-            self.app.push_screen(
-                NewEpisodeDialog(event.value, player=self.query_one("#player", Input).value),
-                self.app.start_episode_from_choice,  # type: ignore[attr-defined]
-            )
+            # To the app itself: this dialog is closing and will not pass messages on.
+            player = self.query_one("#player", Input).value
+            self.app.post_message(NewEpisodeRequested(event.value, player=player))
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
@@ -157,15 +149,9 @@ class NewEpisodeDialog(ModalScreen[EpisodeChoice | None]):
         self.dismiss(EpisodeChoice(self.task_id, seed, agent, partner, player[:100], strict, options))
 
 
-class SummaryScreen(ModalScreen[str]):
+class SummaryScreen(LmrlScreen, ModalScreen[str]):
     """The end of an episode: return, steps, the best return possible, and what next."""
 
-    DEFAULT_CSS = """
-    SummaryScreen { align: center middle; }
-    SummaryScreen > Vertical { width: 60; height: auto; border: thick $success; background: $surface;
-        padding: 1 2; }
-    SummaryScreen #buttons { height: auto; margin-top: 1; }
-    """
     BINDINGS = [
         Binding("enter,r", "choose('again')", "Play again", id="summary.again"),
         Binding("s", "choose('same')", "Same seed", id="summary.same"),
@@ -193,14 +179,9 @@ class SummaryScreen(ModalScreen[str]):
         self.dismiss(what)
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(LmrlScreen, ModalScreen[None]):
     """Help for a task (or the app), with the database location."""
 
-    DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll { width: 80%; height: 80%; border: thick $accent; background: $surface;
-        padding: 1 2; }
-    """
     BINDINGS = [Binding("escape,q,question_mark", "dismiss_help", "Close", id="help.close")]
 
     def __init__(self, markdown: str) -> None:

@@ -8,19 +8,21 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 import envs
 from data.stats import task_summaries
+from envs.core import TaskSpec
+from lmrl_tui.messages import AboutRequested, BrowseRequested, NewEpisodeRequested, RunsRequested
+from lmrl_tui.screens.base import LmrlScreen
+from lmrl_tui.workers import ErrorToast
 
 
-class HomeScreen(Screen[None]):
-    DEFAULT_CSS = """
-    HomeScreen #intro { padding: 1 2; height: auto; }
-    HomeScreen #tasks { height: 1fr; margin: 0 2; }
-    HomeScreen #detail { height: auto; padding: 1 2; color: $text-muted; }
-    """
+class HomeScreen(LmrlScreen, Screen[None]):
+    """Every registered task, with what the store holds for it; enter opens the new-episode dialog."""
+
     BINDINGS = [
         Binding("enter", "play", "Play / watch", id="home.play", show=True, priority=False),
         Binding("b", "browse", "Episodes", id="home.browse"),
@@ -28,6 +30,22 @@ class HomeScreen(Screen[None]):
         Binding("question_mark,f1", "help", "Help", id="home.help"),
         Binding("r", "refresh_stats", "Refresh", id="home.refresh"),
     ]
+
+    WORKER_ERRORS = {"home-tasks": ErrorToast("Could not load the tasks", timeout=30)}
+
+    class TasksLoaded(Message, bubble=False):
+        """The specs of every task (from the worker that imports the task modules)."""
+
+        def __init__(self, specs: list[TaskSpec]) -> None:
+            super().__init__()
+            self.specs = specs
+
+    class StatsLoaded(Message, bubble=False):
+        """Per task: (finished episodes, mean return, success rate)."""
+
+        def __init__(self, stats: dict[str, Any]) -> None:
+            super().__init__()
+            self.stats = stats
 
     def __init__(self) -> None:
         super().__init__()
@@ -47,7 +65,7 @@ class HomeScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.title = "lmrl-tui"
-        self.sub_title = str(getattr(self.app, "db_path", ""))
+        self.sub_title = str(self.lmrl_app.db_path)
         table = self.query_one("#tasks", DataTable)
         for label in ("Task", "Title", "Sides", "Episodes", "Mean return", "Success"):
             table.add_column(label, key=label)
@@ -55,20 +73,21 @@ class HomeScreen(Screen[None]):
         table.focus()
         self._load_tasks()
 
-    @work(thread=True, exclusive=True, group="home-tasks")
+    @work(thread=True, exclusive=True, group="home-tasks", exit_on_error=False)
     def _load_tasks(self) -> None:
         # Importing every task module (python-chess, knowledge bases) takes a moment: do it off
         # the UI thread so the screen shows at once.
-        try:
-            specs = [envs.spec(task_id) for task_id in envs.ids()]
-        except Exception as e:  # noqa: BLE001 - a broken task module: say so, never a traceback
-            self.app.call_from_thread(
-                self.notify, f"{type(e).__name__}: {e}", title="Could not load the tasks", severity="error", timeout=30
-            )
-            specs = [envs.spec(t) for t in envs.registered_ids()]
-        self.app.call_from_thread(self._fill_tasks, specs)
+        self.post_message(self.TasksLoaded([envs.spec(task_id) for task_id in envs.ids()]))
 
-    def _fill_tasks(self, specs: list[Any]) -> None:
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        # A broken task module (already reported): list the tasks that did register.
+        if group == "home-tasks":
+            self._fill_tasks([envs.spec(t) for t in envs.registered_ids()])
+
+    def on_home_screen_tasks_loaded(self, message: HomeScreen.TasksLoaded) -> None:
+        self._fill_tasks(message.specs)
+
+    def _fill_tasks(self, specs: list[TaskSpec]) -> None:
         table = self.query_one("#tasks", DataTable)
         for spec in specs:
             table.add_row(spec.id, spec.title, " vs ".join(spec.roles), "…", "", "", key=spec.id)
@@ -87,8 +106,11 @@ class HomeScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="home-stats")
     def _load_stats(self) -> None:
-        store = self.app.store  # type: ignore[attr-defined]
-        self.app.call_from_thread(self._fill_stats, task_summaries(store))
+        store = self.lmrl_app.store
+        self.post_message(self.StatsLoaded(task_summaries(store)))
+
+    def on_home_screen_stats_loaded(self, message: HomeScreen.StatsLoaded) -> None:
+        self._fill_stats(message.stats)
 
     def _fill_stats(self, stats: dict[str, Any]) -> None:
         table = self.query_one("#tasks", DataTable)
@@ -111,7 +133,8 @@ class HomeScreen(Screen[None]):
         self._show_detail(event.row_key.value)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        self.app.new_episode(event.row_key.value)  # type: ignore[attr-defined]
+        if event.row_key.value is not None:
+            self.post_message(NewEpisodeRequested(event.row_key.value))
 
     def _selected_task(self) -> str | None:
         table = self.query_one("#tasks", DataTable)
@@ -123,13 +146,13 @@ class HomeScreen(Screen[None]):
     def action_play(self) -> None:
         task_id = self._selected_task()
         if task_id:
-            self.app.new_episode(task_id)  # type: ignore[attr-defined]
+            self.post_message(NewEpisodeRequested(task_id))
 
     def action_browse(self) -> None:
-        self.app.action_browse()  # type: ignore[attr-defined]
+        self.post_message(BrowseRequested())
 
     def action_runs(self) -> None:
-        self.app.action_runs()  # type: ignore[attr-defined]
+        self.post_message(RunsRequested())
 
     def action_help(self) -> None:
-        self.app.action_about()  # type: ignore[attr-defined]
+        self.post_message(AboutRequested())

@@ -15,28 +15,26 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Log, Static
 
 from data.session import PlaySession
 from envs.core import InvalidInput, Text
 from envs.core.session import HumanAgent, StepOutcome
+from lmrl_tui.messages import PlayAgainRequested
+from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.screens.dialogs import HelpScreen, SummaryScreen, about_markdown
 from lmrl_tui.views import view_class
 from lmrl_tui.views.base import TaskView
+from lmrl_tui.workers import ErrorToast
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1, 0.03)
 
 
-class PlayScreen(Screen[None]):
-    DEFAULT_CSS = """
-    PlayScreen #main { height: 1fr; }
-    PlayScreen #side { width: 48; border-left: solid $primary; padding: 0 1; }
-    PlayScreen #status { height: auto; }
-    PlayScreen #model-title { margin-top: 1; color: $accent; }
-    PlayScreen #model { height: 1fr; border: round $primary-darken-2; }
-    PlayScreen #moves { height: 12; border: round $primary-darken-2; }
-    """
+class PlayScreen(LmrlScreen, Screen[None]):
+    """One episode: the task's view, whose turn it is, what the model sees, the moves so far."""
+
     BINDINGS = [
         Binding("question_mark,f1", "help", "Help", id="play.help"),
         Binding("space", "step_agent", "Step", id="play.step"),
@@ -45,6 +43,29 @@ class PlayScreen(Screen[None]):
         Binding("minus", "slower", "Slower", id="play.slower"),
         Binding("escape", "leave", "Leave", id="play.leave"),
     ]
+    WORKER_ERRORS = {"step": ErrorToast("The step failed", timeout=8)}
+
+    class StepTaken(Message, bubble=False):
+        """A step was played and recorded (by the worker that waited for the agent or partner)."""
+
+        def __init__(self, outcome: StepOutcome) -> None:
+            super().__init__()
+            self.outcome = outcome
+
+    class InputRejected(Message, bubble=False):
+        """The person's input was not a move (the worker's task said why); nothing was recorded."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    class ReplyRequested(Message, bubble=False):
+        """The worker waits for the person playing ``role`` (the partner side) to answer."""
+
+        def __init__(self, role: str, history: Sequence[Text]) -> None:
+            super().__init__()
+            self.role = role
+            self.history = history
 
     def __init__(self, session: PlaySession) -> None:
         super().__init__()
@@ -166,21 +187,18 @@ class PlayScreen(Screen[None]):
             return
         self._after_step(out)
 
-    @work(thread=True, exclusive=True, group="step")
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False)
     def _human_step_worker(self, typed: str) -> None:
         try:
             out = self.session.human_input(typed)
-        except InvalidInput as e:
-            self.app.call_from_thread(self._invalid_from_worker, str(e))
+        except InvalidInput as e:  # not a failure: the person is told and types again
+            self.post_message(self.InputRejected(str(e)))
             return
-        except Exception as e:  # noqa: BLE001 - shown to the user, never a traceback
-            self.app.call_from_thread(self._step_failed, e)
-            return
-        self.app.call_from_thread(self._after_step, out)
+        self.post_message(self.StepTaken(out))
 
-    def _invalid_from_worker(self, message: str) -> None:
+    def on_play_screen_input_rejected(self, message: PlayScreen.InputRejected) -> None:
         self._busy = False
-        self.view.show_error(message)
+        self.view.show_error(message.reason)
         self.view.set_turn(self.session.task.spec.roles[0], True)
 
     def action_step_agent(self) -> None:
@@ -190,14 +208,12 @@ class PlayScreen(Screen[None]):
         self._busy = True
         self._agent_step_worker()
 
-    @work(thread=True, exclusive=True, group="step")
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False)
     def _agent_step_worker(self) -> None:
-        try:
-            out = self.session.agent_step()
-        except Exception as e:  # noqa: BLE001 - shown to the user, never a traceback
-            self.app.call_from_thread(self._step_failed, e)
-            return
-        self.app.call_from_thread(self._after_step, out)
+        self.post_message(self.StepTaken(self.session.agent_step()))
+
+    def on_play_screen_step_taken(self, message: PlayScreen.StepTaken) -> None:
+        self._after_step(message.outcome)
 
     def _after_step(self, out: StepOutcome) -> None:
         self._busy = False
@@ -205,14 +221,18 @@ class PlayScreen(Screen[None]):
         self._refresh()
         self._next_turn()
 
-    def _step_failed(self, error: BaseException) -> None:
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        # The step failed (reported): stop auto-play so that it is not retried in a loop.
         self._busy = False
         self.auto = False
-        self.notify(f"{type(error).__name__}: {error}", title="The step failed", severity="error", timeout=8)
         self._refresh()
 
     def _partner_request_from_thread(self, role: str, history: Sequence[Text]) -> None:
-        self.app.call_from_thread(self.view.request_reply, role, history)
+        # Called by the HumanAgent partner, in the step worker's thread.
+        self.post_message(self.ReplyRequested(role, history))
+
+    def on_play_screen_reply_requested(self, message: PlayScreen.ReplyRequested) -> None:
+        self.view.request_reply(message.role, message.history)
 
     # -- end ----------------------------------------------------------------------------------
     def _show_summary(self) -> None:
@@ -232,12 +252,11 @@ class PlayScreen(Screen[None]):
         self.app.push_screen(SummaryScreen(lines, "Episode over"), self._summary_choice)
 
     def _summary_choice(self, choice: str | None) -> None:
-        app: Any = self.app
         if choice == "home" or choice is None:
-            app.pop_screen()
+            self.app.pop_screen()
             return
         seed = self.session.seed if choice == "same" else None
-        app.restart_session(self.session, seed)
+        self.post_message(PlayAgainRequested(self.session, seed))
 
     # -- actions ------------------------------------------------------------------------------
     _AGENT_ONLY = frozenset({"step_agent", "toggle_auto", "faster", "slower"})

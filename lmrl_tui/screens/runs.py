@@ -11,10 +11,13 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Log, Static
 
 from data.runs import last_run_evaluation, recent_runs, run_checkpoints
+from lmrl_tui.messages import NewEpisodeRequested
+from lmrl_tui.screens.base import LmrlScreen
 
 TAIL_LINES = 200
 
@@ -50,19 +53,21 @@ def format_metric_row(row: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-class RunsScreen(Screen[None]):
-    DEFAULT_CSS = """
-    RunsScreen #runs { width: 1fr; }
-    RunsScreen #right { width: 1fr; border-left: solid $primary; }
-    RunsScreen #run-info { height: auto; padding: 0 1; }
-    RunsScreen #checkpoints { height: 8; }
-    RunsScreen #metrics { height: 1fr; }
-    """
+class RunsScreen(LmrlScreen, Screen[None]):
+    """The training runs in the store; the one under the cursor with its checkpoints and metrics."""
+
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="runs.back"),
         Binding("r", "reload", "Reload", id="runs.reload"),
         Binding("w", "watch", "Watch / play against", id="runs.watch"),
     ]
+
+    class RunsLoaded(Message, bubble=False):
+        """The most recent runs, newest first (rows of the ``runs`` table)."""
+
+        def __init__(self, rows: list[dict[str, Any]]) -> None:
+            super().__init__()
+            self.rows = rows
 
     def __init__(self) -> None:
         super().__init__()
@@ -92,9 +97,12 @@ class RunsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="runs")
     def _load(self) -> None:
-        store = self.app.store  # type: ignore[attr-defined]
+        store = self.lmrl_app.store
         rows = recent_runs(store, 200)
-        self.app.call_from_thread(self._fill, rows)
+        self.post_message(self.RunsLoaded(rows))
+
+    def on_runs_screen_runs_loaded(self, message: RunsScreen.RunsLoaded) -> None:
+        self._fill(message.rows)
 
     def _fill(self, rows: list[dict[str, Any]]) -> None:
         table = self.query_one("#runs", DataTable)
@@ -114,7 +122,7 @@ class RunsScreen(Screen[None]):
         run = self.run
         if run is None:
             return
-        store = self.app.store  # type: ignore[attr-defined]
+        store = self.lmrl_app.store
         self.checkpoints = run_checkpoints(store, run["id"])
         e = last_run_evaluation(store, run["id"])
         last_eval = ""
@@ -157,4 +165,4 @@ class RunsScreen(Screen[None]):
         if self.run is None or path is None or not self.run.get("task"):
             self.notify("This run has no checkpoint yet.", severity="warning")
             return
-        self.app.new_episode(self.run["task"], checkpoint=path)  # type: ignore[attr-defined]
+        self.post_message(NewEpisodeRequested(self.run["task"], checkpoint=path))

@@ -1,5 +1,8 @@
 """Task views, discovered by module: each module under ``lmrl_tui.views`` may define
 ``TASK_VIEWS = {task_id: ViewClass}``. Tasks without a view get the plain :class:`TextView`.
+
+A view's styles are in ``lmrl_tui/styles/views.tcss``, which the app loads (each rule starts with
+the view's class name); a test that mounts a view builds the app with :func:`lmrl_tui.app.make_app`.
 """
 
 from __future__ import annotations

@@ -19,10 +19,6 @@ from envs.core import TaskSpec, Text
 class TaskView(Widget):
     """Base class for a task's play view."""
 
-    DEFAULT_CSS = """
-    TaskView { height: 1fr; width: 1fr; }
-    """
-
     class Submitted(Message):
         """The person acted: ``typed`` is their raw input, ``role`` the side they play."""
 

@@ -56,13 +56,6 @@ def parse_dollars(typed: str, what: str) -> int:
 class CarDealerView(ChatView):
     """Chat plus the buyer's decision form (see the module docstring)."""
 
-    DEFAULT_CSS = """
-    CarDealerView #deal-row { height: 3; display: none; }
-    CarDealerView #deal-label { width: auto; padding: 1 1 0 1; color: $warning; }
-    CarDealerView #deal-msrp, CarDealerView #deal-price { width: 18; }
-    CarDealerView #deal-row Button { min-width: 10; margin-left: 1; }
-    """
-
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.forced = False

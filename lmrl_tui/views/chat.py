@@ -94,15 +94,6 @@ def to_act(state: dict[str, Any]) -> str | None:
 class ChatView(TaskView):
     """The chat play view (see the module docstring)."""
 
-    DEFAULT_CSS = """
-    ChatView #chat-info { height: auto; padding: 0 1; color: $text-muted; }
-    ChatView #chat-secret { height: auto; padding: 0 1; border: round $warning; display: none; }
-    ChatView #chat-log { height: 1fr; border: round $primary; padding: 0 1; }
-    ChatView #chat-turn { height: 1; padding: 0 1; color: $accent; }
-    ChatView #chat-row { height: 3; }
-    ChatView #chat-input { width: 1fr; }
-    ChatView #chat-row Button { min-width: 8; margin-left: 1; display: none; }
-    """
     BINDINGS = [
         Binding("y", "reply_yes", "Yes", id="chat.yes"),
         Binding("n", "reply_no", "No", id="chat.no"),

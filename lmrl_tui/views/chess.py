@@ -106,18 +106,6 @@ def status_line(state: dict[str, Any]) -> str:
 
 class ChessView(TaskView):
     can_focus = False
-    DEFAULT_CSS = """
-    ChessView { height: 1fr; }
-    ChessView #board-column { width: auto; height: 1fr; padding: 0 1; }
-    ChessView #board { width: auto; height: auto; }
-    ChessView #message { width: 51; height: auto; color: $warning; }
-    ChessView #move-input { width: 51; }
-    ChessView #hint { width: 51; height: 1; color: $text-muted; }
-    ChessView #info { width: 1fr; height: 1fr; padding: 0 1; }
-    ChessView #status { height: auto; }
-    ChessView #moves { height: 1fr; border: round $primary-darken-2; padding: 0 1; }
-    ChessView #legal { height: auto; max-height: 12; border: round $primary-darken-2; padding: 0 1; }
-    """
     BINDINGS = [
         Binding("f2", "toggle_legal", "Legal moves", id="chess.legal"),
         Binding("f3", "flip", "Flip board", id="chess.flip"),

@@ -55,11 +55,6 @@ def render_maze(state: dict[str, Any]) -> RichText:
 
 class MazeView(TaskView):
     can_focus = True
-    DEFAULT_CSS = """
-    MazeView { align: center middle; }
-    MazeView #grid { width: auto; height: auto; padding: 1 2; border: round $accent; }
-    MazeView #hint { width: auto; color: $text-muted; }
-    """
     BINDINGS = [
         Binding("up,w", "move('up')", "Up", id="maze.up"),
         Binding("down,s", "move('down')", "Down", id="maze.down"),

@@ -16,11 +16,6 @@ from lmrl_tui.views.base import TaskView
 
 
 class TextView(TaskView):
-    DEFAULT_CSS = """
-    TextView #transcript { height: 1fr; border: round $primary; }
-    TextView #prompt { height: 3; }
-    TextView #turn { height: 1; color: $text-muted; }
-    """
 
     def compose(self) -> ComposeResult:
         with Vertical():

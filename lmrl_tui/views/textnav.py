@@ -96,14 +96,6 @@ class CommandInput(Input):
 
 
 class TextNavView(TaskView):
-    DEFAULT_CSS = """
-    TextNavView #map { height: auto; padding: 0 1; }
-    TextNavView #room-box { height: 1fr; border: round $primary; padding: 0 1; }
-    TextNavView #inventory { height: auto; padding: 0 1; color: $accent; }
-    TextNavView #commands { height: 10; border: round $primary-darken-2; }
-    TextNavView #prompt { height: 3; }
-    TextNavView #turn { height: 1; color: $text-muted; padding: 0 1; }
-    """
 
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)

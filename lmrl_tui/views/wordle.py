@@ -88,13 +88,6 @@ def render_keyboard(letters: dict[str, str]) -> RichText:
 
 class WordleView(TaskView):
     can_focus = True
-    DEFAULT_CSS = """
-    WordleView { align: center top; }
-    WordleView #grid { width: auto; height: auto; padding: 1 2 0 2; }
-    WordleView #message { width: auto; height: 1; color: $warning; }
-    WordleView #keyboard { width: auto; height: auto; padding: 1 0 0 0; }
-    WordleView #hint { width: auto; height: 1; color: $text-muted; }
-    """
     BINDINGS = [
         Binding("enter", "submit", "Guess", id="wordle.submit"),
         Binding("backspace", "delete", "Delete", id="wordle.delete"),

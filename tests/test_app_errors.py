@@ -1,0 +1,107 @@
+"""Failures in the app's workers reach the person as one kind of red toast, and the app goes on."""
+
+from __future__ import annotations
+
+import envs
+from lmrl_tui.app import make_app
+from lmrl_tui.screens.dialogs import NewEpisodeDialog
+from lmrl_tui.screens.home import HomeScreen
+from lmrl_tui.screens.play import PlayScreen
+
+
+def spy_notifications(app) -> list[tuple[str, str, str, float | None]]:
+    """Record (message, title, severity, timeout) of every toast the app shows."""
+    seen: list[tuple[str, str, str, float | None]] = []
+    real = app.notify
+
+    def notify(message, *, title="", severity="information", timeout=None, **kw):
+        seen.append((message, title, severity, timeout))
+        return real(message, title=title, severity=severity, timeout=timeout, **kw)
+
+    app.notify = notify
+    return seen
+
+
+class _BrokenAgent:
+    """An agent whose model falls over on its first move."""
+
+    kind = "test"
+    name = "broken"
+
+    def reset(self, task, seed=None):
+        pass
+
+    def act(self, history):
+        raise RuntimeError("the model fell over")
+
+
+async def test_a_failed_step_is_one_error_toast_and_stops_auto_play(store):
+    app = make_app(store, player="eve")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        seen = spy_notifications(app)
+        screen = app.start_session("maze-fo", _BrokenAgent(), None, 2, None)
+        await pilot.pause()
+        screen.auto = True
+        await pilot.press("space")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert seen == [("RuntimeError: the model fell over", "The step failed", "error", 8)]
+        assert app.screen is screen and not screen.auto and not screen._busy
+        assert screen.session.transitions == []
+        await pilot.press("space")  # the person may try again: the same toast, nothing else
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert len(seen) == 2 and seen[1] == seen[0]
+
+
+async def test_an_agent_that_cannot_load_is_an_error_toast_not_a_crash(store):
+    app = make_app(store, player="eve")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        seen = spy_notifications(app)
+        app.new_episode("maze-fo", seed=1, checkpoint="no-such-policy")
+        await pilot.pause()
+        assert isinstance(app.screen, NewEpisodeDialog)
+        await pilot.click("#start")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        (loading, failed) = seen
+        assert loading[0] == "Loading the model …"
+        assert failed[1:] == ("Cannot load the agent", "error", 10)
+        assert failed[0].startswith("unknown policy 'no-such-policy' for maze-fo")  # no class name
+
+
+async def test_a_broken_task_module_is_reported_and_the_rest_are_listed(store, monkeypatch):
+    real_ids = envs.ids
+    registered = real_ids()  # the modules that did import (the registry imports each only once)
+    calls: list[int] = []
+
+    def ids_failing_once() -> list[str]:
+        calls.append(1)
+        if len(calls) == 1:
+            raise ImportError("no module named 'knowledge_base'")
+        return real_ids()
+
+    monkeypatch.setattr(envs, "ids", ids_failing_once)
+    app = make_app(store)
+    seen = spy_notifications(app)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert seen == [("ImportError: no module named 'knowledge_base'", "Could not load the tasks", "error", 30)]
+        table = app.screen.query_one("#tasks")
+        assert table.row_count == len(registered) and not table.loading
+
+
+async def test_cannot_start_uses_the_same_error_path(store):
+    app = make_app(store)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        seen = spy_notifications(app)
+        assert app.start_session("wordle", None, None, 1, "eve", options={"colour": "red"}) is None
+        await pilot.pause()
+        assert not isinstance(app.screen, PlayScreen)
+        ((message, title, severity, timeout),) = seen
+        assert (title, severity, timeout) == ("Cannot start", "error", 10) and "colour" in message
