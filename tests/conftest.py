@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fake_endpoint import FakeServer
 
 from data.store import Store
 
@@ -24,3 +26,11 @@ def _no_user_store(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     """No test may touch a user's store: the default store is a fresh temporary file per test
     (a test that wants another one sets LMRL_DB or passes --db itself)."""
     monkeypatch.setenv("LMRL_DB", str(tmp_path_factory.mktemp("user-store") / "episodes.db"))
+
+
+@pytest.fixture
+def server() -> Iterator[FakeServer]:
+    """A fake OpenAI-compatible endpoint on 127.0.0.1 (``server.url``; script its replies)."""
+    s = FakeServer()
+    yield s
+    s.close()

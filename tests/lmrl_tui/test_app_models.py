@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_remote_agent import FakeServer
 
 from envs.core.agents import AgentChoiceError, make_agent
 from envs.core.remote import ChatEndpointAgent
@@ -14,11 +13,10 @@ from lmrl_tui.screens.play import PlayScreen
 
 
 @pytest.fixture
-def server():
-    s = FakeServer()
-    s.default = (200, {"choices": [{"message": {"content": "Yes."}}]})
-    yield s
-    s.close()
+def server(server):
+    """The conftest's fake endpoint, answering "Yes." to everything."""
+    server.default = (200, {"choices": [{"message": {"content": "Yes."}}]})
+    return server
 
 
 def test_model_choices_parse():

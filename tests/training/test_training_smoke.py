@@ -192,3 +192,33 @@ def test_kv_cached_sampling_matches_full_recompute(store, tmp_path, pi_beta):
         if out[-1] == dec.eos:
             break
     assert got == tok.decode(out).removesuffix("\n") + "\n"
+
+
+@pytest.mark.slow
+def test_a_textnav_value_checkpoint_is_evaluated_with_the_reranker(tmp_path):
+    """Text-Nav's spec says rerank: a value-based checkpoint picks among the legal commands."""
+    from data.generate import generate
+    from data.store import Store
+    from training.agent import load_agent
+    from training.evaluate import evaluate
+    from training.offline.loop import train
+
+    store = Store(tmp_path / "tn.db")
+    generate(store, "textnav-fo", envs.make_policy("textnav-fo", "behaviour"), 6, seed=0)
+    cfg = small_cfg("ilql", task="textnav-fo", max_length=512)
+    assert cfg.decoding == "rerank"
+    train(cfg, store, DatasetQuery(task="textnav-fo"), tmp_path / "r")
+    agent = load_agent(tmp_path / "r")
+    assert agent.decoder.decoding == "rerank"
+    task = envs.make("textnav-fo")
+    task.reset(1)
+    agent.reset(task, 1)
+    for _ in range(3):  # every action is one of the commands legal at that moment
+        legal = task.legal_actions()
+        action = agent.act(task.history())
+        assert legal and action in legal
+        if task.step(action).terminated:
+            break
+    res = evaluate(agent, "textnav-fo", 1)
+    assert res["method"] == "sampled" and res["episodes"] == 1
+    store.close()

@@ -9,6 +9,7 @@ import signal
 
 import chess
 import pytest
+from processes import live_children
 
 import envs
 from envs.chess.stockfish import (
@@ -27,23 +28,6 @@ from envs.core import make_policy, run_episode
 from envs.core.checker import check_task
 
 stockfish = pytest.mark.stockfish
-
-
-def live_children() -> list[int]:
-    """Processes whose parent is this test process (zombies count: they were not reaped)."""
-    me, out = os.getpid(), []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if int(fields[1]) == me:
-            out.append(int(entry))
-    return out
 
 
 # -- without the engine ---------------------------------------------------------------------

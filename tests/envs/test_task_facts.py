@@ -12,7 +12,7 @@ import pytest
 import envs
 from envs.core.checker import check_task
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PRODUCT = ("envs", "data", "training", "lmrl_tui", "bench", "scripts")
 _ID_LIKE = re.compile(r"^(maze|textnav|text|wordle|chess|endgames?|twenty|guess|car)(-[a-z]+)+$")
 
