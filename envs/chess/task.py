@@ -76,6 +76,7 @@ class ChessTask(TaskBase):
     def __init__(
         self,
         variant: str = "chess",
+        /,
         *,
         opponent: str = "stockfish",
         elo: int | None = 1200,
@@ -97,9 +98,11 @@ class ChessTask(TaskBase):
             raise ValueError("opponent must be 'stockfish' or 'random'")
         if positions not in ("test", "random"):
             raise ValueError("positions must be 'test' (the shipped set) or 'random'")
+        if isinstance(setups, str):  # a command line's --option setups=kQK,kRK
+            setups = [s.strip() for s in setups.split(",") if s.strip()]
         bad = [s for s in setups if s not in SETUPS]
         if bad or not setups:
-            raise ValueError(f"setups must be among {', '.join(SETUPS)}")
+            raise ValueError(f"setups must be among {', '.join(SETUPS)} (e.g. setups=kQK or setups=kQK,kRK)")
         if skill_level is not None and not 0 <= float(skill_level) <= 20:
             raise ValueError("skill_level must be between 0 and 20")
         self.variant = variant
@@ -215,12 +218,11 @@ class ChessTask(TaskBase):
         elif self.variant == "chess":
             fen = chess.STARTING_FEN
         elif self.positions == "test":
-            table = endgame_positions()
-            self._position_index = self._rng.randrange(len(table))
-            fen, self._setup = (
-                table[self._position_index]["fen"],
-                table[self._position_index]["setup"],
-            )
+            # The test positions of the chosen setups (all four by default: the whole table).
+            table = [i for i, p in enumerate(endgame_positions()) if p["setup"] in self.setups]
+            self._position_index = table[self._rng.randrange(len(table))]
+            position = endgame_positions()[self._position_index]
+            fen, self._setup = position["fen"], position["setup"]
         else:
             self._setup = self._rng.choice(self.setups)
             test = {p["fen"] for p in endgame_positions()}

@@ -91,10 +91,11 @@ def make(task_id: str, *, partner: Agent | None = None, **options: Any) -> Task:
     try:
         return entry.factory(**options)
     except TypeError as e:
-        m = re.search(r"unexpected keyword argument '([^']+)'", str(e))
+        m = re.search(r"(?:unexpected keyword argument|passed as keyword arguments?:) '([^']+)'", str(e))
         if m is None:
             raise
-        raise ValueError(f"{task_id} has no option {m.group(1)!r}") from None
+        known = ", ".join(entry.spec.options) or "none"
+        raise ValueError(f"{task_id} has no option {m.group(1)!r} (its options: {known})") from None
 
 
 def policies(task_id: str) -> list[str]:

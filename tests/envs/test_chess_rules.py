@@ -7,6 +7,7 @@ import json
 import chess
 import pytest
 
+import envs
 from envs import InvalidInput
 from envs.chess.data import endgame_positions, random_endgame
 from envs.chess.task import ChessTask
@@ -279,3 +280,22 @@ def test_policy_module_imports_on_its_own() -> None:
 
     code = "import envs.chess.policies as p, envs; assert envs.policies('endgames') == list(p.POLICIES)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
+
+
+def test_a_person_can_choose_the_endgame_kind() -> None:
+    """``setups`` (a list, or ``kQK,kRK`` as a command line writes it) picks the test positions."""
+    for setups, kinds in (("kQK", {"kQK"}), ("kRK,kRRK", {"kRK", "kRRK"}), (["kQRK"], {"kQRK"})):
+        task = envs.make("endgames", setups=setups, opponent="random")
+        seen = set()
+        for seed in range(12):
+            task.reset(seed)
+            seen.add(task.state()["setup"])
+        task.close()
+        assert seen <= kinds and seen
+
+
+def test_a_wrong_option_names_the_options_not_a_traceback() -> None:
+    with pytest.raises(ValueError, match=r"no option 'variant' \(its options: .*setups"):
+        envs.make("endgames", variant="kQK")
+    with pytest.raises(ValueError, match="setups must be among"):
+        envs.make("endgames", setups="kQX")
