@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # data.store imports this module: keep opening a database free of envs
+from envs.core.api import clean_text
+
+if TYPE_CHECKING:
     from envs.core import Agent, TaskSpec, Transition
 
 
@@ -100,7 +102,7 @@ class EpisodeRecord:
             "partner_kind": self.partner.kind if self.partner else None,
             "partner_name": self.partner.name if self.partner else None,
             "player": self.player, "source": self.source, "run_id": self.run_id,
-            "status": self.status, "first_observation": self.first_observation,
+            "status": self.status, "first_observation": clean_text(self.first_observation),
             "n_steps": len(self.steps), "return": math.fsum(s.reward for s in self.steps),
             "success": None if self.success is None else int(self.success),
             "terminated": int(bool(last and last.terminated)),
@@ -112,7 +114,8 @@ class EpisodeRecord:
     def step_rows(self, eid: int, stamp: str) -> list[tuple[Any, ...]]:
         """Rows in the order of :data:`STEP_COLUMNS`."""
         return [
-            (eid, i, s.role, s.action, s.typed, s.observation, float(s.reward), int(s.terminated),
+            (eid, i, s.role, clean_text(s.action), s.typed if s.typed is None else clean_text(s.typed),
+             clean_text(s.observation), float(s.reward), int(s.terminated),
              int(s.truncated), dumps(s.info), s.think_ms, stamp)  # fmt: skip
             for i, s in enumerate(self.steps)
         ]

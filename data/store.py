@@ -27,6 +27,7 @@ from data.records import (  # noqa: F401 - the record types are importable from 
     dumps,
     now,
 )
+from envs.core.api import clean_text
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -212,7 +213,7 @@ class Store:
                 [
                     task, task_version, seed, dumps(options), agent.kind, agent.name,
                     partner.kind if partner else None, partner.name if partner else None,
-                    player, source, run_id, first_observation, now(), dumps(meta),
+                    player, source, run_id, clean_text(first_observation), now(), dumps(meta),
                 ],
             )  # fmt: skip
         return int(cur.lastrowid)
@@ -239,7 +240,8 @@ class Store:
                    terminated, truncated, info, think_ms, created_at)
                    VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
                 [
-                    episode_id, idx, role, action, typed, observation, float(reward),
+                    episode_id, idx, role, clean_text(action), typed if typed is None else clean_text(typed),
+                    clean_text(observation), float(reward),
                     int(terminated), int(truncated), dumps(dict(info or {})), think_ms, now(),
                 ],
             )  # fmt: skip

@@ -15,6 +15,7 @@ from envs.core.api import (
     TaskSpec,
     Text,
     TextHistory,
+    clean_text,
     history_to_str,
     normalised_score,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "TaskSpec",
     "Text",
     "TextHistory",
+    "clean_text",
     "Transition",
     "UnknownPolicy",
     "UnknownTask",

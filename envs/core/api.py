@@ -22,9 +22,22 @@ model can sit on either side of a task.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, runtime_checkable
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """Text as it may be stored: a lone UTF-16 surrogate (what a broken terminal or endpoint can
+    send; it cannot be written as UTF-8) becomes U+FFFD. Everything else, control characters
+    included, is kept as it is. Applied once where text enters: a person's input, an agent's
+    action, a partner's reply."""
+    if text.isascii():
+        return text
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 @dataclass(frozen=True, slots=True)

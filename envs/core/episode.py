@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from envs.core.api import Agent, Task, TaskSpec, Text, TextHistory
+from envs.core.api import Agent, Task, TaskSpec, Text, TextHistory, clean_text
 
 
 def episode_success(spec: TaskSpec, last_info: Mapping[str, Any] | None, total_return: float) -> bool | None:
@@ -84,7 +84,7 @@ def run_episode(
     ep = Episode(task.spec.id, seed, first)
     limit = max_steps if max_steps is not None else 10 * task.spec.max_turns + 10
     for _ in range(limit):
-        action = agent.act(task.history())
+        action = clean_text(agent.act(task.history()))
         st = task.step(action)
         ep.transitions.append(Transition(action, *st))
         if st.terminated or st.truncated:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from envs.core.agents import HUMAN, episode_source
-from envs.core.api import Agent, InvalidInput, Step, Task, Text, history_to_str
+from envs.core.api import Agent, InvalidInput, Step, Task, Text, clean_text, history_to_str
 from envs.core.episode import episode_success
 from envs.core.registry import make
 
@@ -54,7 +54,7 @@ class HumanAgent:
 
     def answer(self, text: str) -> None:
         """Give the reply the waiting :meth:`act` returns."""
-        self._answers.put(text)
+        self._answers.put(clean_text(text))
 
     def cancel(self) -> None:
         """Wake a waiting :meth:`act` with :class:`SessionClosed`."""
@@ -156,6 +156,7 @@ class EpisodeSession:
     def human_input(self, typed: str) -> StepOutcome | None:
         """Apply what the human typed; raises InvalidInput (recorded as an attempt) if unusable."""
         think_ms = int((time.monotonic() - self._turn_started) * 1000)
+        typed = clean_text(typed)
         try:
             action = self.task.parse_input(typed)
         except InvalidInput as e:
@@ -172,7 +173,7 @@ class EpisodeSession:
 
     def agent_step(self) -> StepOutcome:
         started = time.monotonic()
-        action = self.agent_action()
+        action = clean_text(self.agent_action())
         think_ms = int((time.monotonic() - started) * 1000)
         return self._apply(action, typed=None, think_ms=think_ms)
 
