@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
 import envs
 from lmrl_tui.screens.base import LmrlScreen
+from lmrl_tui.workers import ErrorToast
 
 ALL = "all"
 
@@ -49,6 +50,8 @@ class LabelDialog(LmrlScreen, ModalScreen[str | None]):
 
 class BrowseScreen(LmrlScreen, Screen[None]):
     """Recent episodes (optionally of one task), the steps of the one under the cursor, labels."""
+
+    WORKER_ERRORS = {"browse": ErrorToast("Could not read the episodes", timeout=30)}
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="browse.back"),
@@ -96,7 +99,7 @@ class BrowseScreen(LmrlScreen, Screen[None]):
         value = self.query_one("#task-filter", Select).value
         self._load(None if value in (ALL, Select.BLANK) else str(value))
 
-    @work(thread=True, exclusive=True, group="browse")
+    @work(thread=True, exclusive=True, group="browse", exit_on_error=False)
     def _load(self, task: str | None) -> None:
         rows = self.lmrl_app.store.recent_episodes(self.LIMIT, task=task)
         self.post_message(self.EpisodesLoaded(rows))

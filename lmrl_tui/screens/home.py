@@ -31,7 +31,10 @@ class HomeScreen(LmrlScreen, Screen[None]):
         Binding("r", "refresh_stats", "Refresh", id="home.refresh"),
     ]
 
-    WORKER_ERRORS = {"home-tasks": ErrorToast("Could not load the tasks", timeout=30)}
+    WORKER_ERRORS = {
+        "home-tasks": ErrorToast("Could not load the tasks", timeout=30),
+        "home-stats": ErrorToast("Could not read the database", timeout=30),
+    }
 
     class TasksLoaded(Message, bubble=False):
         """The specs of every task (from the worker that imports the task modules)."""
@@ -104,7 +107,7 @@ class HomeScreen(LmrlScreen, Screen[None]):
         if self.tasks_ready:
             self._load_stats()
 
-    @work(thread=True, exclusive=True, group="home-stats")
+    @work(thread=True, exclusive=True, group="home-stats", exit_on_error=False)
     def _load_stats(self) -> None:
         store = self.lmrl_app.store
         self.post_message(self.StatsLoaded(task_summaries(store)))

@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Footer, Header, Log, Static
 from data.runs import last_run_evaluation, recent_runs, run_checkpoints
 from lmrl_tui.messages import NewEpisodeRequested
 from lmrl_tui.screens.base import LmrlScreen
+from lmrl_tui.workers import ErrorToast
 
 TAIL_LINES = 200
 
@@ -55,6 +56,8 @@ def format_metric_row(row: dict[str, Any]) -> str:
 
 class RunsScreen(LmrlScreen, Screen[None]):
     """The training runs in the store; the one under the cursor with its checkpoints and metrics."""
+
+    WORKER_ERRORS = {"runs": ErrorToast("Could not read the training runs", timeout=30)}
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="runs.back"),
@@ -95,7 +98,7 @@ class RunsScreen(LmrlScreen, Screen[None]):
     def action_reload(self) -> None:
         self._load()
 
-    @work(thread=True, exclusive=True, group="runs")
+    @work(thread=True, exclusive=True, group="runs", exit_on_error=False)
     def _load(self) -> None:
         store = self.lmrl_app.store
         rows = recent_runs(store, 200)

@@ -105,3 +105,49 @@ async def test_cannot_start_uses_the_same_error_path(store):
         assert not isinstance(app.screen, PlayScreen)
         ((message, title, severity, timeout),) = seen
         assert (title, severity, timeout) == ("Cannot start", "error", 10) and "colour" in message
+
+
+async def settle(app, pilot) -> None:
+    """Let the workers finish (failed ones included: ``wait_for_complete`` would re-raise)."""
+    for _ in range(100):
+        await pilot.pause(0.05)
+        if all(w.is_finished for w in app.workers):
+            return
+
+
+async def test_a_database_that_fails_under_the_home_screen_is_a_toast_not_a_crash(store, monkeypatch):
+    import sqlite3
+
+    import lmrl_tui.screens.home as home
+
+    def broken(store):
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(home, "task_summaries", broken)
+    app = make_app(store)
+    seen = spy_notifications(app)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        assert ("DatabaseError: database disk image is malformed", "Could not read the database", "error", 30) in seen
+        assert isinstance(app.screen, HomeScreen) and app.is_running
+
+
+async def test_browse_and_runs_that_cannot_read_are_toasts(store, monkeypatch):
+    import sqlite3
+
+    def broken(*a, **kw):
+        raise sqlite3.OperationalError("no such table: episodes")
+
+    monkeypatch.setattr(type(store), "recent_episodes", broken)
+    monkeypatch.setattr("lmrl_tui.screens.runs.recent_runs", broken)
+    app = make_app(store)
+    seen = spy_notifications(app)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("b")
+        await settle(app, pilot)
+        await pilot.press("escape", "t")
+        await settle(app, pilot)
+        titles = [t for _, t, severity, _ in seen if severity == "error"]
+        assert "Could not read the episodes" in titles and "Could not read the training runs" in titles
+        assert app.is_running
