@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from data.checks import StoreError, check_path, inspect_existing, verify
 from data.connection import ThreadConnections, WalError
 from data.records import (  # noqa: F401 - the record types are importable from here too
     STEP_COLUMNS,
@@ -34,15 +35,14 @@ if TYPE_CHECKING:
 
 APP_NAME = "lmrl-tui"
 DB_ENV = "LMRL_DB"
-SQLITE_MAGIC = b"SQLite format 3\x00"
 MIGRATION_SET = "lmrl-tui"
 MIGRATION_NAMES = ("m001_initial",)
+TABLES = frozenset({"episodes", "steps", "players", "runs", "checkpoints", "evaluations", "labels"})
+"""The tables an up-to-date store has; a store that lacks one is refused as damaged."""
+DATABASE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.DatabaseError,)
+"""What reading a damaged database raises (for callers that must not import sqlite3)."""
 """The schema steps in data/migrations.py, by name (a test keeps the two in step). Opening an
 up-to-date database needs only these names, so sqlite-utils is imported when first used."""
-
-
-class StoreError(Exception):
-    """A database problem explained in one line for the user."""
 
 
 def default_db_path() -> Path:
@@ -65,9 +65,16 @@ class Store:
     ``data.datasets`` (a test scans their sources for SQL).
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, create: bool = True) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str] | None = None, *, create: bool = True, verify: bool = False
+    ) -> None:
+        """Open (or create) the store at ``path`` (default: :func:`default_db_path`). ``verify``
+        checks every page first (commands that write), so nothing is written into a damaged file."""
+        if path is not None and not str(path).strip():
+            raise StoreError("the database path is empty; give a file (--db PATH) or leave it out")
         self.path = Path(path).expanduser() if path is not None else default_db_path()
-        self._check_file(create)
+        check_path(self.path, create)
+        inspect_existing(self.path, pages=verify)
         self._connections = ThreadConnections(str(self.path))
         try:
             self._migrate()
@@ -95,27 +102,10 @@ class Store:
         return self._connections.db
 
     # -- opening -----------------------------------------------------------------------------
-    def _check_file(self, create: bool) -> None:
-        p = self.path
-        if p.exists():
-            if p.is_dir():
-                raise StoreError(f"{p} is a directory, not a database file")
-            if not os.access(p, os.R_OK | os.W_OK):
-                raise StoreError(f"{p} is not readable and writable by you")
-            if p.stat().st_size > 0:
-                with p.open("rb") as f:
-                    if f.read(16) != SQLITE_MAGIC:
-                        raise StoreError(f"{p} is not an SQLite database")
-            return
-        if not create:
-            raise StoreError(f"no database at {p}")
-        parent = p.parent
-        try:
-            parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise StoreError(f"cannot create the folder {parent} for the database ({e.strerror})") from None
-        if not os.access(parent, os.W_OK):
-            raise StoreError(f"cannot create a database in {parent}: the folder is not writable")
+    def verify(self) -> None:
+        """Check the file's pages and that every table is there (:func:`data.checks.verify`);
+        commands that write call it before writing, so nothing is added to a damaged file."""
+        verify(self._conn, self.path)
 
     def _applied_migrations(self) -> list[str]:
         tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -139,6 +129,9 @@ class Store:
         if not applied and tables - {"_sqlite_migrations"}:
             raise StoreError(f"{self.path} is an SQLite database, but not an lmrl-tui one")
         if known <= applied:
+            missing = sorted(TABLES - tables)
+            if missing:
+                raise StoreError(f"{self.path} is damaged: the table(s) {', '.join(missing)} are missing")
             return
         from data.migrations import migrations
 

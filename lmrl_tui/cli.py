@@ -230,10 +230,21 @@ def _print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
         print("  ".join(str(x).ljust(w) for x, w in zip(row, widths, strict=False)).rstrip())
 
 
+WRITING_COMMANDS = frozenset({"generate", "import", "train", "eval"})
+"""Commands that write episodes or runs: the store's pages are checked first, so nothing is
+written into a damaged file."""
+
+
 def _open_store(args: argparse.Namespace) -> Any:
     from data.store import Store
 
-    return Store(args.db)
+    return Store(args.db, verify=args.command in WRITING_COMMANDS)
+
+
+def _database_errors() -> tuple[type[BaseException], ...]:
+    from data.store import DATABASE_ERRORS
+
+    return DATABASE_ERRORS
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
@@ -277,6 +288,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             store.close()
     except user_errors as e:
         print(f"lmrl: error: {e}", file=sys.stderr)
+        return 1
+    except _database_errors() as e:  # a store damaged after it was opened
+        print(f"lmrl: error: the database cannot be read ({e}); restore a backup", file=sys.stderr)
         return 1
     except ImportError as e:
         print(f"lmrl: error: {e} (for training: pip install 'lmrl-tui[train]')", file=sys.stderr)
