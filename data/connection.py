@@ -11,14 +11,44 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from data.checks import StoreError
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
 BUSY_TIMEOUT_MS = 10_000
 MEMORY = ":memory:"
+
+
+LOCK_PATIENCE_S = 300.0
+"""How long a writer waits in all for another process's write lock before it gives up."""
+
+
+def begin_immediate(
+    conn: sqlite3.Connection, path: object, on_wait: Callable[[float], None] | None = None
+) -> None:
+    """``BEGIN IMMEDIATE``, waiting for another process's write lock: each try waits up to the
+    busy timeout (10 s); past that the wait is reported to ``on_wait`` (the CLI prints one line)
+    and tried again, up to :data:`LOCK_PATIENCE_S` in all, then :class:`StoreError`."""
+    waited = 0.0
+    while True:
+        started = time.monotonic()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) and "busy" not in str(e):
+                raise
+            waited += time.monotonic() - started
+            if waited >= LOCK_PATIENCE_S:
+                raise StoreError(f"{path} stayed locked by another writer for {waited:.0f} s; try again later") from None
+            if on_wait is not None:
+                on_wait(waited)
 
 
 class WalError(sqlite3.DatabaseError):

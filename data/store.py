@@ -11,13 +11,13 @@ from __future__ import annotations
 import math
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from data.checks import StoreError, check_path, inspect_existing, verify
-from data.connection import ThreadConnections, WalError
+from data.connection import ThreadConnections, WalError, begin_immediate
 from data.records import (  # noqa: F401 - the record types are importable from here too
     STEP_COLUMNS,
     STEP_INSERT,
@@ -73,6 +73,9 @@ class Store:
         if path is not None and not str(path).strip():
             raise StoreError("the database path is empty; give a file (--db PATH) or leave it out")
         self.path = Path(path).expanduser() if path is not None else default_db_path()
+        self.on_lock_wait: Callable[[float], None] | None = None
+        """Called with the seconds waited so far each time a write still waits for another
+        process's lock (every busy timeout, 10 s)."""
         check_path(self.path, create)
         inspect_existing(self.path, pages=verify)
         self._connections = ThreadConnections(str(self.path))
@@ -158,7 +161,7 @@ class Store:
         if conn.in_transaction:
             yield
             return
-        conn.execute("BEGIN IMMEDIATE")
+        begin_immediate(conn, self.path, self.on_lock_wait)
         try:
             yield
         except BaseException:

@@ -238,7 +238,13 @@ written into a damaged file."""
 def _open_store(args: argparse.Namespace) -> Any:
     from data.store import Store
 
-    return Store(args.db, verify=args.command in WRITING_COMMANDS)
+    store = Store(args.db, verify=args.command in WRITING_COMMANDS)
+    store.on_lock_wait = _report_lock_wait
+    return store
+
+
+def _report_lock_wait(waited: float) -> None:
+    print(f"lmrl: waiting for another process to finish writing ({waited:.0f} s so far)", file=sys.stderr)
 
 
 def _database_errors() -> tuple[type[BaseException], ...]:
@@ -289,8 +295,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except user_errors as e:
         print(f"lmrl: error: {e}", file=sys.stderr)
         return 1
-    except _database_errors() as e:  # a store damaged after it was opened
-        print(f"lmrl: error: the database cannot be read ({e}); restore a backup", file=sys.stderr)
+    except _database_errors() as e:  # e.g. a store damaged after it was opened
+        print(f"lmrl: error: database error: {e}", file=sys.stderr)
         return 1
     except ImportError as e:
         print(f"lmrl: error: {e} (for training: pip install 'lmrl-tui[train]')", file=sys.stderr)
