@@ -98,7 +98,10 @@ def load_checkpoint(path: str | os.PathLike[str], *, for_training: bool = False)
 
     p = resolve_path(path)
     meta = read_meta(p)
-    cfg = TrainConfig.from_dict(meta["config"])
+    try:
+        cfg = TrainConfig.from_dict(meta["config"])
+    except (TypeError, ValueError) as e:
+        raise TrainingError(f"{p / META} is corrupt ({e})") from None
     lm = load_lm(str(p))
     tok = load_tokenizer(p)
     model = PolicyValueModel(lm, cfg.algo, target=cfg.target, pi_beta=cfg.pi_beta, head_bias=cfg.head_bias)

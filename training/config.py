@@ -8,6 +8,9 @@ reranker decoding). Torch-free, so the CLI can import it cheaply.
 from __future__ import annotations
 
 import json
+import math
+import types
+import typing
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -107,8 +110,41 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
+        """The config saved in a checkpoint; a value of the wrong type raises ValueError naming
+        the field (unknown keys, from other versions, are ignored)."""
+        if not isinstance(d, dict):
+            raise ValueError("the config is not a JSON object")
+        hints = typing.get_type_hints(cls)
         names = {f.name for f in fields(cls)}
+        for k, v in d.items():
+            if k in names and not _fits(v, hints[k]):
+                raise ValueError(f"config field {k!r} cannot be {v!r}")
         return cls(**{k: v for k, v in d.items() if k in names})
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether a JSON value fits a field's type hint (int, float, bool, str, dicts, lists, unions)."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, h) for h in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is Any:
+        return True
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if hint is str:
+        return isinstance(value, str)
+    base = origin or hint
+    if base is dict:
+        return isinstance(value, dict)
+    if base in (list, tuple):
+        return isinstance(value, list | tuple)
+    return True
 
 
 def canonical_algo(name: str) -> str:

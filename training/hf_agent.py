@@ -9,10 +9,13 @@ module is cheap to import.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
 from envs.core import Text, history_to_str
+
+DOWNLOAD_ENV = "LMRL_HF_DOWNLOAD"
 
 
 class HFAgent:
@@ -32,8 +35,14 @@ class HFAgent:
         top_p: float = 1.0,
         max_prompt_tokens: int | None = None,
         name: str | None = None,
+        allow_download: bool | None = None,
     ) -> None:
         self.model_id = model
+        self.allow_download = (
+            os.environ.get(DOWNLOAD_ENV) == "1" if allow_download is None else bool(allow_download)
+        )
+        """Fetch a hub id that is not in the local cache (off unless asked: ``$LMRL_HF_DOWNLOAD=1``);
+        weights are read from safetensors files either way."""
         self.tokenizer_id = tokenizer or model
         self.device = device
         self.max_new_tokens = int(max_new_tokens)
@@ -59,8 +68,16 @@ class HFAgent:
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()  # it would draw over the app's screen
-        self._tok = AutoTokenizer.from_pretrained(self.tokenizer_id)
-        self._model = AutoModelForCausalLM.from_pretrained(self.model_id).to(self.device).eval()
+        if self.allow_download:
+            self._tok = AutoTokenizer.from_pretrained(self.tokenizer_id)
+            self._model = AutoModelForCausalLM.from_pretrained(self.model_id, use_safetensors=True)
+        else:  # local files only, safetensors only: never downloads, never unpickles
+            from training.models import load_lm
+            from training.tokenization import load_tokenizer
+
+            self._tok = load_tokenizer(self.tokenizer_id)
+            self._model = load_lm(self.model_id)
+        self._model = self._model.to(self.device).eval()
         if self.max_prompt_tokens is None:
             ctx = getattr(self._model.config, "max_position_embeddings", None) or getattr(
                 self._model.config, "n_positions", 1024

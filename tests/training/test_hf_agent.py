@@ -80,3 +80,44 @@ def test_plays_a_maze_fo_episode(tiny_model: str) -> None:
     assert all(t.action.endswith("\n") and t.action.count("\n") == 1 for t in ep.transitions)
     assert len(ep.transitions) <= 11
     assert ep.total_return <= 0
+
+
+def test_a_pickled_model_is_never_unpickled(tiny_model: str, tmp_path, monkeypatch) -> None:
+    """A folder with only ``pytorch_model.bin`` (a pickle: it can run code) is refused in one line
+    before ``torch.load`` is ever called."""
+    import shutil
+
+    from transformers import AutoModelForCausalLM
+
+    from training.errors import TrainingError
+
+    folder = tmp_path / "pickled"
+    shutil.copytree(tiny_model, folder)
+    (folder / "model.safetensors").unlink()
+    torch.save(AutoModelForCausalLM.from_pretrained(tiny_model).state_dict(), folder / "pytorch_model.bin")
+    assert (folder / "pytorch_model.bin").exists() and not (folder / "model.safetensors").exists()
+
+    def no_unpickling(*a, **kw):
+        raise AssertionError("torch.load was called on an untrusted file")
+
+    monkeypatch.setattr(torch, "load", no_unpickling)
+    with pytest.raises(TrainingError, match="not a loadable causal language model"):
+        HFAgent(str(folder), device="cpu").load()
+
+
+@pytest.mark.parametrize("damage", ["empty", "config", "weights", "tokenizer"])
+def test_broken_model_folders_are_one_line(tiny_model: str, tmp_path, damage: str) -> None:
+    import shutil
+
+    from training.errors import TrainingError
+
+    folder = tmp_path / damage
+    if damage == "empty":
+        folder.mkdir()
+    else:
+        shutil.copytree(tiny_model, folder)
+        target = {"config": "config.json", "weights": "model.safetensors", "tokenizer": "tokenizer.json"}[damage]
+        (folder / target).write_text("{ not json")
+    with pytest.raises(TrainingError) as err:
+        HFAgent(str(folder), device="cpu").load()
+    assert "\n" not in str(err.value)

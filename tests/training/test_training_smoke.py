@@ -149,6 +149,14 @@ def test_corrupt_checkpoints_raise_training_error(store, tmp_path):
                 load_trainer_state(bad)
             else:
                 load_agent(bad)
+    meta = json.loads((good / "lmrl.json").read_text())
+    for field, value in (("lr", "fast"), ("max_steps", 2.5), ("progress", "yes"), ("algo", 3),
+                         ("task_options", "abc"), ("n_embd", None)):  # fmt: skip
+        bad = tmp_path / f"bad-type-{field}"
+        shutil.copytree(good, bad)
+        (bad / "lmrl.json").write_text(json.dumps({**meta, "config": {**meta["config"], field: value}}))
+        with pytest.raises(TrainingError, match="lmrl.json is corrupt"):
+            load_agent(bad)
 
 
 @pytest.mark.slow
