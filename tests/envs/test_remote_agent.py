@@ -155,6 +155,14 @@ def test_a_trickling_server_meets_the_deadline(server: FakeServer, fault: str) -
     assert 0.9 <= took < 2.5 and len(server.requests) == 1
 
 
+def test_a_silent_server_times_out_and_is_retried(server: FakeServer) -> None:
+    server.default, server.trickle_every = TRICKLE_BODY, 2.0  # headers, then nothing for 2 s
+    with pytest.raises(EndpointError) as e:
+        agent(server.url, timeout=0.2, deadline=5, retries=1).act((Text("x\n", False),))
+    assert str(e.value) == f"the model endpoint {server.url} failed 2 tries in a row (last: timed out)"
+    assert len(server.requests) == 2
+
+
 def test_the_deadline_includes_the_retries(server: FakeServer) -> None:
     server.default = (503, {"error": "down"})
     a = ChatEndpointAgent(server.url, "tiny", retries=20, backoff=0.2, deadline=0.5)
