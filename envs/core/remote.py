@@ -119,9 +119,9 @@ class ChatEndpointAgent:
         self.host = parts.netloc
         self.timeout = float(timeout)
         """Seconds for one network operation (a connect, a read) within a try."""
-        self.deadline = _setting(deadline, DEADLINE_ENV, DEFAULT_DEADLINE, float)
+        self.deadline = _setting("deadline", deadline, DEADLINE_ENV, DEFAULT_DEADLINE, float)
         """Seconds for a whole call, retries and backoff included."""
-        self.max_reply_bytes = int(_setting(max_reply_bytes, MAX_BYTES_ENV, DEFAULT_MAX_BYTES, int))
+        self.max_reply_bytes = int(_setting("max_reply_bytes", max_reply_bytes, MAX_BYTES_ENV, DEFAULT_MAX_BYTES, int))
         self.retries = max(0, int(retries))
         self.backoff = float(backoff)
         self.temperature = float(temperature)
@@ -223,8 +223,8 @@ class ChatEndpointAgent:
         return EndpointError(f"the endpoint at {self.host} did not answer within {self.deadline:g} s{why}")
 
 
-def _setting(value: float | None, env: str, default: float, kind: type) -> float:
-    """``value``, else ``$env``, else ``default``; it must be a positive number."""
+def _setting(name: str, value: float | None, env: str, default: float, kind: type) -> float:
+    """The argument ``name``'s ``value``, else ``$env``, else ``default``: a positive number."""
     source = "" if value is not None else os.environ.get(env, "").strip()
     if value is None and not source:
         return default
@@ -233,7 +233,7 @@ def _setting(value: float | None, env: str, default: float, kind: type) -> float
     except (TypeError, ValueError):
         number = math.nan
     if not (math.isfinite(number) and number > 0):
-        where = f"${env}" if value is None else "the value"
+        where = f"${env}" if value is None else name
         unit = "seconds" if kind is float else "bytes"
         raise EndpointError(f"{where} must be a positive number of {unit}, not {source or value!r}")
     return number
