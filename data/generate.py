@@ -1,6 +1,8 @@
 """Bulk generation: play episodes of a task with an agent and record them in the store
 (``lmrl generate``). Episodes are played with :func:`envs.run_episode` from seeds ``seed ..`` and
-written ``batch`` at a time, each batch in one transaction.
+written ``batch`` at a time, each batch in one transaction. A run that fails part-way (a model
+endpoint that dies, Ctrl-C) still writes the episodes that finished, and says how many in a note
+on the error.
 """
 
 from __future__ import annotations
@@ -87,6 +89,22 @@ def generate(
             if on_episode is not None:
                 on_episode(n + 1)
         recorder.flush()
+    except BaseException as e:
+        _keep_finished(recorder, e)
+        raise
     finally:
         task.close()
     return GenerateResult(recorder.written, successes, total_return, time.perf_counter() - started, opts)
+
+
+def _keep_finished(recorder: BatchRecorder, error: BaseException) -> None:
+    """Write the episodes that finished before ``error``; add a note on it saying how many."""
+    try:
+        recorder.flush()
+    except Exception:  # the store itself is failing: the first error says more
+        return
+    n = recorder.written
+    what = "no episode had finished" if n == 0 else (
+        f"kept the {n} episode{'s' if n != 1 else ''} that finished in {recorder.store.path}"
+    )
+    error.add_note(what)

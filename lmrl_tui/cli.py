@@ -269,10 +269,20 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return tuple(errs)
 
 
-def _engine_error(e: BaseException) -> bool:
-    """Stockfish is missing or will not start (e.g. a bad ``STOCKFISH_PATH``)."""
+def _setup_error(e: BaseException) -> bool:
+    """The machine's setup, not the run: Stockfish is missing or will not start (e.g. a bad
+    ``STOCKFISH_PATH``), or a model endpoint cannot be reached or answers badly."""
     engine = sys.modules.get("envs.chess.stockfish")  # loaded if the error can come from it
-    return engine is not None and isinstance(e, (engine.StockfishNotFound, engine.EngineFailure))
+    remote = sys.modules.get("envs.core.remote")
+    return (engine is not None and isinstance(e, (engine.StockfishNotFound, engine.EngineFailure))) or (
+        remote is not None and isinstance(e, remote.EndpointError)
+    )
+
+
+def _with_notes(line: str, e: BaseException) -> str:
+    """``line`` followed by the notes on ``e`` (e.g. what a run that failed part-way kept)."""
+    notes = "; ".join(getattr(e, "__notes__", ()))
+    return f"{line} ({notes})" if notes else line
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -293,7 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             store.close()
     except user_errors as e:
-        print(f"lmrl: error: {e}", file=sys.stderr)
+        print(_with_notes(f"lmrl: error: {e}", e), file=sys.stderr)
         return 1
     except _database_errors() as e:  # e.g. a store damaged after it was opened
         print(f"lmrl: error: database error: {e}", file=sys.stderr)
@@ -302,15 +312,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"lmrl: error: {e} (for training: pip install 'lmrl-tui[train]')", file=sys.stderr)
         return 1
     except ValueError as e:  # bad task options and the like
-        print(f"lmrl: error: {e}", file=sys.stderr)
+        print(_with_notes(f"lmrl: error: {e}", e), file=sys.stderr)
         return 1
     except RuntimeError as e:
-        if not _engine_error(e):
+        if not _setup_error(e):
             raise
-        print(f"lmrl: error: {e}", file=sys.stderr)
+        print(_with_notes(f"lmrl: error: {e}", e), file=sys.stderr)
         return EXIT_USAGE  # the machine's setup, not the run: exit 2, like a usage error
-    except KeyboardInterrupt:
-        print("lmrl: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as e:
+        print(_with_notes("lmrl: interrupted", e), file=sys.stderr)
         return 130
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

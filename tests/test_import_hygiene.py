@@ -10,6 +10,8 @@ import textwrap
 import pytest
 
 HEAVY = ("torch", "transformers", "accelerate")
+HTTP = ("httpx", "httpcore")
+"""Imported by a model endpoint agent on its first call only."""
 
 
 def modules_after(code: str) -> set[str]:
@@ -23,7 +25,7 @@ def modules_after(code: str) -> set[str]:
 @pytest.mark.parametrize("pkg", ["envs", "data"])
 def test_pure_layers(pkg):
     mods = modules_after(f"import {pkg}\nimport envs\nenvs.ids()\nimport data.formats\ndata.formats.codec('maze-fo')")
-    bad = {m.split(".")[0] for m in mods} & {"textual", *HEAVY, "lmrl_tui", "training"}
+    bad = {m.split(".")[0] for m in mods} & {"textual", *HEAVY, *HTTP, "lmrl_tui", "training"}
     assert not bad, f"{pkg} pulled in {bad}"
 
 
@@ -44,7 +46,13 @@ def test_home_screen_opens_without_torch(tmp_path):
         asyncio.run(main())
         """
     )
-    assert not {m.split(".")[0] for m in mods} & set(HEAVY)
+    assert not {m.split(".")[0] for m in mods} & {*HEAVY, *HTTP}
+
+
+def test_an_endpoint_agent_imports_httpx_only_on_its_first_call():
+    mods = modules_after("from envs.core.agents import make_agent\n"
+                         "make_agent('twenty-questions', 'http:m@http://127.0.0.1:9/v1', role='oracle')")
+    assert not {m.split(".")[0] for m in mods} & set(HTTP)
 
 
 @pytest.mark.skipif(shutil.which("lint-imports") is None and not shutil.which(

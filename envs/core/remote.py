@@ -1,29 +1,40 @@
 """An agent or partner backed by an OpenAI-compatible chat endpoint (vLLM, llama.cpp, Ollama, ...).
 
-Standard library only (``urllib``). The text history becomes chat messages: observations are
-``user`` turns and the agent's own lines ``assistant`` turns, after a system prompt chosen by the
-role the agent plays (``seller``, ``buyer``, ``oracle``, ``asker``, ``agent``). A history that ends
-with a cut-off line of the agent's own (Car Dealer's forced ``"...Output: Decision="``) is sent
-as a request to complete that line. The reply is cut at its first newline and ends with one
-``"\\n"``, like LMRL's policies.
+The text history becomes chat messages: observations are ``user`` turns and the agent's own
+lines ``assistant`` turns, after a system prompt chosen by the role the agent plays (``seller``,
+``buyer``, ``oracle``, ``asker``, ``agent``). A history that ends with a cut-off line of the agent's
+own (Car Dealer's forced ``"...Output: Decision="``) is sent as a request to complete that line.
+The reply is cut at its first newline and ends with one ``"\\n"``, like LMRL's policies.
 
-Failures raise :class:`EndpointError` with one line meant for the user. Connection errors,
-timeouts, HTTP 429 and 5xx are retried with exponential backoff; other HTTP errors and malformed
-replies are not.
+HTTP is httpx (:mod:`envs.core.remote_http`, imported on the first call). Failures raise
+:class:`EndpointError` with one line meant for the user. Connection errors, timeouts, HTTP 429
+and 5xx and replies broken off mid-way are retried with exponential backoff; other HTTP errors
+and malformed replies are not. Each call, retries included, ends by a deadline
+(``$LMRL_ENDPOINT_DEADLINE`` seconds, 60 by default), even against a server that trickles its
+reply, and a reply body over a cap (``$LMRL_ENDPOINT_MAX_BYTES``, 1 MiB by default) is refused.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from envs.core import Text
+
+if TYPE_CHECKING:
+    from envs.core.remote_http import DeadlineClient
+
+DEADLINE_ENV = "LMRL_ENDPOINT_DEADLINE"
+MAX_BYTES_ENV = "LMRL_ENDPOINT_MAX_BYTES"
+DEFAULT_DEADLINE = 60.0
+"""Seconds one call may take, all its tries included."""
+DEFAULT_MAX_BYTES = 1 << 20
+"""The largest reply body accepted (1 MiB; a chat reply of one line is a few hundred bytes)."""
 
 SYSTEM_PROMPTS: Mapping[str, str] = {
     "agent": "You play a text game. Reply with exactly one line: your next action.",
@@ -86,6 +97,8 @@ class ChatEndpointAgent:
         api_key_env: str | None = "OPENAI_API_KEY",
         system_prompt: str | None = None,
         timeout: float = 30.0,
+        deadline: float | None = None,
+        max_reply_bytes: int | None = None,
         retries: int = 2,
         backoff: float = 0.5,
         temperature: float = 0.0,
@@ -103,7 +116,12 @@ class ChatEndpointAgent:
         self.system_prompt = system_prompt if system_prompt is not None else SYSTEM_PROMPTS.get(
             role, SYSTEM_PROMPTS["agent"]
         )
+        self.host = parts.netloc
         self.timeout = float(timeout)
+        """Seconds for one network operation (a connect, a read) within a try."""
+        self.deadline = _setting("deadline", deadline, DEADLINE_ENV, DEFAULT_DEADLINE, float)
+        """Seconds for a whole call, retries and backoff included."""
+        self.max_reply_bytes = int(_setting("max_reply_bytes", max_reply_bytes, MAX_BYTES_ENV, DEFAULT_MAX_BYTES, int))
         self.retries = max(0, int(retries))
         self.backoff = float(backoff)
         self.temperature = float(temperature)
@@ -111,10 +129,17 @@ class ChatEndpointAgent:
         self.name = name or f"{model}@{parts.netloc}"
         self._sleep = sleep
         self._seed: int | None = None
+        self._client: DeadlineClient | None = None
 
     @property
     def url(self) -> str:
         return f"{self.base_url}/chat/completions"
+
+    def close(self) -> None:
+        """Close the kept-alive connections (the agent can still be used: it reconnects)."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
 
     def reset(self, task: Any = None, seed: int | None = None) -> None:
         """Remember the seed (sent to servers that honour it for sampling)."""
@@ -143,41 +168,82 @@ class ChatEndpointAgent:
         return content.lstrip("\n").split("\n", 1)[0] + "\n"
 
     def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        headers = {"Content-Type": "application/json", "Accept": "application/json",
+                   "Accept-Encoding": "identity"}  # fmt: skip
         key = os.environ.get(self.api_key_env) if self.api_key_env else None
         if key:
             headers["Authorization"] = f"Bearer {key}"
         return headers
 
     def _post(self, payload: Mapping[str, Any]) -> Any:
+        from envs.core import remote_http as h
+
+        if self._client is None:
+            self._client = h.DeadlineClient(self.timeout)
         body = json.dumps(payload).encode("utf-8")
-        last = "no attempt"
+        deadline = time.monotonic() + self.deadline
+        last, reached = "", False  # the last failure; whether the server answered it
         for attempt in range(self.retries + 1):
             if attempt:
-                self._sleep(self.backoff * 2 ** (attempt - 1))
-            req = urllib.request.Request(self.url, data=body, headers=self._headers(), method="POST")
+                wait = self.backoff * 2 ** (attempt - 1)
+                if time.monotonic() + wait >= deadline:
+                    raise self._late(last)
+                self._sleep(wait)
             try:
-                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                    raw = resp.read()
-            except urllib.error.HTTPError as e:
-                detail = _short(e.read())
-                if e.code == 429 or e.code >= 500:
-                    last = f"HTTP {e.code} {detail}".strip()
-                    continue
-                hint = f" (is ${self.api_key_env} set?)" if e.code in (401, 403) and self.api_key_env else ""
-                raise EndpointError(f"{self.url} answered HTTP {e.code}{hint}: {detail}") from None
-            except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as e:
-                reason = getattr(e, "reason", e)
-                last = str(reason) or type(e).__name__
+                status, raw = self._client.post(self.url, body, self._headers(), deadline=deadline,
+                                                max_bytes=self.max_reply_bytes)  # fmt: skip
+            except h.Late:
+                raise self._late(last) from None
+            except h.TooLarge:
+                raise EndpointError(f"the reply from {self.host} is larger than {_size(self.max_reply_bytes)}") from None
+            except h.Undecodable as e:
+                raise EndpointError(f"{self.url} sent a malformed reply ({_short(str(e))})") from None
+            except h.Unreachable as e:
+                last, reached = _short(str(e)), e.connected
                 continue
+            if status == 429 or status >= 500:
+                last, reached = f"HTTP {status} {_short(raw)}".strip(), True
+                continue
+            if not 200 <= status < 300:
+                hint = f" (is ${self.api_key_env} set?)" if status in (401, 403) and self.api_key_env else ""
+                raise EndpointError(f"{self.url} answered HTTP {status}{hint}: {_short(raw)}")
             try:
                 return json.loads(raw)
             except (ValueError, UnicodeDecodeError):
                 raise EndpointError(f"{self.url} sent a malformed reply (not JSON): {_short(raw)}") from None
+        tries = self.retries + 1
+        if reached:
+            raise EndpointError(f"the model endpoint {self.base_url} failed {tries} tries in a row (last: {last})")
         raise EndpointError(
-            f"cannot reach the model endpoint {self.base_url} after {self.retries + 1} tries "
-            f"({last}); is the server running?"
+            f"cannot reach the model endpoint {self.base_url} after {tries} tries ({last}); is the server running?"
         )
+
+    def _late(self, last: str) -> EndpointError:
+        why = f" (last try: {last})" if last else ""
+        return EndpointError(f"the endpoint at {self.host} did not answer within {self.deadline:g} s{why}")
+
+
+def _setting(name: str, value: float | None, env: str, default: float, kind: type) -> float:
+    """The argument ``name``'s ``value``, else ``$env``, else ``default``: a positive number."""
+    source = "" if value is not None else os.environ.get(env, "").strip()
+    if value is None and not source:
+        return default
+    try:
+        number = kind(value if value is not None else source)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not (math.isfinite(number) and number > 0):
+        where = f"${env}" if value is None else name
+        unit = "seconds" if kind is float else "bytes"
+        raise EndpointError(f"{where} must be a positive number of {unit}, not {source or value!r}")
+    return number
+
+
+def _size(n: int) -> str:
+    for unit, k in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= k and n % k == 0:
+            return f"{n // k} {unit}"
+    return f"{n} bytes"
 
 
 def _short(raw: bytes | str, limit: int = 120) -> str:

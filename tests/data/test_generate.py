@@ -84,3 +84,28 @@ def test_a_checkpoint_plays_and_logs_the_options_it_learnt(store):
     assert {(e["agent_kind"], e["agent_name"]) for e in eps} == {("checkpoint", "small-words")}
     res = generate(store, "wordle", _Learnt(), 1, seed=3, options={"words": "standard"})
     assert res.options == {"words": "standard"}  # given options win
+
+
+class _DiesOnEpisode:
+    """A partner (a model endpoint) that fails on the first move of episode ``n`` (from 0)."""
+
+    kind, name = "http", "dies"
+
+    def __init__(self, n: int) -> None:
+        self.n, self.resets = n, -1
+
+    def reset(self, task, seed=None):
+        self.resets += 1
+
+    def act(self, history):
+        if self.resets >= self.n:
+            raise RuntimeError("the endpoint went away")
+        return "Yes.\n"
+
+
+def test_a_run_that_fails_keeps_the_episodes_that_finished(store):
+    agent = envs.make_policy("twenty-questions", "behaviour")
+    with pytest.raises(RuntimeError, match="went away") as e:
+        generate(store, "twenty-questions", agent, 5, partner=_DiesOnEpisode(2), batch=200)
+    assert [ep["seed"] for ep in store.recent_episodes(10)] == [1, 0]
+    assert e.value.__notes__ == [f"kept the 2 episodes that finished in {store.path}"]

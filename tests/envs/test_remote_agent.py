@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import socket
+import time
 from typing import Any
 
 import pytest
-from fake_endpoint import FakeServer
+from fake_endpoint import CUT, DROP, TRICKLE_BODY, TRICKLE_HEADERS, FakeServer
 
 from envs.car_dealer.task import CarDealerTask
 from envs.core import Text, run_episode
@@ -118,6 +119,84 @@ def test_server_down_is_one_clear_line() -> None:
         a.act((Text("x\n", False),))
     msg = str(e.value)
     assert "cannot reach the model endpoint" in msg and "2 tries" in msg and "\n" not in msg
+
+
+@pytest.mark.parametrize("fault", [CUT, DROP])
+def test_a_reply_cut_mid_way_is_retried(server: FakeServer, fault: str) -> None:
+    waits: list[float] = []
+    server.script = [fault, fault]
+    a = ChatEndpointAgent(server.url, "tiny", retries=2, backoff=0.25, sleep=waits.append)
+    assert a.act((Text("x\n", False),)) == "hello there\n"
+    assert waits == [0.25, 0.5] and len(server.requests) == 3
+
+
+def test_a_reply_cut_every_time_gives_up_with_one_line(server: FakeServer) -> None:
+    server.default = CUT
+    with pytest.raises(EndpointError) as e:
+        agent(server.url, retries=1).act((Text("x\n", False),))
+    msg = str(e.value)
+    assert "\n" not in msg and "2 tries" in msg and len(server.requests) == 2
+
+
+def _host(server: FakeServer) -> str:
+    return server.url.split("//")[1].split("/")[0]
+
+
+@pytest.mark.parametrize("fault", [TRICKLE_BODY, TRICKLE_HEADERS])
+def test_a_trickling_server_meets_the_deadline(server: FakeServer, fault: str) -> None:
+    """One byte every 50 ms never trips a 5 s read timeout; the 1 s deadline ends the call."""
+    server.default = fault
+    a = agent(server.url, timeout=5, deadline=1.0, retries=3)
+    started = time.monotonic()
+    with pytest.raises(EndpointError) as e:
+        a.act((Text("x\n", False),))
+    took = time.monotonic() - started
+    assert str(e.value) == f"the endpoint at {_host(server)} did not answer within 1 s"
+    assert 0.9 <= took < 2.5 and len(server.requests) == 1
+
+
+def test_a_silent_server_times_out_and_is_retried(server: FakeServer) -> None:
+    server.default, server.trickle_every = TRICKLE_BODY, 2.0  # headers, then nothing for 2 s
+    with pytest.raises(EndpointError) as e:
+        agent(server.url, timeout=0.2, deadline=5, retries=1).act((Text("x\n", False),))
+    assert str(e.value) == f"the model endpoint {server.url} failed 2 tries in a row (last: timed out)"
+    assert len(server.requests) == 2
+
+
+def test_the_deadline_includes_the_retries(server: FakeServer) -> None:
+    server.default = (503, {"error": "down"})
+    a = ChatEndpointAgent(server.url, "tiny", retries=20, backoff=0.2, deadline=0.5)
+    started = time.monotonic()
+    with pytest.raises(EndpointError) as e:
+        a.act((Text("x\n", False),))
+    assert time.monotonic() - started < 1.0
+    assert str(e.value).startswith(f"the endpoint at {_host(server)} did not answer within 0.5 s")
+    assert "HTTP 503" in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("send_length", [True, False])
+def test_an_oversized_reply_is_refused(server: FakeServer, send_length: bool) -> None:
+    server.send_length = send_length
+    server.default = (200, {"choices": [{"message": {"content": "x" * 5000}}]})
+    with pytest.raises(EndpointError) as e:
+        agent(server.url, max_reply_bytes=1024).act((Text("x\n", False),))
+    assert str(e.value) == f"the reply from {_host(server)} is larger than 1 KiB"
+    assert len(server.requests) == 1
+    server.default = (200, {"choices": [{"message": {"content": "x" * 500}}]})
+    assert agent(server.url, max_reply_bytes=1024).act((Text("x\n", False),)) == "x" * 500 + "\n"
+
+
+def test_deadline_and_cap_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    a = agent("http://127.0.0.1:9/v1")
+    assert (a.deadline, a.max_reply_bytes) == (60.0, 1 << 20)
+    monkeypatch.setenv("LMRL_ENDPOINT_DEADLINE", "2.5")
+    monkeypatch.setenv("LMRL_ENDPOINT_MAX_BYTES", "4096")
+    a = agent("http://127.0.0.1:9/v1")
+    assert (a.deadline, a.max_reply_bytes) == (2.5, 4096)
+    assert agent("http://127.0.0.1:9/v1", deadline=7).deadline == 7
+    monkeypatch.setenv("LMRL_ENDPOINT_DEADLINE", "soon")
+    with pytest.raises(EndpointError, match="LMRL_ENDPOINT_DEADLINE.*'soon'"):
+        agent("http://127.0.0.1:9/v1")
 
 
 def test_bad_url_is_rejected() -> None:
