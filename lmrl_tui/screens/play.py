@@ -226,6 +226,7 @@ class PlayScreen(LmrlScreen, Screen[None]):
         self._busy = False
         self.auto = False
         self._refresh()
+        self._next_turn()  # give the turn back (a person can try again after a partner failed)
 
     def _partner_request_from_thread(self, role: str, history: Sequence[Text]) -> None:
         # Called by the HumanAgent partner, in the step worker's thread.

@@ -174,8 +174,6 @@ async def test_an_endpoint_failure_in_play_is_a_toast_and_the_episode_keeps_its_
         assert ep["status"] == "in_progress" and len(store.steps(ep["id"])) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="PlayScreen.worker_failed does not give the turn back to the "
-                   "person after a failed human step with a model partner (the chat input stays shut)")
 async def test_after_an_endpoint_failure_the_person_can_ask_again(store, server):
     app = make_app(store, player="eve")
     async with app.run_test(size=(140, 40)) as pilot:
