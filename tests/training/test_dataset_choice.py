@@ -135,3 +135,15 @@ def test_online_runs_say_they_train_on_their_rollouts(tmp_path, capsys):
     assert bc_term["total"]["episodes"] == 4 and bc_term["rows"][0]["agent"] == "scripted:b"
     assert json.loads((out / "checkpoint" / "dataset.json").read_text())["bc_term"] == bc_term
     store.close()
+
+
+def test_an_empty_dataset_says_rollouts_were_left_out(mixed, tmp_path, capsys):
+    store, rid, agent = mixed
+    argv = ["--db", str(store.path), "train", "bc", "--task", "maze-fo", "--player", "nobody", "--out",
+            str(tmp_path / "x"), *TINY]  # fmt: skip
+    assert main(argv) == 1
+    assert "no episodes match the query" in capsys.readouterr().err
+    argv[argv.index("--player") : argv.index("--player") + 2] = ["--agent", "ppo:r@round1"]
+    assert main(argv) == 1
+    assert ("no episodes match the query (3 episodes of models' own rollouts are left out: --source agent, "
+            "--source any or --run ID takes them)") in capsys.readouterr().err  # fmt: skip

@@ -7,7 +7,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from data.composition import format_composition
+from data.composition import format_composition, left_out_rollouts
 from data.datasets import DatasetQuery, describe_query, load_episodes, select_episode_ids
 from data.stats import episode_returns
 from training.dataset import Window, episode_windows, select_top
@@ -33,7 +33,10 @@ def select_ids(store, query: DatasetQuery, top_mode: str = "ties") -> list[int]:
     if not ids:
         if query.task and store.count(task=query.task) == 0:
             raise TrainingError(f"the store has no episodes of task {query.task!r}")
-        raise TrainingError("the dataset is empty: no episodes match the query")
+        rollouts = left_out_rollouts(store, query)
+        hint = (f" ({rollouts} episodes of models' own rollouts are left out: --source agent, --source any "
+                "or --run ID takes them)") if rollouts else ""  # fmt: skip
+        raise TrainingError(f"the dataset is empty: no episodes match the query{hint}")
     return ids
 
 
