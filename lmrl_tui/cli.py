@@ -195,7 +195,7 @@ _OPTIONAL = ("in_progress", "abandoned", "not_understood")
 
 def _print_stats(lines: Sequence[tuple[str, dict[str, Any] | None]]) -> None:
     """The stats table: a task's title line (with its sides' roles), then its sources and their
-    sides; numeric columns with two-line titles."""
+    sides; numeric columns with two-line titles, one space apart where two would pass 100 columns."""
     import envs
 
     rows = [n for _, n in lines if n is not None]
@@ -208,15 +208,19 @@ def _print_stats(lines: Sequence[tuple[str, dict[str, Any] | None]]) -> None:
     label_w = max(len(label) for label, n in lines if n is not None)
     titles = [c[0].split(" ", 1) if " " in c[0] else ["", c[0]] for c in cols]
     widths = [max(len(t[1]), *(len(cell(r, c[1], c[2])) for r in rows)) for t, c in zip(titles, cols, strict=True)]
+    gap = "  " if label_w + sum(widths) + 2 * len(widths) <= 100 else " "
+
+    def line(label: str, texts: Sequence[str]) -> str:
+        return (label.ljust(label_w) + "".join(gap + t.rjust(w) for t, w in zip(texts, widths, strict=True))).rstrip()
+
     for part in (0, 1):
-        print((" " * label_w + "".join("  " + t[part].rjust(w) for t, w in zip(titles, widths, strict=True))).rstrip())
+        print(line("", [t[part] for t in titles]))
     for label, n in lines:
         if n is None:
             roles = envs.spec(label).roles if label in envs.ids() else ()
             print(label + (f" ({' v '.join(roles)})" if len(roles) > 1 else ""))
-            continue
-        print((label.ljust(label_w) + "".join("  " + cell(n, c[1], c[2]).rjust(w)
-                                              for c, w in zip(cols, widths, strict=True))).rstrip())
+        else:
+            print(line(label, [cell(n, c[1], c[2]) for c in cols]))
 
 
 def cmd_export(args: argparse.Namespace, store: Any) -> int:

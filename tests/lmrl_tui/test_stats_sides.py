@@ -28,6 +28,7 @@ def lab(store):
         *[_ep(guesser, oracle, "scripted", [-1.0] * 5) for _ in range(3)],
         _ep(ann, oracle, "human", [-1.0, -1.0, 0.0], player="ann", success=True),    # a person guesses
         _ep(ann, oracle, "human", [-1.0] * 4, player="bob", status="abandoned"),
+        _ep(ann, oracle, "human", [-1.0], player="cy", status="in_progress"),     # being played
         _ep(guesser, bob, "human", [-1.0] * 6, player="bob", understood=False),     # a person answers
         _ep(ann, bob, "human", [-1.0] * 2, player="ann", success=True),             # hot seat
         *[_ep(Who("checkpoint", "ppo:tq@round3"), oracle, "agent", [-1.0] * 20) for _ in range(2)],
@@ -52,14 +53,15 @@ def test_sources_and_sides_are_separate_rows(lab, db_path, capsys):
     assert max(len(x) for x in lines if not x.startswith("database:")) <= 100
     assert "twenty-questions (guesser v oracle)" in lines and "maze-fo" in lines
     head = " ".join(lines[1:3])
-    for title in ("episodes", "finished", "abandoned", "mean", "return", "success", "steps", "understood"):
-        assert title in head
+    for title in ("episodes", "finished", "in", "progress", "abandoned", "mean", "return", "success", "steps",
+                  "not", "understood"):  # fmt: skip
+        assert title in head.split()
     # per source: today's numbers (episodes, finished, abandoned, mean return, success, steps, not understood)
     human = _row(lines, "human")  # finished: 3 + 6 + 2 steps, returns -2, -6, -2; 1 of 15 steps not understood
-    assert human == ["4", "3", "1", f"{(-2 - 6 - 2) / 3:.3f}", "66.7%", "11", f"{6 / 15:.1%}"]
+    assert human == ["5", "3", "1", "1", f"{(-2 - 6 - 2) / 3:.3f}", "66.7%", "11", f"{6 / 16:.1%}"]
     # per side, under the source: who played which side
-    assert _row(lines, "human v scripted")[:3] == ["2", "1", "1"]  # a person guessing
-    assert _row(lines, "scripted v human")[:3] == ["1", "1", "0"]  # a person answering
+    assert _row(lines, "human v scripted")[:4] == ["3", "1", "1", "1"]  # a person guessing
+    assert _row(lines, "scripted v human")[:4] == ["1", "1", "0", "0"]  # a person answering
     assert _row(lines, "scripted v human")[-1] == "100.0%"        # ... who did not understand
     assert _row(lines, "human v human")[:2] == ["1", "1"]          # hot seat
     assert _row(lines, "checkpoint v scripted")[:2] == ["2", "2"]
@@ -70,7 +72,9 @@ def test_sources_and_sides_are_separate_rows(lab, db_path, capsys):
 
 def test_by_player_splits_the_sides(lab, db_path, capsys):
     lines = _stats(capsys, db_path, "--task", TQ, "--by", "player")
+    assert max(len(x) for x in lines if not x.startswith("database:")) <= 100
     assert "maze-fo" not in lines
     assert _row(lines, "human v scripted (ann)")[:2] == ["1", "1"]
-    assert _row(lines, "human v scripted (bob)")[:3] == ["1", "0", "1"]
+    assert _row(lines, "human v scripted (bob)")[:4] == ["1", "0", "0", "1"]
+    assert _row(lines, "human v scripted (cy)")[:4] == ["1", "0", "1", "0"]
     assert _row(lines, "scripted v human (bob)")[:2] == ["1", "1"]
