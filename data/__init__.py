@@ -3,8 +3,9 @@
 ``store`` (opening, migrations, episodes and steps), ``connection`` (one connection per thread),
 ``records`` (what is written), ``recorder`` (sessions step by step, batches), ``generate`` (bulk
 play), ``runs`` (training runs, checkpoints, evaluations), ``stats`` (aggregates), ``datasets``
-(dataset queries), ``formats`` and ``codecs`` (import/export). Other packages call these; they
-never run SQL themselves. This package never imports textual or torch.
+(dataset queries), ``composition`` (what a dataset holds), ``formats`` and ``codecs``
+(import/export). Other packages call these; they never run SQL themselves. This package
+never imports textual or torch.
 """
 
 from data.store import EpisodeRecord, StepRecord, Store, StoreError, Who, default_db_path

@@ -2,7 +2,11 @@
 
 ``select_episode_ids(store, query)`` returns the ids a query picks, in a stable order, and
 ``load_episodes(store, ids)`` returns them with their steps. Trainers record the query and the ids
-they used with each checkpoint.
+they used with each checkpoint (and what they hold: :mod:`data.composition`).
+
+A query without sources means the logged data (:data:`LOGGED_SOURCES`: people's play, scripted
+and imported episodes), not models' own rollouts (source ``agent``: online training, a checkpoint
+playing); ``sources=["agent"]``, ``["any"]`` or a ``run_id`` ask for those.
 """
 
 from __future__ import annotations
@@ -17,15 +21,25 @@ from data.records import decode_row
 from data.store import Store
 
 SPLITS = ("train", "eval")
+SOURCES = ("human", "scripted", "agent", "import")
+"""Every episode source: a person played a side, a scripted policy, a model (an online run's
+rollouts, a checkpoint, ``hf:`` or ``http:``), or read from a file."""
+LOGGED_SOURCES = ("human", "scripted", "import")
+"""The sources a dataset holds unless told otherwise: logged and generated data, not models'
+own rollouts (the store average of evaluation leaves them out too: :mod:`data.stats`)."""
+ANY_SOURCE = "any"
 
 
 @dataclass
 class DatasetQuery:
-    """Which episodes make a dataset. Every field narrows the selection; None means "any"."""
+    """Which episodes make a dataset. Every field narrows the selection; None means "any"
+    (except ``sources``: see below)."""
 
     task: str | None = None
-    sources: list[str] = field(default_factory=list)
-    """Episode sources to keep (human, scripted, agent, import); empty keeps all."""
+    sources: list[str] | None = None
+    """Episode sources to keep (human, scripted, agent, import); empty (or ``["any"]``) keeps
+    all. None, the default, is :data:`LOGGED_SOURCES`, or every source when ``run_id`` picks
+    one run's rollouts; the query stores the list it resolved to."""
     players: list[str] = field(default_factory=list)
     """Human player names to keep; empty keeps all."""
     agents: list[str] = field(default_factory=list)
@@ -45,6 +59,14 @@ class DatasetQuery:
     options: dict[str, Any] = field(default_factory=dict)
     """Task options the episodes were logged with (``lmrl generate --option``): each given key
     must have this value; episodes logged with other options as well still match."""
+
+    def __post_init__(self) -> None:
+        if self.sources is None:
+            self.sources = [] if self.run_id is not None else list(LOGGED_SOURCES)
+        elif ANY_SOURCE in self.sources:
+            self.sources = []
+        else:
+            self.sources = list(self.sources)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -72,7 +94,29 @@ def percentile(values: Sequence[float], q: float) -> float:
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
+def describe_query(query: DatasetQuery) -> str:
+    """The query in one line, its fields that narrow the selection as ``key=value``."""
+    default = DatasetQuery()
+    parts = [f"task={query.task}"] if query.task else []
+    parts.append("sources=" + (",".join(query.sources) if query.sources else ANY_SOURCE))
+    parts.append(f"status={query.status}")
+    for name in ("players", "agents"):
+        if getattr(query, name):
+            parts.append(f"{name}=" + ",".join(getattr(query, name)))
+    for name in ("min_return", "top_percent", "wins_only", "split", "run_id", "limit"):
+        value = getattr(query, name)
+        if value != getattr(default, name):
+            parts.append(f"{name}={str(value).lower() if isinstance(value, bool) else value}")
+    if query.split is not None and query.eval_fraction != default.eval_fraction:
+        parts.append(f"eval_fraction={query.eval_fraction}")
+    parts.extend(f"option {k}={v}" for k, v in sorted((query.options or {}).items()))
+    return " ".join(parts)
+
+
 def select_episode_ids(store: Store, query: DatasetQuery) -> list[int]:
+    unknown = sorted(set(query.sources or ()) - set(SOURCES))
+    if unknown:
+        raise ValueError(f"unknown source {unknown[0]!r}: use {', '.join(SOURCES)} or {ANY_SOURCE}")
     where: list[str] = []
     args: list[Any] = []
     if query.task:

@@ -70,8 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--batch", type=_positive, default=200, help="episodes per database transaction")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    s = sub.add_parser("stats", parents=[common], help="per task and source: episodes, mean return, success rate")
+    s = sub.add_parser("stats", parents=[common], help="per task, source and side: episodes, mean return, success rate")
     s.add_argument("--task", default=None)
+    s.add_argument("--by", choices=["player"], default=None, help="split the sides by player too")
 
     e = sub.add_parser("export", parents=[common], help="write episodes as LMRL-Gym files or our JSONL")
     add_task_arguments(e, option_help="keep episodes logged with this task option key=value (repeatable)")
@@ -155,31 +156,71 @@ class _progress:
 
 
 def cmd_stats(args: argparse.Namespace, store: Any) -> int:
-    from data.stats import not_understood_rates
+    from data.stats import breakdown
 
-    rows = store.stats()
-    if args.task:
-        rows = [r for r in rows if r["task"] == args.task]
-    not_understood = not_understood_rates(store)
     print(f"database: {store.path}")
-    if not rows:
+    per_source = breakdown(store, ("task", "source"), task=args.task)
+    if not per_source:
         print("no episodes yet: play in the app (lmrl) or run `lmrl generate TASK`")
         return 0
-    table = []
-    for r in rows:
-        nu = not_understood.get((r["task"], r["source"]))
-        table.append((
-            r["task"], r["source"], str(r["episodes"]), str(r["finished"]), str(r["in_progress"]),
-            str(r["abandoned"]), "" if r["mean_return"] is None else f"{r['mean_return']:.3f}",
-            "" if r["success_rate"] is None else f"{r['success_rate']:.1%}", str(r["steps"]),
-            "" if nu is None else f"{nu:.1%}",
-        ))  # fmt: skip
-    _print_table(
-        ("task", "source", "episodes", "finished", "in progress", "abandoned", "mean return",
-         "success", "steps", "not understood"),
-        table,
-    )  # fmt: skip
+    side_keys = ("task", "source", "agent_kind", "partner_kind", *(("player",) if args.by == "player" else ()))
+    sides: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in breakdown(store, side_keys, task=args.task):
+        sides.setdefault((r["task"], r["source"]), []).append(r)
+    lines: list[tuple[str, dict[str, Any] | None]] = []  # (label, numbers); None: a task's title
+    for i, r in enumerate(per_source):
+        if i == 0 or per_source[i - 1]["task"] != r["task"]:
+            lines.append((r["task"], None))
+        lines.append(("  " + r["source"], r))
+        mine = [(_side_label(s), s) for s in sides.get((r["task"], r["source"]), [])]
+        if not (len(mine) == 1 and mine[0][0] == r["source"]):
+            lines.extend(("    " + label, s) for label, s in mine)
+    _print_stats(lines)
     return 0
+
+
+def _side_label(r: dict[str, Any]) -> str:
+    """Who played: the agent's kind, ``v`` the partner's (``human v scripted``), ``(player)``."""
+    label = r["agent_kind"] if r["partner_kind"] is None else f"{r['agent_kind']} v {r['partner_kind']}"
+    return label + (f" ({r['player']})" if r.get("player") else "")
+
+
+_STATS_COLUMNS = (("episodes", "episodes", "d"), ("finished", "finished", "d"), ("in progress", "in_progress", "d"),
+                  ("abandoned", "abandoned", "d"), ("mean return", "mean_return", ".3f"),
+                  ("success", "success_rate", ".1%"), ("steps", "steps", "d"),
+                  ("not understood", "not_understood", ".1%"))  # fmt: skip
+_OPTIONAL = ("in_progress", "abandoned", "not_understood")
+"""Columns left out when no row has anything in them (keeps the table within 100 columns)."""
+
+
+def _print_stats(lines: Sequence[tuple[str, dict[str, Any] | None]]) -> None:
+    """The stats table: a task's title line (with its sides' roles), then its sources and their
+    sides; numeric columns with two-line titles, one space apart where two would pass 100 columns."""
+    import envs
+
+    rows = [n for _, n in lines if n is not None]
+    cols = [c for c in _STATS_COLUMNS if c[1] not in _OPTIONAL or any(r[c[1]] not in (None, 0) for r in rows)
+            or (c[1] == "not_understood" and any(r[c[1]] is not None for r in rows))]
+
+    def cell(r: dict[str, Any], key: str, spec: str) -> str:
+        return "" if r[key] is None else format(r[key], spec)
+
+    label_w = max(len(label) for label, n in lines if n is not None)
+    titles = [c[0].split(" ", 1) if " " in c[0] else ["", c[0]] for c in cols]
+    widths = [max(len(t[1]), *(len(cell(r, c[1], c[2])) for r in rows)) for t, c in zip(titles, cols, strict=True)]
+    gap = "  " if label_w + sum(widths) + 2 * len(widths) <= 100 else " "
+
+    def line(label: str, texts: Sequence[str]) -> str:
+        return (label.ljust(label_w) + "".join(gap + t.rjust(w) for t, w in zip(texts, widths, strict=True))).rstrip()
+
+    for part in (0, 1):
+        print(line("", [t[part] for t in titles]))
+    for label, n in lines:
+        if n is None:
+            roles = envs.spec(label).roles if label in envs.ids() else ()
+            print(label + (f" ({' v '.join(roles)})" if len(roles) > 1 else ""))
+        else:
+            print(line(label, [cell(n, c[1], c[2]) for c in cols]))
 
 
 def cmd_export(args: argparse.Namespace, store: Any) -> int:

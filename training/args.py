@@ -13,6 +13,8 @@ from typing import Any
 
 STATUSES = ("finished", "abandoned", "in_progress", "any")
 SPLITS = ("train", "eval")
+SOURCES = ("human", "scripted", "agent", "import", "any")
+"""``--source`` values: ``data.datasets.SOURCES`` and ``any`` (a test keeps them in step)."""
 
 
 def task_option(text: str) -> tuple[str, Any]:
@@ -61,8 +63,11 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, required: bool = Fals
 def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
     """The dataset filters: which stored episodes a command reads (see :func:`dataset_query`)."""
     g = parser.add_argument_group("dataset (which stored episodes; every filter narrows it)")
-    g.add_argument("--source", action="append", default=[], dest="sources", metavar="SOURCE",
-                   help="episode source to keep: human, scripted, agent, import (repeatable)")
+    g.add_argument("--source", action="append", default=[], dest="sources", choices=SOURCES,
+                   help="episode source to keep (repeatable; default: human, scripted and import, the "
+                   "logged data; agent: models' own rollouts, e.g. online runs'; any: all)")
+    g.add_argument("--run", type=int, default=None, dest="run_id", metavar="ID",
+                   help="keep the episodes of this run (an online run's rollouts; any source unless --source)")
     g.add_argument("--player", action="append", default=[], dest="players", metavar="NAME",
                    help="human player name to keep (repeatable)")
     g.add_argument("--agent", action="append", default=[], dest="agents", metavar="NAME",
@@ -84,10 +89,10 @@ def dataset_query(args: argparse.Namespace, **overrides: Any) -> Any:
     """The :class:`data.datasets.DatasetQuery` of parsed task and dataset arguments."""
     from data.datasets import DatasetQuery
 
-    query = dict(task=args.task, sources=list(args.sources), players=list(args.players),
+    query = dict(task=args.task, sources=list(args.sources) or None, players=list(args.players),
                  agents=list(args.agents), status=args.status, min_return=args.min_return,
                  top_percent=args.top_percent, wins_only=args.wins_only, split=args.split,
-                 eval_fraction=args.eval_fraction, limit=args.limit,
+                 eval_fraction=args.eval_fraction, limit=args.limit, run_id=args.run_id,
                  options=dict(args.task_options))  # fmt: skip
     query.update(overrides)
     return DatasetQuery(**query)

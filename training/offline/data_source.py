@@ -1,10 +1,14 @@
-"""The store side of training: a dataset query -> episode ids -> LMRL windows."""
+"""The store side of training: a dataset query -> episode ids -> LMRL windows; and what an online
+run trains on, said at its start and kept with it."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from typing import Any
 
-from data.datasets import DatasetQuery, load_episodes, select_episode_ids
+from data.composition import format_composition, left_out_rollouts
+from data.datasets import DatasetQuery, describe_query, load_episodes, select_episode_ids
 from data.stats import episode_returns
 from training.dataset import Window, episode_windows, select_top
 from training.errors import TrainingError
@@ -29,7 +33,10 @@ def select_ids(store, query: DatasetQuery, top_mode: str = "ties") -> list[int]:
     if not ids:
         if query.task and store.count(task=query.task) == 0:
             raise TrainingError(f"the store has no episodes of task {query.task!r}")
-        raise TrainingError("the dataset is empty: no episodes match the query")
+        rollouts = left_out_rollouts(store, query)
+        hint = (f" ({rollouts} episodes of models' own rollouts are left out: --source agent, --source any "
+                "or --run ID takes them)") if rollouts else ""  # fmt: skip
+        raise TrainingError(f"the dataset is empty: no episodes match the query{hint}")
     return ids
 
 
@@ -62,3 +69,52 @@ def segment_texts(windows: list[Window]) -> list[str]:
         if w.next_prompt is not None:
             seen.setdefault(w.next_prompt, None)
     return list(seen)
+
+
+# -- what an online run trains on ----------------------------------------------------------------
+def checkpoint_dataset(path: str) -> dict[str, Any] | None:
+    """What the checkpoint at ``path`` was trained on, from its ``dataset.json``: ``episodes`` and
+    ``selected_by`` (offline), or ``online`` and its ``run_id``; None when it does not say."""
+    from training.checkpoint import resolve_path
+
+    try:
+        info = json.loads((resolve_path(path) / "dataset.json").read_text())
+    except (TrainingError, OSError, ValueError):
+        return None
+    if info.get("online"):
+        return {"online": True, "run_id": info.get("run_id")}
+    comp = info.get("composition")
+    if comp:
+        return {"episodes": comp["total"]["episodes"], "selected_by": comp.get("selected_by")}
+    query = info.get("query")
+    return {"episodes": len(info.get("episode_ids") or []),
+            "selected_by": describe_query(DatasetQuery(**query)) if query else None}  # fmt: skip
+
+
+def online_dataset(cfg, bc_composition: dict[str, Any] | None) -> dict[str, Any]:
+    """An online run's data (JSON-ready): its own rollouts, the initial policy and what that was
+    trained on, and the composition of the BC term's stored episodes if it has one."""
+    info: dict[str, Any] = {"trains_on": "rollouts",
+                            "rollouts": {"source": "agent", "per_round": cfg.n_rollouts, "rounds": cfg.rounds},
+                            "init": cfg.init, "init_dataset": checkpoint_dataset(cfg.init)}  # fmt: skip
+    if bc_composition is not None:
+        info["bc_term"] = bc_composition
+    return info
+
+
+def format_online_dataset(cfg, info: dict[str, Any], run_id: int | None) -> str:
+    """What :func:`online_dataset` says, for a person (stderr at the start of the run)."""
+    stored = f"stored with source agent, run {run_id}" if run_id is not None else "not stored"
+    lines = [f"{cfg.algo} on {cfg.task}: no dataset, trains on its own rollouts "
+             f"({cfg.n_rollouts} episodes a round, {cfg.rounds} round{'s' if cfg.rounds != 1 else ''}; {stored})"]  # fmt: skip
+    init = info.get("init_dataset")
+    if init and init.get("online"):
+        lines.append(f"  initial policy: {cfg.init}, trained online (run {init.get('run_id')})")
+    elif init:
+        lines.append(f"  initial policy: {cfg.init}, trained on {init['episodes']:,} episodes"
+                     + (f" ({init['selected_by']})" if init.get("selected_by") else ""))  # fmt: skip
+    else:
+        lines.append(f"  initial policy: {cfg.init}")
+    if info.get("bc_term"):
+        lines.append(format_composition(info["bc_term"], "the BC term's dataset"))
+    return "\n".join(lines)

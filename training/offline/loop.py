@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import sys
 import time
 import warnings
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from typing import Any
 import torch
 
 from data import runs
+from data.composition import composition, format_composition
 from data.datasets import DatasetQuery
 from training.checkpoint import load_checkpoint, load_trainer_state, restore_rng, save_checkpoint
 from training.config import TrainConfig
@@ -33,6 +35,8 @@ class Prepared:
     dataset: PackedDataset
     episode_ids: list[int]
     query: DatasetQuery
+    composition: dict[str, Any]
+    """What the episodes are (:func:`data.composition.composition`), saved with the run."""
 
 
 def _set_seed(seed: int) -> None:
@@ -72,9 +76,13 @@ def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | No
         model, tok, _, meta = load_checkpoint(resume_from, for_training=True)
         ds_info = json.loads((Path(meta["path"]) / "dataset.json").read_text())
         ids = [int(i) for i in ds_info["episode_ids"]]
+        if ds_info.get("query") is not None:  # the run goes on with the data it started with
+            query = DatasetQuery(**ds_info["query"])
+        comp = ds_info.get("composition") or composition(store, ids, query)
         windows = load_windows(store, ids, cfg.windows, cfg.truncation)
     else:
         ids = select_ids(store, query, cfg.top_mode)
+        comp = composition(store, ids, query)
         windows = load_windows(store, ids, cfg.windows, cfg.truncation)
         lm, tok = build_model(cfg, windows)
         model = PolicyValueModel(lm, cfg.algo, target=cfg.target, pi_beta=cfg.pi_beta, head_bias=cfg.head_bias)
@@ -92,7 +100,7 @@ def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | No
     if cfg.algo in ("mc", "ilql") and cfg.head_bias is None and resume_from is None:
         cfg.head_bias = round(float(ds.ret[ds.act].mean()), 4)
         model.init_head_bias(cfg.head_bias)
-    return Prepared(model, tok, ds, ids, query)
+    return Prepared(model, tok, ds, ids, query, comp)
 
 
 def lr_lambda(cfg: TrainConfig, total: int):
@@ -161,8 +169,12 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
     # the loss runs through a module's forward: under DDP that is what synchronises gradients
     step_loss, opt = acc.prepare(LossModule(model), opt)
     inner = acc.unwrap_model(step_loss).model
-    dataset_info = {"query": json.loads(prep.query.to_json()), "episode_ids": prep.episode_ids}
-    run_id = runs.start_run(store, kind="train", algo=cfg.algo, task=cfg.task, config=cfg.to_dict(),
+    dataset_info = {"query": json.loads(prep.query.to_json()), "episode_ids": prep.episode_ids,
+                    "composition": prep.composition}  # fmt: skip
+    if acc.is_main_process:
+        print(format_composition(prep.composition, f"{cfg.algo} on {cfg.task}: dataset"), file=sys.stderr)
+    run_config = {**cfg.to_dict(), "dataset": {k: v for k, v in prep.composition.items() if k != "query"}}
+    run_id = runs.start_run(store, kind="train", algo=cfg.algo, task=cfg.task, config=run_config,
                             dataset_query=prep.query.to_json(), episode_ids=prep.episode_ids,
                             out_dir=str(out)) if acc.is_main_process else None  # fmt: skip
     metrics_path = out / "metrics.jsonl"

@@ -11,6 +11,7 @@ import copy
 import json
 import math
 import random
+import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -22,6 +23,7 @@ from data import runs
 from training.checkpoint import load_checkpoint, load_trainer_state, restore_rng, save_checkpoint
 from training.config import TrainConfig
 from training.errors import TrainingError
+from training.offline.data_source import format_online_dataset, online_dataset
 from training.online import ppo
 from training.online import update as U
 from training.online.config import ONLINE_ALGOS, TASK_DEFAULTS, OnlineConfig, resolve_online  # noqa: F401
@@ -114,16 +116,20 @@ class OnlineTrainer:
         if tstate is not None:
             restore_rng(tstate)
         self.pool_eps: list = []
+        self.bc_composition: dict[str, Any] | None = None
         self.bc_data = self._bc_data() if cfg.algo == "ppo" and cfg.bc_weight else None
 
     def _bc_data(self):
+        from data.composition import composition
         from data.datasets import DatasetQuery
         from training.dataset import PackedDataset
         from training.offline.data_source import load_windows, select_ids
         from training.tokenization import encode
 
         q = DatasetQuery(task=self.cfg.task, sources=[self.cfg.bc_source], options=dict(self.cfg.task_options))
-        wins = load_windows(self.store, select_ids(self.store, q), self.cfg.windows)
+        ids = select_ids(self.store, q)
+        self.bc_composition = composition(self.store, ids, q)
+        wins = load_windows(self.store, ids, self.cfg.windows)
         return PackedDataset(wins, lambda t: encode(self.tok, t), self.tok.pad_token_id,
                              max_length=self.cfg.max_length)  # fmt: skip
 
@@ -270,7 +276,8 @@ class OnlineTrainer:
 
         self.state["round"] = rnd
         self.state["kl_coef"] = float(self.kl.value)
-        dataset = {"init": self.cfg.init, "run_id": self.state["run_id"], "online": True}
+        dataset = {"init": self.cfg.init, "run_id": self.state["run_id"], "online": True,
+                   **online_dataset(self.cfg, self.bc_composition)}  # fmt: skip
         save_checkpoint(self.ckpt, self.inner.policy, self.tok, self.tcfg, step=rnd, epoch=rnd,
                         dataset=dataset, optimizer=self.opt, metrics=metrics)  # fmt: skip
         head = {k: v.detach().contiguous().cpu() for k, v in self.inner.v_head.state_dict().items()}
@@ -286,12 +293,15 @@ class OnlineTrainer:
         if self.main:
             self.out.mkdir(parents=True, exist_ok=True)
             (self.out / "config.json").write_text(json.dumps(asdict(cfg), indent=1, sort_keys=True))
+            dataset = online_dataset(cfg, self.bc_composition)
             if self.state["run_id"] is None and self.store is not None:
                 self.state["run_id"] = runs.start_run(
-                    self.store, kind="train", algo=cfg.algo, task=cfg.task, config=asdict(cfg),
-                    dataset_query=None, episode_ids=None, out_dir=str(self.out))  # fmt: skip
+                    self.store, kind="train", algo=cfg.algo, task=cfg.task,
+                    config={**asdict(cfg), "dataset": dataset}, dataset_query=None, episode_ids=None,
+                    out_dir=str(self.out))  # fmt: skip
             elif self.store is not None:
                 runs.resume_run(self.store, self.state["run_id"])
+            print(format_online_dataset(cfg, dataset, self.state["run_id"]), file=sys.stderr)
         if acc.num_processes > 1:
             self.state["run_id"] = _gather_objects(acc, [self.state["run_id"]])[0]
         metrics_path = self.out / "metrics.jsonl"
