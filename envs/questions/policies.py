@@ -14,10 +14,18 @@ and picks its next question:
   only asks (informative or random questions) until that many questions were asked, then
   guesses random candidates (LMRL's Guess My City askers named a city only near the end), or
   with probability ``p_slip`` any secret at all.
-* ``random``: a uniformly random bank question (guesses included) each turn.
+* ``random``: a uniformly random bank question (guesses included) each turn (with any oracle but
+  the embedded one, one not asked yet).
 
-Answers that match no class (a person's free reply) narrow nothing; answers that would leave no
-candidate (an inconsistent oracle) are ignored.
+While every reply is a plain bank answer and some secret agrees with all of them (always, against
+the embedded oracle), an asker keeps the consistent secrets as above; this is the data recipe, and
+its random draws stay as they were. Once a reply contradicts every remaining secret, or says
+something else (a person's "sometimes", a free sentence), it listens instead: answers become noisy
+evidence over weighted secrets (:mod:`envs.questions.evidence`), the same recipe runs over those
+weights, and its questions are chosen by expected information. With any oracle but the embedded
+one an asker never asks the same question twice in an episode (guesses included); against the
+embedded one the recipe is kept as it was, with its rare repeats (two of Guess My City's bank
+questions share a text).
 """
 
 from __future__ import annotations
@@ -264,7 +272,10 @@ class BankAsker:
 
     def _listen(self, history: Sequence[Text]) -> str:
         """The asker's play once a reply contradicts the bank: the same recipe over weighted
-        candidates (:class:`envs.questions.evidence.Evidence`), never asking a question twice."""
+        candidates (:class:`envs.questions.evidence.Evidence`), never asking a question twice.
+        "Few candidates left" becomes "one secret dominates" (posterior ≥ ``GUESS_AT``), a guess
+        at a random candidate is a secret drawn by its posterior, a random question an unasked
+        one, a slip any secret not guessed yet; the strong choice is :meth:`_best`."""
         bank, rng = self._bank, self._rng
         assert bank is not None
         ev = Evidence(bank, history)

@@ -10,6 +10,8 @@ person it is sometimes wrong and sometimes vague:
   a yes), or something non-committal (``"sometimes"``, ``"no idea"``, ``"I don't know"``,
   ``"maybe"``); Twenty Questions reads all of these as LMRL does (a reply starting with "yes" is
   yes, anything else no), Guess My City keeps the text;
+* a guess (a question naming a secret) gets the plain truth: a person knows their own secret,
+  unless ``flip_guesses``, when guesses are flipped and vague like any other question;
 * ``contrary`` names words on which the person disagrees with the knowledge base: a yes/no
   question containing one of them always gets the other answer (a person who thinks a chair is
   soft and found in the living room).
@@ -35,10 +37,15 @@ class NoisyOracle:
     kind = "simulated"
 
     def __init__(
-        self, flip: float = 0.15, free: float = 0.1, contrary: Iterable[str] = ()
+        self,
+        flip: float = 0.15,
+        free: float = 0.1,
+        contrary: Iterable[str] = (),
+        flip_guesses: bool = False,
     ) -> None:
         self.flip = flip
         self.free = free
+        self.flip_guesses = flip_guesses
         self.contrary = tuple(fold(w) for w in contrary)
         self.name = f"noisy-oracle-{round(flip * 100)}"
         self._task: Any = None
@@ -55,6 +62,8 @@ class NoisyOracle:
         yn = yes_no(truth) if len(truth) <= 4 else None
         flip = rng.random() < self.flip
         vague = rng.random() < self.free
+        if task.guess_target(question) is not None and not self.flip_guesses:
+            return truth
         if yn is not None and any(w in fold(question) for w in self.contrary):
             flip = True
         if yn is None:  # an open question: another secret's answer when wrong

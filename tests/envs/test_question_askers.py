@@ -61,9 +61,9 @@ def test_replies_are_read_as_yes_no_or_no_evidence():
 
 
 # (a) a person who is wrong 15 % of the time and sometimes answers in free text
-WIN_FLOOR = {"twenty-questions": 0.55, "guess-city": 0.75}
-"""Measured over these 100 seeds: 0.63 and 0.83 (the askers before: 0.31 and 0.80, with repeats in
-72 and 37 of the episodes)."""
+WIN_FLOOR = {"twenty-questions": 0.6, "guess-city": 0.9}
+"""Measured over these 100 seeds: 0.70 and 1.00 (the askers before: 0.35 and 0.80, with repeats in
+65 and 20 of the episodes)."""
 
 
 @pytest.mark.slow
@@ -82,6 +82,16 @@ def test_strong_asker_with_a_noisy_person_never_repeats_and_still_wins(task):
 def test_behaviour_asker_with_a_noisy_person_never_repeats(task):
     for seed in range(100):
         actions, _ = _play(task, "behaviour", seed, NoisyOracle(flip=0.15, free=0.1))
+        assert _no_repeat(actions), (seed, actions)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("policy", ["strong", "behaviour"])
+def test_no_repeats_when_the_person_also_denies_right_guesses(task, policy):
+    for seed in range(50):
+        person = NoisyOracle(flip=0.15, free=0.1, flip_guesses=True)
+        actions, _ = _play(task, policy, seed, person)
         assert _no_repeat(actions), (seed, actions)
 
 
@@ -122,7 +132,7 @@ def test_chair_with_a_person_who_disagrees_with_the_bank(policy):
         actions, _ = _play("twenty-questions", policy, seed, person, secret="Chair")
         assert _no_repeat(actions), (seed, actions)
         found += "Is it a chair?\n" in actions
-    if policy == "strong":  # measured: 23 of 40 (before: 3 in 100, 98 repeating)
+    if policy == "strong":  # measured: 22 of 40 (before: 3 of 40, 96 of 100 repeating)
         assert found >= 20
 
 
