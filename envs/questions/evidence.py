@@ -89,6 +89,7 @@ class Evidence:
         self.groups = [(ratio ** (d - best), by_d[d]) for d in sorted(by_d)]
         self.live = [(w, m) for w, m in self.groups if w >= NEGLIGIBLE]
         self.total = sum(w * m.bit_count() for w, m in self.groups)
+        self.live_total = sum(w * m.bit_count() for w, m in self.live)
 
     def top(self) -> tuple[int | None, float]:
         """The most likely secret (the lowest index among equals) and its posterior."""
@@ -129,8 +130,8 @@ class Evidence:
         k = len(masks)
         if k < 2 or not self.live:
             return 0.0
-        live_total = sum(w * m.bit_count() for w, m in self.live)
-        pis = [sum(w * (mask & m).bit_count() for w, m in self.live) / live_total for mask in masks]
+        live = self.live
+        pis = [sum(w * (mask & m).bit_count() for w, m in live) / self.live_total for mask in masks]
         e = self.eps
         if k == 2:
             return _h2(pis[1] * (1 - e) + pis[0] * e) - _h2(e)

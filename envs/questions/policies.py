@@ -237,7 +237,11 @@ class BankAsker:
             # (two bank questions of Guess My City share a text); with anyone else, never.
             if self._embedded or text not in asked:
                 return text
-        return self._listen(history)
+        text = self._listen(history)
+        if text in asked:  # not expected: every choice of _listen is a text not asked yet
+            pool = [q for q in bank.questions if q.text not in asked] or bank.questions
+            text = pool[0].text
+        return text
 
     def _settled(self, history: Sequence[Text]) -> str:
         """The asker's play while every reply agrees with the bank (the askers' original code:
@@ -305,7 +309,7 @@ class BankAsker:
 
     def _best(self, ev: Evidence, n_asked: int) -> str:
         """The strong choice: guess the most likely secret once it dominates (or on the last
-        question), else ask the most informative unasked question."""
+        ``GUESS_LAST`` questions), else ask the most informative unasked question."""
         bank = self._bank
         assert bank is not None
         top, p = ev.top()
