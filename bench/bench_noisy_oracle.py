@@ -2,7 +2,7 @@
 questions of the ``strong`` and ``behaviour`` askers when the oracle is wrong 0 %, 15 % or 30 % of
 the time, on Twenty Questions and Guess My City, and how many episodes asked a question twice.
 
-The oracle is :class:`envs.questions.simulated.NoisyOracle` as the task's partner: the embedded
+The oracle is :class:`envs.questions.partner.NoisyOracle` as the task's partner: the embedded
 oracle's answer, flipped with the given probability (for an open question: another secret's
 answer), and at noise 15 % and 30 % also 10 % free-text replies ("Yes, usually.", "sometimes",
 "no idea", "I don't know", "maybe"); it answers guesses truthfully (a person knows their own
@@ -20,7 +20,7 @@ import sys
 import time
 
 import envs
-from envs.questions.simulated import NoisyOracle
+from envs.questions.partner import NoisyOracle
 
 TASKS = ("twenty-questions", "guess-city")
 POLICIES = ("strong", "behaviour")

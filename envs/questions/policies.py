@@ -21,7 +21,7 @@ While every reply is a plain bank answer and some secret agrees with all of them
 the embedded oracle), an asker keeps the consistent secrets as above; this is the data recipe, and
 its random draws stay as they were. Once a reply contradicts every remaining secret, or says
 something else (a person's "sometimes", a free sentence), it listens instead: answers become noisy
-evidence over weighted secrets (:mod:`envs.questions.evidence`), the same recipe runs over those
+evidence over weighted secrets (:mod:`envs.questions.engine`), the same recipe runs over those
 weights, and its questions are chosen by expected information. With any oracle but the embedded
 one an asker never asks the same question twice in an episode (guesses included); against the
 embedded one the recipe is kept as it was, with its rare repeats (two of Guess My City's bank
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from envs.core import Text
-from envs.questions.evidence import GUESS_AT, GUESS_LAST, Evidence
+from envs.questions.engine import GUESS_AT, GUESS_LAST, Evidence
 from envs.questions.task import history_pairs
 from envs.questions.text import fold, reply_yes_no, tokens, vague, yes_no
 
@@ -108,7 +108,7 @@ class QuestionBank:
 
     def evidence(self, qi: int, reply: str) -> int | None:
         """The secrets whose bank answer to question ``qi`` agrees with ``reply``, or None when
-        the reply says nothing (see :mod:`envs.questions.evidence`)."""
+        the reply says nothing (see :mod:`envs.questions.engine`)."""
         q = self.questions[qi]
         if q.yesno:
             yn = reply_yes_no(reply)
@@ -276,7 +276,7 @@ class BankAsker:
 
     def _listen(self, history: Sequence[Text]) -> str:
         """The asker's play once a reply contradicts the bank: the same recipe over weighted
-        candidates (:class:`envs.questions.evidence.Evidence`), never asking a question twice.
+        candidates (:class:`envs.questions.engine.Evidence`), never asking a question twice.
         "Few candidates left" becomes "one secret dominates" (posterior ≥ ``GUESS_AT``), a guess
         at a random candidate is a secret drawn by its posterior, a random question an unasked
         one, a slip any secret not guessed yet; the strong choice is :meth:`_best`."""

@@ -10,7 +10,7 @@ import json
 import pytest
 
 import envs
-from envs.questions.simulated import NoisyOracle
+from envs.questions.partner import NoisyOracle
 from envs.questions.text import reply_yes_no
 
 TASKS = ("twenty-questions", "guess-city")

@@ -28,14 +28,23 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from envs.core import Text
 from envs.questions.task import history_pairs
 
-if TYPE_CHECKING:
-    from envs.questions.policies import QuestionBank
+
+class Bank(Protocol):
+    """What :class:`Evidence` reads of a :class:`envs.questions.policies.QuestionBank`."""
+
+    n: int
+    full: int
+    questions: Sequence[Any]
+    index: Mapping[str, int]
+    informative: Sequence[int]
+
+    def evidence(self, qi: int, reply: str) -> int | None: ...
 
 EPSILON = 0.12
 """The assumed share of wrong answers: each reply multiplies a disagreeing secret's weight by ε and
@@ -55,7 +64,7 @@ def _h2(p: float) -> float:
 class Evidence:
     """The weighted candidates after a dialogue (module docstring)."""
 
-    def __init__(self, bank: QuestionBank, history: Sequence[Text], eps: float = EPSILON) -> None:
+    def __init__(self, bank: Bank, history: Sequence[Text], eps: float = EPSILON) -> None:
         self.bank, self.eps = bank, eps
         self.asked: set[str] = set()
         dis = [0] * bank.n
