@@ -107,7 +107,8 @@ class QuestionTask(TaskBase):
     def secret_name(self) -> str:
         raise NotImplementedError
 
-    def embedded_answer(self, question: str) -> OracleReply:
+    def embedded_answer(self, question: str, secret: int | None = None) -> OracleReply:
+        """The embedded oracle's answer for the secret (or for secret index ``secret``)."""
         raise NotImplementedError
 
     def guess_target(self, question: str) -> int | None:

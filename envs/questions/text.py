@@ -225,3 +225,36 @@ def yes_no(reply: str) -> bool | None:
     if m is None:
         return None
     return m.group(1).lower() == "yes"
+
+
+_HEDGES = (
+    "sometimes", "maybe", "perhaps", "possibly", "probably", "not sure", "unsure", "no idea",
+    "dont know", "do not know", "dunno", "depends", "kind of", "sort of", "partly", "partially",
+    "yes and no", "yes or no", "no or yes", "hard to say", "cannot say", "can not say",
+    "not certain", "unclear", "either",
+)  # fmt: skip
+_YES_WORDS = frozenset({"y", "yes", "yeah", "yep", "yup", "yea", "correct", "right", "true",
+                        "sure", "absolutely", "definitely", "indeed", "affirmative"})  # fmt: skip
+_NO_WORDS = frozenset({"n", "no", "nope", "nah", "false", "never", "wrong", "negative"})
+
+
+def vague(reply: str) -> bool:
+    """Whether a reply hedges (``"sometimes"``, ``"maybe"``, ``"no idea"``, ``"I don't know"``)."""
+    text = " " + " ".join(tokens(reply)) + " "
+    return any(f" {h} " in text for h in _HEDGES)
+
+
+def reply_yes_no(reply: str) -> bool | None:
+    """A reply to a yes/no question as evidence: True (yes), False (no), or None when it says
+    neither. Stricter than :func:`yes_no`: the first word must be a yes or a no word
+    (``"Yes, usually."`` is yes, ``"Nope"`` and ``"not really"`` are no, ``"North"`` is neither),
+    and a hedge anywhere (``"sometimes"``, ``"maybe"``, ``"no idea"``, ``"I don't know"``, ``"yes
+    and no"``) makes it neither."""
+    words = tokens(reply)
+    if not words or vague(reply):
+        return None
+    if words[0] in _YES_WORDS:
+        return True
+    if words[0] in _NO_WORDS or words[:2] == ["not", "really"]:
+        return False
+    return None

@@ -86,8 +86,8 @@ class GuessCityTask(QuestionTask):
             "foods": list(c.foods), "sights": list(c.sights),
         }  # fmt: skip
 
-    def embedded_answer(self, question: str) -> OracleReply:
-        return answer(question, self.secret)
+    def embedded_answer(self, question: str, secret: int | None = None) -> OracleReply:
+        return answer(question, self.secret if secret is None else secret)
 
     def guess_target(self, question: str) -> int | None:
         return parse(question).target

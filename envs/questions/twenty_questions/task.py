@@ -87,8 +87,8 @@ class TwentyQuestionsTask(QuestionTask):
         t = self.things[self.secret]
         return {"name": t.name, "variants": list(t.variants), "category": t.category}
 
-    def embedded_answer(self, question: str) -> OracleReply:
-        return answer(question, self.secret)
+    def embedded_answer(self, question: str, secret: int | None = None) -> OracleReply:
+        return answer(question, self.secret if secret is None else secret)
 
     def guess_target(self, question: str) -> int | None:
         return parse(question).target
