@@ -75,6 +75,16 @@ class StartedEpisode:
 FOCUS_MARK = "▸ "
 
 
+class FormSelect(Select[Any]):
+    """A drop-down of the form: enter moves on to the next field like everywhere in the form;
+    space, up or down open the list (and enter there picks)."""
+
+    BINDINGS = [Binding("enter", "next_field", "Next field", show=False)]
+
+    def action_next_field(self) -> None:
+        self.screen.focus_next()
+
+
 class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
     """Pick the task, the seed and who plays each side; the episode starts here, so a choice that
     does not work is explained under its field and the form stays as it was typed.
@@ -128,14 +138,16 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         r = self.remembered
         agents = agent_choices(self.task_id)
         with VerticalScroll(can_focus=False):
-            yield Static(f"[b]New episode[/b] · {spec.title}")
+            yield Static(f"[b]New episode[/b] · {spec.title}", id="title")
+            yield Static("enter or tab: next field · space: open a list · enter in the last field or on "
+                         "Start: start · escape: cancel", id="keys")  # fmt: skip
             with Vertical(id="form"):
-                yield from self._row("task", "Task", Select(
+                yield from self._row("task", "Task", FormSelect(
                     [(f"{envs.spec(t).title} ({t})", t) for t in envs.ids()],
                     value=self.task_id, allow_blank=False, id="task"))  # fmt: skip
                 yield from self._row("seed", "Seed", Input(
                     "" if self.seed is None else str(self.seed), placeholder="blank: random", id="seed"))  # fmt: skip
-                yield from self._row("agent", spec.roles[0].capitalize(), Select(
+                yield from self._row("agent", spec.roles[0].capitalize(), FormSelect(
                     agents, value=self._pick("agent", [v for _, v in agents], HUMAN), allow_blank=False,
                     id="agent"))  # fmt: skip
                 yield from self._row("checkpoint", "…or a model", Input(
@@ -144,7 +156,7 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
                 if len(spec.roles) > 1:
                     partners = [(f"Built-in {spec.partner or spec.roles[1]}", PARTNER_EMBEDDED),
                                 ("A person (hot-seat)", HUMAN)]  # fmt: skip
-                    yield from self._row("partner", spec.roles[1].capitalize(), Select(
+                    yield from self._row("partner", spec.roles[1].capitalize(), FormSelect(
                         partners, value=self._pick("partner", [v for _, v in partners], PARTNER_EMBEDDED),
                         allow_blank=False, id="partner"))  # fmt: skip
                     yield from self._row("partner-model", "…or a model", Input(

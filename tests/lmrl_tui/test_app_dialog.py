@@ -53,6 +53,16 @@ async def test_enter_in_a_field_moves_on_and_does_not_start(store):
         await settle(app, pilot)
         assert app.screen is dialog and store.count() == 0
         assert app.focused is dialog.query_one("#agent", Select)
+        await pilot.press("enter")  # a drop-down too: enter moves on (space opens its list)
+        await pilot.pause()
+        assert app.focused is dialog.query_one("#checkpoint", Input) and app.screen is dialog
+        await pilot.press("shift+tab", "space")
+        await pilot.pause()
+        assert dialog.query_one("#agent", Select).expanded
+        await pilot.press("down", "enter")  # picks the next agent
+        await pilot.pause()
+        assert dialog.query_one("#agent", Select).value == "strong" and not dialog.query_one("#agent").expanded
+        dialog.query_one("#agent", Select).value = "human"
         dialog.query_one("#options", Input).focus()
         await pilot.press("enter")
         await settle(app, pilot)
