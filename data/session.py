@@ -2,16 +2,22 @@
 by a :class:`data.recorder.EpisodeRecorder`, every step committed as it happens (nothing played
 is lost if the app dies). The game logic lives in ``envs``, the writing in the recorder; the app
 and anything else that plays with people use this.
+
+An episode left ``in_progress`` (the app died while it was played) can go on: :meth:`PlaySession.resume`
+replays its recorded steps from its seed and adds the next steps to it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+import envs
 from data.recorder import EpisodeRecorder
 from data.store import Store
 from envs.core import Agent
-from envs.core.session import EpisodeSession
+from envs.core.agents import HUMAN, MODEL_KINDS, make_agent
+from envs.core.session import EpisodeSession, HumanAgent, RecordedStep, ResumeError
 
 
 class PlaySession(EpisodeSession):
@@ -41,3 +47,73 @@ class PlaySession(EpisodeSession):
     def episode_id(self) -> int | None:
         """The store's id of this episode (None until :meth:`start`)."""
         return self.recorder.episode_id
+
+    @classmethod
+    def resume_episode(cls, store: Store, episode_id: int) -> PlaySession:
+        """The unfinished episode ``episode_id``, replayed to where it stopped and ready to go on
+        with the sides it was recorded with (see :meth:`EpisodeSession.resume`).
+
+        Raises :class:`~envs.core.session.ResumeError` when it cannot: it is not in progress, a
+        side is a model (its replies cannot be asked again), or the replay differs."""
+        ep = store.episode(episode_id)
+        if ep is None or ep["status"] != "in_progress":
+            raise ResumeError("it is not in progress")
+        if ep["task"] not in envs.ids():
+            raise ResumeError(f"there is no task {ep['task']!r}")
+        if ep["task_version"] != envs.spec(ep["task"]).version:
+            raise ResumeError(f"it was played with version {ep['task_version']} of the task")
+        agent, partner = _recorded_sides(ep)
+        meta = ep["meta"] if isinstance(ep["meta"], Mapping) else {}
+        options = ep["options"] if isinstance(ep["options"], Mapping) else {}
+        session = cls(
+            store, ep["task"], agent=agent, partner=partner, player=ep["player"], seed=ep["seed"],
+            options=dict(options), agent_choice=None if agent is None else ep["agent_name"],
+            strict=bool(meta.get("strict")),
+        )  # fmt: skip
+        steps = [
+            RecordedStep(s["action"], s["observation"], s["reward"], s["typed"], s["think_ms"],
+                         partner_replies(s["info"]))  # fmt: skip
+            for s in store.steps(episode_id)
+        ]
+        try:
+            session.resume(ep["first_observation"], steps)
+        except BaseException:
+            session.task.close()
+            raise
+        session.recorder.episode_id = episode_id
+        if session.done:  # it stopped after its last step was written: finish it now
+            session.recorder.episode_ended(session, "finished")
+        return session
+
+
+def _recorded_sides(ep: Mapping[str, Any]) -> tuple[Agent | None, Agent | None]:
+    """The agent and partner an episode was recorded with, made again (people and scripted
+    policies only; the task's built-in partner is None)."""
+    task_id = ep["task"]
+    agent: Agent | None = None
+    if ep["agent_kind"] != HUMAN:
+        if ep["agent_kind"] in MODEL_KINDS:
+            raise ResumeError(f"its agent is a model ({ep['agent_kind']}:{ep['agent_name']})")
+        try:
+            agent = make_agent(task_id, ep["agent_name"])
+        except (KeyError, ValueError):
+            raise ResumeError(f"there is no scripted agent {ep['agent_name']!r} any more") from None
+    partner: Agent | None = None
+    if ep["partner_kind"] == HUMAN:
+        roles = envs.spec(task_id).roles
+        partner = HumanAgent(ep["partner_name"] or HUMAN, role=roles[1] if len(roles) > 1 else "partner")
+    elif ep["partner_kind"] not in (None, "scripted"):
+        raise ResumeError(f"its partner is a model ({ep['partner_kind']}:{ep['partner_name']})")
+    return agent, partner
+
+
+def partner_replies(info: Any) -> list[str]:
+    """What the partner answered during a recorded step: the task's own record of its replies
+    (``info["partner_replies"]``), else what a person partner typed (``info["partner"]``)."""
+    if not isinstance(info, Mapping):
+        return []
+    replies = info.get("partner_replies")
+    if isinstance(replies, list):
+        return [str(r) for r in replies]
+    typed = info["partner"].get("typed") if isinstance(info.get("partner"), Mapping) else None
+    return [typed] if isinstance(typed, str) else []

@@ -382,5 +382,10 @@ class Store:
             for r in self.db["episodes"].rows_where(where, args, order_by="id DESC", limit=limit)
         ]
 
+    def unfinished_episodes(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Episodes still ``in_progress`` (played in an app that stopped meanwhile), newest first."""
+        rows = self.db["episodes"].rows_where("status = 'in_progress'", order_by="id DESC", limit=limit)
+        return [decode_row(r) for r in rows]
+
     def schema_version(self) -> list[str]:
         return self._applied_migrations()

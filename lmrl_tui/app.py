@@ -16,11 +16,10 @@ from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
 
-import envs
 from data.session import PlaySession
 from data.store import Store
 from envs.core import Agent
-from envs.core.agents import HUMAN, make_agent, make_model_agent
+from envs.core.agents import make_agent
 from envs.core.session import HumanAgent
 from lmrl_tui.messages import (
     AboutRequested,
@@ -29,14 +28,10 @@ from lmrl_tui.messages import (
     PlayAgainRequested,
     RunsRequested,
 )
-from lmrl_tui.screens.dialogs import (
-    PARTNER_EMBEDDED,
-    EpisodeChoice,
-    HelpScreen,
-    NewEpisodeDialog,
-    about_markdown,
-)
+from lmrl_tui.prefs import LastChoices
+from lmrl_tui.screens.dialogs import HelpScreen, NewEpisodeDialog, StartedEpisode, about_markdown
 from lmrl_tui.screens.home import HomeScreen
+from lmrl_tui.starting import open_session
 from lmrl_tui.workers import ErrorToast, ReportsWorkerErrors, show_error
 
 if TYPE_CHECKING:
@@ -52,22 +47,22 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
     TITLE = "lmrl-tui"
     CSS_PATH = [STYLES / "screens.tcss", STYLES / "views.tcss"]
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True)]
-    WORKER_ERRORS = {"load-agent": ErrorToast("Cannot load the agent", timeout=10, with_type=False)}
+    WORKER_ERRORS = {"unfinished": ErrorToast("Could not look for unfinished episodes", timeout=30)}
 
-    class AgentsLoaded(Message, bubble=False):
-        """The agent (and model partner) of ``choice``, loaded by a worker: start the episode."""
+    class UnfinishedFound(Message, bubble=False):
+        """Episodes left ``in_progress`` by an app that stopped (found by a worker at start)."""
 
-        def __init__(self, choice: EpisodeChoice, agent: Agent | None, partner: Agent | None) -> None:
+        def __init__(self, episodes: list[dict[str, Any]]) -> None:
             super().__init__()
-            self.choice = choice
-            self.agent = agent
-            self.partner = partner
+            self.episodes = episodes
 
     def __init__(self, store: Store, *, player: str | None = None) -> None:
         super().__init__()
         self.store = store
         self.db_path: Path = store.path
-        self.player = player
+        self.choices = LastChoices()
+        """The new-episode dialog's last choices per task (kept across restarts)."""
+        self.player = player or self.choices.player
 
     def on_mount(self) -> None:
         if self.is_headless:
@@ -75,6 +70,18 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
             # also keep the text cursor from blinking, see LmrlScreen.set_focus).
             self.theme = "textual-dark"
         self.push_screen(HomeScreen())
+        self._find_unfinished()
+
+    @work(thread=True, exclusive=True, group="unfinished", exit_on_error=False)
+    def _find_unfinished(self) -> None:
+        episodes = self.store.unfinished_episodes()
+        if episodes:
+            self.post_message(self.UnfinishedFound(episodes))
+
+    def on_lmrl_app_unfinished_found(self, message: LmrlApp.UnfinishedFound) -> None:
+        from lmrl_tui.screens.leave import UnfinishedDialog
+
+        self.push_screen(UnfinishedDialog(message.episodes), self._show_session)
 
     # -- requests from the screens ------------------------------------------------------------
     def on_new_episode_requested(self, message: NewEpisodeRequested) -> None:
@@ -96,42 +103,27 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
     def new_episode(
         self, task_id: str, seed: int | None = None, checkpoint: str | None = None, *, player: str | None = None
     ) -> None:
-        """Open the new-episode dialog (``player``: the name to pre-fill, by default the last one)."""
+        """Open the new-episode dialog (``player``: the name to pre-fill, by default the last one),
+        with the choices made for ``task_id`` last time."""
         dialog = NewEpisodeDialog(
-            task_id, player=self.player if player is None else player, seed=seed, checkpoint=checkpoint
-        )
-        self.push_screen(dialog, self.start_episode_from_choice)
+            task_id, player=self.player if player is None else player, seed=seed, checkpoint=checkpoint,
+            remembered=self.choices.for_task(task_id),
+        )  # fmt: skip
+        self.push_screen(dialog, self.episode_started)
 
-    def start_episode_from_choice(self, choice: EpisodeChoice | None) -> None:
-        if choice is None:
+    def episode_started(self, started: StartedEpisode | None) -> None:
+        """The dialog started an episode: remember its choices and show it."""
+        if started is None:
             return
-        self.player = choice.player
-        simple = {HUMAN, *envs.policies(choice.task_id)}
-        if choice.agent in simple and choice.partner in (HUMAN, PARTNER_EMBEDDED):
-            self._start_with_agent(choice, make_agent(choice.task_id, choice.agent), None)
-        else:  # a checkpoint or model: loading it can import torch, which takes seconds
-            self.notify("Loading the model …", timeout=3)
-            self._load_agent_then_start(choice)
+        self.player = started.choice.player
+        self.choices.remember(started.choice.task_id, started.fields, self.player)
+        self._show_session(started.session)
 
-    @work(thread=True, exclusive=True, group="load-agent", exit_on_error=False)
-    def _load_agent_then_start(self, choice: EpisodeChoice) -> None:
-        agent = make_agent(choice.task_id, choice.agent, role=envs.spec(choice.task_id).roles[0])
-        model_partner = None
-        if choice.partner not in (HUMAN, PARTNER_EMBEDDED):
-            model_partner = make_model_agent(choice.partner, role=self._partner_role(choice.task_id))
-        self.post_message(self.AgentsLoaded(choice, agent, model_partner))
+    def _show_session(self, session: PlaySession | None) -> None:
+        from lmrl_tui.screens.play import PlayScreen
 
-    def on_lmrl_app_agents_loaded(self, message: LmrlApp.AgentsLoaded) -> None:
-        self._start_with_agent(message.choice, message.agent, message.partner)
-
-    def _start_with_agent(self, choice: EpisodeChoice, agent: Agent | None, model_partner: Agent | None) -> None:
-        partner: Agent | None = model_partner
-        if choice.partner == HUMAN:
-            partner = HumanAgent(choice.player if agent is not None else f"{choice.player} (partner)", role="partner")
-        self.start_session(
-            choice.task_id, agent, partner, choice.seed, choice.player, choice.strict, choice.agent,
-            choice.options,
-        )
+        if session is not None:
+            self.push_screen(PlayScreen(session))
 
     def start_session(
         self,
@@ -149,30 +141,14 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
         ``options`` are the task's; by default a checkpoint agent's own (the game it learnt)."""
         from lmrl_tui.screens.play import PlayScreen
 
-        if options is None:
-            meta = getattr(agent, "meta", None)
-            own = meta.get("task_options") if isinstance(meta, dict) and meta.get("task") == task_id else None
-            options = dict(own or {})
-        if isinstance(partner, HumanAgent):
-            partner.role = self._partner_role(task_id)
         try:
-            session = PlaySession(
-                self.store, task_id, agent=agent, partner=partner,
-                player=player if (agent is None or partner is not None) else None,
-                seed=seed, strict=strict, agent_choice=agent_choice, options=options,
-            )  # fmt: skip
-            session.start()
+            session = open_session(self.store, task_id, agent, partner, seed, player, strict, agent_choice, options)
         except Exception as e:  # noqa: BLE001 - e.g. Stockfish missing: one clear message
             show_error(self, e, CANNOT_START)
             return None
         screen = PlayScreen(session)
         self.push_screen(screen)
         return screen
-
-    @staticmethod
-    def _partner_role(task_id: str) -> str:
-        roles = envs.spec(task_id).roles
-        return roles[1] if len(roles) > 1 else "partner"
 
     def restart_session(self, old: PlaySession, seed: int | None) -> None:
         """Play again: same task, same sides, a new (or the same) seed, replacing the old screen."""

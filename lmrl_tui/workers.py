@@ -28,6 +28,9 @@ class ErrorToast:
     timeout: float = 10
     with_type: bool = True
     """Start the text with the exception's class name (``KeyError: 'x'``); False: its message only."""
+    in_place: bool = False
+    """No toast: the node shows the failure itself in :meth:`ReportsWorkerErrors.worker_failed`
+    (a dialog, under the field it concerns, keeping the form)."""
 
     def text(self, error: BaseException) -> str:
         """The toast's text for ``error``."""
@@ -59,7 +62,9 @@ class ReportsWorkerErrors:
         # exit_on_error workers have already taken the app down with a traceback.
         if event.state != WorkerState.ERROR or error is None or worker.exit_on_error:
             return
-        show_error(cast("DOMNode", self), error, self.WORKER_ERRORS.get(worker.group, UNEXPECTED))
+        toast = self.WORKER_ERRORS.get(worker.group, UNEXPECTED)
+        if not toast.in_place:
+            show_error(cast("DOMNode", self), error, toast)
         self.worker_failed(worker.group, error)
 
     def worker_failed(self, group: str, error: BaseException) -> None:

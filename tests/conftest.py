@@ -26,6 +26,8 @@ def _no_user_store(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     """No test may touch a user's store: the default store is a fresh temporary file per test
     (a test that wants another one sets LMRL_DB or passes --db itself)."""
     monkeypatch.setenv("LMRL_DB", str(tmp_path_factory.mktemp("user-store") / "episodes.db"))
+    # Nor the app's remembered dialog choices (a config file of the user's).
+    monkeypatch.setenv("LMRL_CONFIG_DIR", str(tmp_path_factory.mktemp("user-config")))
 
 
 @pytest.fixture

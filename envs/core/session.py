@@ -60,9 +60,31 @@ class HumanAgent:
         """Wake a waiting :meth:`act` with :class:`SessionClosed`."""
         self._answers.put(None)
 
+    def replay(self, replies: Sequence[str]) -> None:
+        """Answer the next :meth:`act` calls with ``replies`` (recorded ones: an episode being
+        replayed); one call more raises :class:`SessionClosed` instead of waiting for a person."""
+        for reply in replies:
+            self._answers.put(reply)
+        self._answers.put(None)
+
+    def replayed(self) -> bool:
+        """After :meth:`replay`: whether exactly its replies were used. Forgets any left over."""
+        exact = False
+        try:
+            exact = self._answers.get_nowait() is None and self._answers.empty()
+        except queue.Empty:
+            pass
+        self._answers = queue.Queue()
+        self.last_typed = None
+        return exact
+
 
 class SessionClosed(RuntimeError):
     pass
+
+
+class ResumeError(RuntimeError):
+    """The recorded steps of an episode do not replay to what was recorded: it cannot go on."""
 
 
 @dataclass
@@ -71,6 +93,19 @@ class StepOutcome:
     step: Step
     typed: str | None
     think_ms: int | None
+
+
+@dataclass
+class RecordedStep:
+    """A step as it was recorded, to replay it (:meth:`EpisodeSession.resume`)."""
+
+    action: str
+    observation: str
+    reward: float
+    typed: str | None = None
+    think_ms: int | None = None
+    partner_replies: Sequence[str] = ()
+    """What a person playing the partner answered during the step, in order."""
 
 
 class SessionListener(Protocol):
@@ -145,6 +180,51 @@ class EpisodeSession:
         self.started = True
         self._turn_started = time.monotonic()
         return self.observation
+
+    def resume(self, first_observation: str, steps: Sequence[RecordedStep]) -> None:
+        """Instead of :meth:`start`: rebuild an unfinished episode by replaying its recorded
+        ``steps`` from its seed, then go on playing it. The listener hears nothing of the replay
+        (those steps are recorded already). A scripted agent must choose the recorded actions
+        again and a person partner's recorded replies are given back in order; every step must
+        reproduce its recorded observation and reward, else :class:`ResumeError` says where not."""
+        if self.started:
+            raise RuntimeError("the session has started already")
+        if self.seed is None:
+            raise ResumeError("it has no seed to replay from")
+        self.observation = self.task.reset(self.seed)
+        if self.observation != first_observation:
+            raise ResumeError("its first observation is not the one recorded")
+        if self.agent is not None:
+            self.agent.reset(self.task, self.seed)
+        self.started = True
+        for n, rec in enumerate(steps, 1):
+            if self.done:
+                raise ResumeError(f"it ended before step {n}")
+            if self.agent is not None and clean_text(self.agent_action()) != rec.action:
+                raise ResumeError(f"the agent chooses another action at step {n}")
+            st = self._replay_step(n, rec)
+            if (st.observation, st.reward) != (rec.observation, rec.reward):
+                raise ResumeError(f"step {n} does not replay as recorded")
+            self.transitions.append(StepOutcome(rec.action, st, rec.typed, rec.think_ms))
+            self.total_return += st.reward
+            self.observation = st.observation
+            if st.terminated or st.truncated:
+                self.done = True
+                self.success = episode_success(self.task.spec, st.info, self.total_return)
+        self._turn_started = time.monotonic()
+
+    def _replay_step(self, n: int, rec: RecordedStep) -> Step:
+        partner = self.partner
+        if not isinstance(partner, HumanAgent):
+            return self.task.step(rec.action)
+        partner.replay(rec.partner_replies)
+        try:
+            st = self.task.step(rec.action)
+        except SessionClosed:
+            raise ResumeError(f"step {n} needs more replies from the partner than were recorded") from None
+        if not partner.replayed():
+            raise ResumeError(f"step {n} needs fewer replies from the partner than were recorded")
+        return st
 
     def state(self) -> dict[str, Any]:
         return self.task.state()

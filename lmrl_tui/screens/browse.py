@@ -89,8 +89,10 @@ class BrowseScreen(LmrlScreen, Screen[None]):
         self.title = "Episodes"
         self.query_one("#task-filter", Select).set_options([("All tasks", ALL)] + [(t, t) for t in envs.ids()])
         table = self.query_one("#episodes", DataTable)
-        table.add_columns("id", "task", "source", "player", "agent", "status", "steps", "return")
-        self.query_one("#steps", DataTable).add_columns("#", "action", "typed", "reward", "ms", "labels")
+        # What a person scans for first comes first: in 120 columns the agent's long names and the
+        # step's action text would push status, return and labels off the screen.
+        table.add_columns("id", "task", "status", "steps", "return", "player", "source", "agent")
+        self.query_one("#steps", DataTable).add_columns("#", "reward", "labels", "action", "typed", "ms")
         table.focus()
         self.action_reload()
 
@@ -112,9 +114,8 @@ class BrowseScreen(LmrlScreen, Screen[None]):
         table.clear()
         for r in rows:
             table.add_row(
-                str(r["id"]), r["task"], r["source"], r["player"] or "",
-                f"{r['agent_kind']}:{r['agent_name']}", r["status"], str(r["n_steps"]),
-                f"{r['return']:g}", key=str(r["id"]),
+                str(r["id"]), r["task"], r["status"], str(r["n_steps"]), f"{r['return']:g}",
+                r["player"] or "", r["source"], f"{r['agent_kind']}:{r['agent_name']}", key=str(r["id"]),
             )  # fmt: skip
         self.sub_title = f"{len(rows)} most recent"
 
@@ -143,9 +144,9 @@ class BrowseScreen(LmrlScreen, Screen[None]):
         )
         for s in store.steps(episode_id):
             table.add_row(
-                str(s["idx"]), _short(s["action"], 40), _short(s["typed"], 16), f"{s['reward']:g}",
-                "" if s["think_ms"] is None else str(s["think_ms"]),
-                ", ".join(labels.get(s["idx"], [])), key=str(s["idx"]),
+                str(s["idx"]), f"{s['reward']:g}", _short(", ".join(labels.get(s["idx"], [])), 24),
+                _short(s["action"], 40), _short(s["typed"], 16),
+                "" if s["think_ms"] is None else str(s["think_ms"]), key=str(s["idx"]),
             )  # fmt: skip
         table.move_cursor(row=min(keep_row, max(table.row_count - 1, 0)))
 

@@ -6,19 +6,32 @@ import getpass
 from dataclasses import dataclass
 from typing import Any
 
-from textual import on
+from rich.markup import escape
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import DescendantFocus
+from textual.message import Message
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 import envs
+from data.session import PlaySession
+from envs.core import Agent
 from envs.core.agents import HUMAN, agent_choices
 from lmrl_tui.messages import NewEpisodeRequested
 from lmrl_tui.screens.base import LmrlScreen
-
-PARTNER_EMBEDDED = "embedded"
+from lmrl_tui.starting import (
+    PARTNER_EMBEDDED,
+    EpisodeChoice,
+    FieldError,
+    load_sides,
+    needs_loading,
+    open_choice,
+)
+from lmrl_tui.workers import ErrorToast
 
 
 def default_player() -> str:
@@ -26,18 +39,6 @@ def default_player() -> str:
         return getpass.getuser() or "player"
     except Exception:  # noqa: BLE001 - no login name in some containers
         return "player"
-
-
-@dataclass
-class EpisodeChoice:
-    task_id: str
-    seed: int | None
-    agent: str
-    partner: str
-    player: str
-    strict: bool
-    options: dict[str, Any] | None = None
-    """Task options; None: the defaults (or a checkpoint agent's own)."""
 
 
 def parse_options(text: str) -> dict[str, Any] | None:
@@ -62,54 +63,126 @@ def parse_seed(text: str) -> int | None:
     return seed
 
 
-class NewEpisodeDialog(LmrlScreen, ModalScreen[EpisodeChoice | None]):
-    """Pick the task, the seed and who plays each side."""
+@dataclass
+class StartedEpisode:
+    """What the new-episode dialog gives back: the started session, and the fields to remember."""
+
+    session: PlaySession
+    choice: EpisodeChoice
+    fields: dict[str, Any]
+
+
+FOCUS_MARK = "▸ "
+
+
+class FormSelect(Select[Any]):
+    """A drop-down of the form: enter moves on to the next field like everywhere in the form;
+    space, up or down open the list (and enter there picks)."""
+
+    BINDINGS = [Binding("enter", "next_field", "Next field", show=False)]
+
+    def action_next_field(self) -> None:
+        self.screen.focus_next()
+
+
+class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
+    """Pick the task, the seed and who plays each side; the episode starts here, so a choice that
+    does not work is explained under its field and the form stays as it was typed.
+
+    Focus starts on the first field and its label is marked (``▸``); enter in a field moves to
+    the next one, and starts the episode only from the last field (or the Start button).
+    ``remembered``: the fields chosen for this task last time (see :mod:`lmrl_tui.prefs`)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
-    AUTO_FOCUS = "#start"
+    AUTO_FOCUS = "#task"
+    WORKER_ERRORS = {"load-agent": ErrorToast("Cannot load the agent", in_place=True)}
+    LAST_FIELD = "player"
+
+    class SidesLoaded(Message, bubble=False):
+        """The agent and model partner of ``choice``, loaded by the worker: open the episode."""
+
+        def __init__(self, choice: EpisodeChoice, agent: Agent | None, partner: Agent | None) -> None:
+            super().__init__()
+            self.choice = choice
+            self.agent = agent
+            self.partner = partner
 
     def __init__(
-        self, task_id: str, *, player: str | None = None, seed: int | None = None, checkpoint: str | None = None
+        self,
+        task_id: str,
+        *,
+        player: str | None = None,
+        seed: int | None = None,
+        checkpoint: str | None = None,
+        remembered: dict[str, Any] | None = None,
     ) -> None:
         super().__init__()
         self.task_id = task_id
         self.player = player or default_player()
         self.seed = seed
         self.checkpoint = checkpoint
+        self.remembered = dict(remembered or {})
+        self._labels: dict[str, str] = {}
+
+    def _row(self, field: str, label: str, widget: Widget) -> ComposeResult:
+        self._labels[field] = label
+        yield Horizontal(Label("  " + label, id=f"{field}-label"), widget, classes="row", id=f"{field}-row")
+        yield Static("", id=f"{field}-error", classes="field-error")
+
+    def _pick(self, key: str, values: list[Any], default: Any) -> Any:
+        got = self.remembered.get(key)
+        return got if got in values else default
 
     def compose(self) -> ComposeResult:
         spec = envs.spec(self.task_id)
-        with VerticalScroll():
-            yield Static(f"[b]New episode[/b] · {spec.title}")
-            with Grid(id="form"):
-                yield Label("Task")
-                yield Select([(f"{envs.spec(t).title} ({t})", t) for t in envs.ids()],
-                             value=self.task_id, allow_blank=False, id="task")  # fmt: skip
-                yield Label("Seed")
-                yield Input("" if self.seed is None else str(self.seed), placeholder="blank: random", id="seed")
-                yield Label(spec.roles[0].capitalize())
-                yield Select(agent_choices(self.task_id), value=HUMAN, allow_blank=False, id="agent")
-                yield Label("…or a model")
-                yield Input(self.checkpoint or "", placeholder="checkpoint folder, hf:MODEL or http:MODEL@URL",
-                            id="checkpoint")  # fmt: skip
+        r = self.remembered
+        agents = agent_choices(self.task_id)
+        with VerticalScroll(can_focus=False):
+            yield Static(f"[b]New episode[/b] · {spec.title}", id="title")
+            yield Static("enter or tab: next field · space: open a list · enter in the last field or on "
+                         "Start: start · escape: cancel", id="keys")  # fmt: skip
+            with Vertical(id="form"):
+                yield from self._row("task", "Task", FormSelect(
+                    [(f"{envs.spec(t).title} ({t})", t) for t in envs.ids()],
+                    value=self.task_id, allow_blank=False, id="task"))  # fmt: skip
+                yield from self._row("seed", "Seed", Input(
+                    "" if self.seed is None else str(self.seed), placeholder="blank: random", id="seed"))  # fmt: skip
+                yield from self._row("agent", spec.roles[0].capitalize(), FormSelect(
+                    agents, value=self._pick("agent", [v for _, v in agents], HUMAN), allow_blank=False,
+                    id="agent"))  # fmt: skip
+                yield from self._row("checkpoint", "…or a model", Input(
+                    self.checkpoint or str(r.get("checkpoint") or ""),
+                    placeholder="checkpoint folder, hf:MODEL or http:MODEL@URL", id="checkpoint"))  # fmt: skip
                 if len(spec.roles) > 1:
-                    yield Label(spec.roles[1].capitalize())
-                    yield Select(
-                        [(f"Built-in {spec.partner or spec.roles[1]}", PARTNER_EMBEDDED), ("A person (hot-seat)", HUMAN)],
-                        value=PARTNER_EMBEDDED, allow_blank=False, id="partner",
-                    )  # fmt: skip
-                    yield Label("…or a model")
-                    yield Input(placeholder="hf:MODEL or http:MODEL@URL", id="partner-model")
-                yield Label("Task options")
-                yield Input(placeholder="key=value …, e.g. words=small (see help)", id="options")
-                yield Label("Player name")
-                yield Input(self.player, id="player")
-            yield Checkbox("LMRL-strict: unreadable input counts as an invalid move", id="strict")
+                    partners = [(f"Built-in {spec.partner or spec.roles[1]}", PARTNER_EMBEDDED),
+                                ("A person (hot-seat)", HUMAN)]  # fmt: skip
+                    yield from self._row("partner", spec.roles[1].capitalize(), FormSelect(
+                        partners, value=self._pick("partner", [v for _, v in partners], PARTNER_EMBEDDED),
+                        allow_blank=False, id="partner"))  # fmt: skip
+                    yield from self._row("partner-model", "…or a model", Input(
+                        str(r.get("partner_model") or ""), placeholder="hf:MODEL or http:MODEL@URL",
+                        id="partner-model"))  # fmt: skip
+                yield from self._row("options", "Task options", Input(
+                    str(r.get("options") or ""), placeholder="key=value …, e.g. words=small (see help)",
+                    id="options"))  # fmt: skip
+                yield from self._row("player", "Player name", Input(self.player, id="player"))
+                yield from self._row("strict", "LMRL-strict", Checkbox(
+                    "unreadable input counts as an invalid move", bool(r.get("strict")), id="strict"))  # fmt: skip
             yield Static("", id="error")
             with Horizontal(id="buttons"):
                 yield Button("Start", variant="primary", id="start")
                 yield Button("Cancel", id="cancel")
 
+    # -- focus: the focused field's label is marked -----------------------------------------------
+    def on_descendant_focus(self, event: DescendantFocus) -> None:
+        focused = next((n.id[:-4] for n in event.widget.ancestors_with_self
+                        if n.id and n.id.endswith("-row")), None)  # fmt: skip
+        for field, text in self._labels.items():
+            row = self.query_one(f"#{field}-row")
+            row.set_class(field == focused, "-focused")
+            self.query_one(f"#{field}-label", Label).update((FOCUS_MARK if field == focused else "  ") + text)
+
+    # -- the form -------------------------------------------------------------------------------
     @on(Select.Changed, "#task")
     def _task_changed(self, event: Select.Changed) -> None:
         if event.value != self.task_id and isinstance(event.value, str):
@@ -122,31 +195,103 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[EpisodeChoice | None]):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
-    @on(Button.Pressed, "#start")
     @on(Input.Submitted)
-    def _start(self) -> None:
-        err = self.query_one("#error", Static)
+    def _next_field(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == self.LAST_FIELD:
+            self._start()
+        else:
+            self.focus_next()
+
+    def _value(self, field: str) -> str:
+        found = self.query(f"#{field}")
+        return "" if not found else str(found.first().value).strip()
+
+    def fields(self) -> dict[str, Any]:
+        """The form's remembered fields (see :data:`lmrl_tui.prefs.REMEMBERED`)."""
+        return {"agent": self._value("agent"), "checkpoint": self._value("checkpoint"),
+                "partner": self._value("partner") or PARTNER_EMBEDDED,
+                "partner_model": self._value("partner-model"), "options": self._value("options"),
+                "strict": self.query_one("#strict", Checkbox).value}  # fmt: skip
+
+    def _read_form(self) -> EpisodeChoice | None:
+        """The choice typed in the form; None after showing what is wrong under each field."""
+        self._show_errors({})
+        errors: dict[str | None, str] = {}
+        seed = options = None
         try:
-            seed = parse_seed(self.query_one("#seed", Input).value)
-            options = parse_options(self.query_one("#options", Input).value)
+            seed = parse_seed(self._value("seed"))
         except ValueError as e:
-            err.update(str(e))
+            errors["seed"] = str(e)
+        try:
+            options = parse_options(self._value("options"))
+        except ValueError as e:
+            errors["options"] = str(e)
+        f = self.fields()
+        partner = f["partner_model"] or f["partner"]
+        if f["partner_model"] and not partner.startswith(("hf:", "http:")):
+            errors["partner-model"] = "a model partner is hf:MODEL or http:MODEL@BASE_URL"
+        if errors:
+            self._show_errors(errors)
+            return None
+        player = self._value("player") or default_player()
+        return EpisodeChoice(self.task_id, seed, f["checkpoint"] or f["agent"], partner, player[:100],
+                             f["strict"], options)  # fmt: skip
+
+    def _show_errors(self, errors: dict[str | None, str]) -> None:
+        """Show each message under its field (None: under the form) and focus the first one."""
+        for field in self._labels:
+            box = self.query_one(f"#{field}-error", Static)
+            box.update(escape(errors.get(field, "")))
+            box.set_class(field in errors, "-shown")
+        self.query_one("#error", Static).update(escape(errors.get(None, "")))
+        first = next((f for f in self._labels if f in errors), None)
+        if first is not None:
+            self.query_one(f"#{first}").focus()
+
+    @on(Button.Pressed, "#start")
+    def _start(self) -> None:
+        choice = self._read_form()
+        if choice is None:
             return
-        agent = str(self.query_one("#agent", Select).value)
-        ckpt = self.query_one("#checkpoint", Input).value.strip()
-        if ckpt:
-            agent = ckpt
-        partners = self.query("#partner")
-        partner = str(partners.first(Select).value) if partners else PARTNER_EMBEDDED
-        models = self.query("#partner-model")
-        if models and models.first(Input).value.strip():
-            partner = models.first(Input).value.strip()
-            if not partner.startswith(("hf:", "http:")):
-                err.update("a model partner is hf:MODEL or http:MODEL@BASE_URL")
-                return
-        player = self.query_one("#player", Input).value.strip() or default_player()
-        strict = self.query_one("#strict", Checkbox).value
-        self.dismiss(EpisodeChoice(self.task_id, seed, agent, partner, player[:100], strict, options))
+        if needs_loading(choice):  # a checkpoint or a model: seconds, off the UI thread
+            self._busy("Loading the model …")
+            self._load_sides(choice)
+            return
+        try:
+            agent, partner = load_sides(choice)
+        except FieldError as e:
+            self._show_errors({e.field: str(e)})
+            return
+        self._open(choice, agent, partner)
+
+    def _busy(self, note: str | None) -> None:
+        self.query_one("#start", Button).disabled = note is not None
+        self.query_one("#error", Static).update(note or "")
+
+    @work(thread=True, exclusive=True, group="load-agent", exit_on_error=False)
+    def _load_sides(self, choice: EpisodeChoice) -> None:
+        self.post_message(self.SidesLoaded(choice, *load_sides(choice)))
+
+    def on_new_episode_dialog_sides_loaded(self, message: NewEpisodeDialog.SidesLoaded) -> None:
+        self._busy(None)
+        self._open(message.choice, message.agent, message.partner)
+
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        self._busy(None)
+        if isinstance(error, FieldError):
+            self._show_errors({error.field: str(error)})
+        else:
+            self._show_errors({None: f"{type(error).__name__}: {error}"})
+
+    def _open(self, choice: EpisodeChoice, agent: Agent | None, partner: Agent | None) -> None:
+        """Start the episode (on the UI thread: a dismissed dialog opens nothing)."""
+        try:
+            session = open_choice(self.lmrl_app.store, choice, agent, partner)
+        except FieldError as e:
+            self._show_errors({e.field: str(e)})
+            return
+        self.dismiss(StartedEpisode(session, choice, self.fields()))
 
 
 class SummaryScreen(LmrlScreen, ModalScreen[str]):
@@ -206,10 +351,14 @@ Play the LMRL-Gym multi-turn RL tasks, log every step to SQLite as an offline RL
 agents on the logs and watch them play.
 
 * **Database:** `{db_path}` (change with `--db PATH` or `LMRL_DB`)
-* **Keys:** `enter` start the highlighted task, `b` browse episodes, `?` help, `ctrl+p` command
-  palette, `ctrl+q` quit.
+* **Keys:** `enter` start the highlighted task, `b` browse episodes, `t` training runs, `r` refresh
+  the counts, `?` help, `ctrl+p` command palette, `ctrl+q` quit.
+* New-episode dialog: `tab` / `enter` go to the next field; `enter` in the last field (or on
+  Start) starts; the last choices for each task are filled in again.
 * While playing: `space` steps a watched agent, `p` toggles auto-play, `+`/`-` change its speed,
-  `escape` leaves the episode (it is kept, marked abandoned).
+  `escape` leaves the episode (asked first once it has steps; it is kept, marked abandoned).
+* An episode left unfinished when lmrl stopped is offered at the next start: resume it (its steps
+  are replayed from its seed) or mark it abandoned.
 
 Headless jobs: `lmrl tasks`, `lmrl generate`, `lmrl stats`, `lmrl export`, `lmrl import`,
 `lmrl train`, `lmrl eval` (see `lmrl --help`).

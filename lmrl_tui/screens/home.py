@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from textual import work
@@ -13,11 +14,64 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 import envs
-from data.stats import task_summaries
 from envs.core import TaskSpec
 from lmrl_tui.messages import AboutRequested, BrowseRequested, NewEpisodeRequested, RunsRequested
 from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.workers import ErrorToast
+
+EPISODES = "Finished / all"
+
+
+@dataclass
+class TaskCounts:
+    """What the store holds for one task: episodes by status, finished ones by source."""
+
+    total: int = 0
+    finished: int = 0
+    abandoned: int = 0
+    in_progress: int = 0
+    by_source: dict[str, int] = field(default_factory=dict)
+    """Finished episodes per source (human, scripted, agent)."""
+    _return_sum: float = 0.0
+    _success_sum: float = 0.0
+    _success_n: int = 0
+
+    @property
+    def mean_return(self) -> float | None:
+        return self._return_sum / self.finished if self.finished else None
+
+    @property
+    def success_rate(self) -> float | None:
+        return self._success_sum / self._success_n if self._success_n else None
+
+    def describe(self) -> str:
+        if not self.total:
+            return "No episodes stored yet."
+        sources = ", ".join(f"{src} {n}" for src, n in sorted(self.by_source.items()) if n)
+        parts = [f"{self.finished} finished" + (f" ({sources})" if sources else "")]
+        parts += [f"{self.abandoned} abandoned"] if self.abandoned else []
+        parts += [f"{self.in_progress} in progress"] if self.in_progress else []
+        episodes = "1 episode" if self.total == 1 else f"{self.total} episodes"
+        return f"Stored: {episodes} — {', '.join(parts)}. Mean return and success: finished ones."
+
+
+def count_episodes(rows: list[dict[str, Any]]) -> dict[str, TaskCounts]:
+    """Per task, from :meth:`data.store.Store.stats` (one row per task and source)."""
+    out: dict[str, TaskCounts] = {}
+    for r in rows:
+        c = out.setdefault(r["task"], TaskCounts())
+        finished = int(r["finished"] or 0)
+        c.total += int(r["episodes"] or 0)
+        c.finished += finished
+        c.abandoned += int(r["abandoned"] or 0)
+        c.in_progress += int(r["in_progress"] or 0)
+        c.by_source[r["source"]] = c.by_source.get(r["source"], 0) + finished
+        if finished and r["mean_return"] is not None:
+            c._return_sum += r["mean_return"] * finished
+        if finished and r["success_rate"] is not None:
+            c._success_sum += r["success_rate"] * finished
+            c._success_n += finished
+    return out
 
 
 class HomeScreen(LmrlScreen, Screen[None]):
@@ -44,15 +98,17 @@ class HomeScreen(LmrlScreen, Screen[None]):
             self.specs = specs
 
     class StatsLoaded(Message, bubble=False):
-        """Per task: (finished episodes, mean return, success rate)."""
+        """Per task: what the store holds for it."""
 
-        def __init__(self, stats: dict[str, Any]) -> None:
+        def __init__(self, stats: dict[str, TaskCounts]) -> None:
             super().__init__()
             self.stats = stats
 
     def __init__(self) -> None:
         super().__init__()
         self.tasks_ready = False
+        self.counts: dict[str, TaskCounts] = {}
+        self._detail_task: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -70,7 +126,7 @@ class HomeScreen(LmrlScreen, Screen[None]):
         self.title = "lmrl-tui"
         self.sub_title = str(self.lmrl_app.db_path)
         table = self.query_one("#tasks", DataTable)
-        for label in ("Task", "Title", "Sides", "Episodes", "Mean return", "Success"):
+        for label in ("Task", "Title", "Sides", EPISODES, "Mean return", "Success"):
             table.add_column(label, key=label)
         table.loading = True
         table.focus()
@@ -109,27 +165,31 @@ class HomeScreen(LmrlScreen, Screen[None]):
 
     @work(thread=True, exclusive=True, group="home-stats", exit_on_error=False)
     def _load_stats(self) -> None:
-        store = self.lmrl_app.store
-        self.post_message(self.StatsLoaded(task_summaries(store)))
+        self.post_message(self.StatsLoaded(count_episodes(self.lmrl_app.store.stats())))
 
     def on_home_screen_stats_loaded(self, message: HomeScreen.StatsLoaded) -> None:
         self._fill_stats(message.stats)
 
-    def _fill_stats(self, stats: dict[str, Any]) -> None:
+    def _fill_stats(self, stats: dict[str, TaskCounts]) -> None:
+        self.counts = stats
         table = self.query_one("#tasks", DataTable)
         for task_id in envs.ids():
-            n, mean, succ = stats.get(task_id, (0, None, None))
-            table.update_cell(task_id, "Episodes", str(n))
+            c = stats.get(task_id, TaskCounts())
+            mean, succ = c.mean_return, c.success_rate
+            table.update_cell(task_id, EPISODES, f"{c.finished} / {c.total}")
             table.update_cell(task_id, "Mean return", "" if mean is None else f"{mean:.2f}")
             table.update_cell(task_id, "Success", "" if succ is None else f"{succ:.0%}")
+        self._show_detail(self._detail_task)
 
     def _show_detail(self, task_id: str | None) -> None:
         if task_id is None:
             return
+        self._detail_task = task_id
         spec = envs.spec(task_id)
+        counts = self.counts.get(task_id, TaskCounts()).describe() if self.counts else ""
         self.query_one("#detail", Static).update(
             f"[b]{spec.title}[/b] — {spec.summary}\nUp to {spec.max_turns} turns; "
-            f"rewards in [{spec.reward_range[0]:g}, {spec.reward_range[1]:g}]."
+            f"rewards in [{spec.reward_range[0]:g}, {spec.reward_range[1]:g}].\n{counts}"
         )
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -21,10 +21,12 @@ from textual.widgets import Footer, Header, Log, Static
 
 from data.session import PlaySession
 from envs.core import InvalidInput, Text
-from envs.core.session import HumanAgent, StepOutcome
+from envs.core.session import HumanAgent, SessionClosed, StepOutcome
 from lmrl_tui.messages import PlayAgainRequested
 from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.screens.dialogs import HelpScreen, SummaryScreen, about_markdown
+from lmrl_tui.screens.leave import LeaveDialog
+from lmrl_tui.starting import agent_label
 from lmrl_tui.views import view_class
 from lmrl_tui.views.base import TaskView
 from lmrl_tui.workers import ErrorToast
@@ -106,6 +108,10 @@ class PlayScreen(LmrlScreen, Screen[None]):
         if s.episode_id is None:
             s.start()
         self.sub_title = f"episode {s.episode_id} · seed {s.seed}"
+        for n, out in enumerate(s.transitions, 1):  # a resumed episode: the moves so far
+            self._log_move(out, n)
+        if s.transitions:
+            self.query_one("#moves", Log).write_line("     (resumed here)")
         self._refresh()
         self._next_turn()
 
@@ -115,7 +121,7 @@ class PlayScreen(LmrlScreen, Screen[None]):
         state = s.state()
         state.setdefault("model_text", s.model_text())
         self.view.show_state(state)
-        who = (s.player or "you") if s.human_acts else f"{s.agent.kind}:{s.agent.name}"  # type: ignore[union-attr]
+        who = (s.player or "you") if s.human_acts else agent_label(s.task_id, s.agent, s.agent_choice)
         mode = ""
         if not s.human_acts:
             mode = f"  auto-play {'on' if self.auto else 'off'} ({SPEEDS[self.speed_index]:g}s)"
@@ -123,19 +129,29 @@ class PlayScreen(LmrlScreen, Screen[None]):
         self.query_one("#status", Static).update(
             f"[b]{escape(s.task.spec.title)}[/b]{escape(f' ({opts})') if opts else ''}\n"
             f"Player: {escape(who)}{mode}\n"
-            f"Turn: {len(s.transitions)} / {s.task.spec.max_turns}\n"
+            f"{self._turns()}\n"
             f"Return: {s.total_return:g}"
         )
         self.query_one("#model-text", Static).update(s.model_text())
         self.query_one("#model", VerticalScroll).scroll_end(animate=False)
 
-    def _log_move(self, out: StepOutcome) -> None:
+    def _turns(self) -> str:
+        """``Turn: n / cap``; the step that only says the time is up is not a turn past the cap."""
+        s = self.session
+        n, cap = len(s.transitions), s.task.spec.max_turns
+        last = s.transitions[-1].step if s.transitions else None
+        limit = " (time limit)" if s.done and last is not None and last.truncated else ""
+        return f"Turn: {min(n, cap)} / {cap}{limit}"
+
+    def _log_move(self, out: StepOutcome, n: int | None = None) -> None:
         st = out.step
         action = out.action.rstrip("\n")
         extra = "  (invalid)" if st.info.get("invalid") else ""
-        self.query_one("#moves", Log).write_line(
-            f"{len(self.session.transitions):>3}. {action[:60]}  r={st.reward:g}{extra}"
-        )
+        note = self.view.step_note(st.info, self.session.state()) if n is None else None
+        if note:
+            extra += f"  ({note})"
+        number = len(self.session.transitions) if n is None else n
+        self.query_one("#moves", Log).write_line(f"{number:>3}. {action[:60]}  r={st.reward:g}{extra}")
 
     # -- turns --------------------------------------------------------------------------------
     def _next_turn(self) -> None:
@@ -194,6 +210,8 @@ class PlayScreen(LmrlScreen, Screen[None]):
         except InvalidInput as e:  # not a failure: the person is told and types again
             self.post_message(self.InputRejected(str(e)))
             return
+        except SessionClosed:  # the person left while a reply was awaited: nothing to report
+            return
         self.post_message(self.StepTaken(out))
 
     def on_play_screen_input_rejected(self, message: PlayScreen.InputRejected) -> None:
@@ -210,7 +228,11 @@ class PlayScreen(LmrlScreen, Screen[None]):
 
     @work(thread=True, exclusive=True, group="step", exit_on_error=False)
     def _agent_step_worker(self) -> None:
-        self.post_message(self.StepTaken(self.session.agent_step()))
+        try:
+            out = self.session.agent_step()
+        except SessionClosed:  # the person left while a reply was awaited: nothing to report
+            return
+        self.post_message(self.StepTaken(out))
 
     def on_play_screen_step_taken(self, message: PlayScreen.StepTaken) -> None:
         self._after_step(message.outcome)
@@ -294,10 +316,22 @@ class PlayScreen(LmrlScreen, Screen[None]):
         self._refresh()
 
     def action_leave(self) -> None:
+        """Leave the episode: at once when nothing would be lost, else after asking."""
         s = self.session
-        if not s.done and s.transitions:
-            self.notify(f"Episode {s.episode_id} kept, marked abandoned.")
-        self.app.pop_screen()
+        if s.done or not s.transitions:
+            self.app.pop_screen()
+            return
+        n = len(s.transitions)
+        question = (
+            f"Leave episode {s.episode_id}? It has {n} step{'s' if n != 1 else ''}; it is kept, "
+            "marked abandoned, and cannot be continued.\n(enter: leave, escape: stay)"
+        )
+        self.app.push_screen(LeaveDialog(question), self._leave_answered)
+
+    def _leave_answered(self, leave: bool | None) -> None:
+        if leave and self.app.screen is self:
+            self.notify(f"Episode {self.session.episode_id} kept, marked abandoned.")
+            self.app.pop_screen()
 
     def on_unmount(self) -> None:
         if self._auto_timer is not None:

@@ -39,6 +39,11 @@ class TaskView(Widget):
     def set_turn(self, role: str | None, human: bool) -> None:
         """Whose turn it is; ``human`` says whether the person at the keyboard should act now."""
 
+    def step_note(self, info: dict[str, Any], state: dict[str, Any]) -> str | None:
+        """A few words for the moves log about the step just played (its ``info``, the task's
+        ``state()`` after it) when its reward alone does not explain it; None: nothing to add."""
+        return None
+
     def show_error(self, message: str) -> None:
         """Explain why the person's input was not accepted (it did not count as a move)."""
         self.notify(message, severity="warning", timeout=4)

@@ -53,6 +53,12 @@ def render_maze(state: dict[str, Any]) -> RichText:
     return out
 
 
+def bumped(state: dict[str, Any]) -> bool:
+    """Whether the last move ran into a wall (the maze task's ``state()["last"]``)."""
+    last = state.get("last")
+    return isinstance(last, dict) and last.get("outcome") == "bump"
+
+
 class MazeView(TaskView):
     can_focus = True
     BINDINGS = [
@@ -69,20 +75,35 @@ class MazeView(TaskView):
             with Center():
                 yield Static("", id="hint")
 
+    _bumped = False
+    _hint = ""
+
     def on_mount(self) -> None:
         self.focus()
 
     def show_state(self, state: dict[str, Any]) -> None:
         self.query_one("#grid", Static).update(render_maze(state))
+        # A move into a wall is a turn (-1) that leaves the agent where it was: say so.
+        self._bumped = bumped(state)
+        self._show_hint()
+
+    def step_note(self, info: dict[str, Any], state: dict[str, Any]) -> str | None:
+        return "wall bump" if bumped(state) else None
 
     def set_turn(self, role: str | None, human: bool) -> None:
         self._human = human
-        hint = "Arrow keys or w/a/s/d to move" if human else (
+        self._hint = "Arrow keys or w/a/s/d to move" if human else (
             "" if role is None else "Watching the agent: space steps, p auto-plays"
         )
-        self.query_one("#hint", Static).update(hint)
+        self._show_hint()
         if human:
             self.focus()
+
+    def _show_hint(self) -> None:
+        hint = RichText(self._hint)
+        if self._bumped:
+            hint = RichText("\n").join([RichText("You bumped into a wall (−1)", style="bold red"), hint])
+        self.query_one("#hint", Static).update(hint)
 
     def action_move(self, direction: str) -> None:
         if getattr(self, "_human", False):

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
+from app_support import spy_notifications
+
 import envs
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.dialogs import NewEpisodeDialog
 from lmrl_tui.screens.home import HomeScreen
 from lmrl_tui.screens.play import PlayScreen
-
-
-def spy_notifications(app) -> list[tuple[str, str, str, float | None]]:
-    """Record (message, title, severity, timeout) of every toast the app shows."""
-    seen: list[tuple[str, str, str, float | None]] = []
-    real = app.notify
-
-    def notify(message, *, title="", severity="information", timeout=None, **kw):
-        seen.append((message, title, severity, timeout))
-        return real(message, title=title, severity=severity, timeout=timeout, **kw)
-
-    app.notify = notify
-    return seen
 
 
 class _BrokenAgent:
@@ -55,22 +44,22 @@ async def test_a_failed_step_is_one_error_toast_and_stops_auto_play(store):
         assert len(seen) == 2 and seen[1] == seen[0]
 
 
-async def test_an_agent_that_cannot_load_is_an_error_toast_not_a_crash(store):
+async def test_an_agent_that_cannot_load_is_explained_in_the_dialog_not_a_crash(store):
     app = make_app(store, player="eve")
     async with app.run_test(size=(140, 40)) as pilot:
         await app.workers.wait_for_complete()
         seen = spy_notifications(app)
         app.new_episode("maze-fo", seed=1, checkpoint="no-such-policy")
         await pilot.pause()
-        assert isinstance(app.screen, NewEpisodeDialog)
+        dialog = app.screen
+        assert isinstance(dialog, NewEpisodeDialog)
         await pilot.click("#start")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert isinstance(app.screen, HomeScreen)
-        (loading, failed) = seen
-        assert loading[0] == "Loading the model …"
-        assert failed[1:] == ("Cannot load the agent", "error", 10)
-        assert failed[0].startswith("unknown policy 'no-such-policy' for maze-fo")  # no class name
+        assert app.screen is dialog  # the form stays as typed, the message under its field
+        message = str(dialog.query_one("#checkpoint-error").render())
+        assert message.startswith("unknown policy 'no-such-policy' for maze-fo")  # no class name
+        assert seen == [] and store.count() == 0
 
 
 async def test_a_broken_task_module_is_reported_and_the_rest_are_listed(store, monkeypatch):
@@ -118,12 +107,11 @@ async def settle(app, pilot) -> None:
 async def test_a_database_that_fails_under_the_home_screen_is_a_toast_not_a_crash(store, monkeypatch):
     import sqlite3
 
-    import lmrl_tui.screens.home as home
 
     def broken(store):
         raise sqlite3.DatabaseError("database disk image is malformed")
 
-    monkeypatch.setattr(home, "task_summaries", broken)
+    monkeypatch.setattr(type(store), "stats", broken)
     app = make_app(store)
     seen = spy_notifications(app)
     async with app.run_test(size=(140, 40)) as pilot:

@@ -31,7 +31,10 @@ async def test_human_plays_maze_to_goal_through_the_dialog(store):
         await pilot.click("#seed")
         await pilot.pause()
         assert app.focused is app.screen.query_one("#seed")
-        await pilot.press("7", "enter")  # enter in a field starts the episode
+        await pilot.press("7", "enter")  # enter in a field moves on to the next one
+        await pilot.pause()
+        assert isinstance(app.screen, NewEpisodeDialog)
+        await pilot.click("#start")
         await pilot.pause()
         assert isinstance(app.screen, PlayScreen)
         keys = optimal_keys(7)
@@ -110,7 +113,7 @@ async def test_leaving_mid_episode_marks_it_abandoned(store):
     async with app.run_test(size=(140, 40)) as pilot:
         app.start_session("maze-fo", None, None, 5, "cy")
         await pilot.pause()
-        await pilot.press("up", "escape")
+        await pilot.press("up", "escape", "enter")  # enter: Leave (asked once there are steps)
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
     ep = store.recent_episodes(1)[0]

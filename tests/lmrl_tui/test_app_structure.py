@@ -85,9 +85,9 @@ def test_styles_are_tcss_files_in_the_package_with_rules_scoped_to_a_class():
 
 
 def test_every_screen_uses_the_base_and_the_app_is_a_host(store):
-    from lmrl_tui.screens import browse, dialogs, home, play, runs
+    from lmrl_tui.screens import browse, dialogs, home, leave, play, runs
 
-    for module in (browse, dialogs, home, play, runs):
+    for module in (browse, dialogs, home, leave, play, runs):
         for name, obj in vars(module).items():
             if isinstance(obj, type) and obj.__module__ == module.__name__ and name.endswith(("Screen", "Dialog")):
                 assert issubclass(obj, LmrlScreen), name

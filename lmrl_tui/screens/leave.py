@@ -1,0 +1,165 @@
+"""Leaving an episode and coming back to one: the confirmation before an episode with steps is
+left, and the offer, when the app starts, to resume (or mark abandoned) the episodes an app that
+stopped left ``in_progress``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.markup import escape
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Button, DataTable, Static
+
+from data.session import PlaySession
+from envs.core.session import ResumeError
+from lmrl_tui.screens.base import LmrlScreen
+from lmrl_tui.workers import ErrorToast
+
+
+class LeaveDialog(LmrlScreen, ModalScreen[bool]):
+    """Leave the episode (True) or stay (False)? Enter leaves, escape stays."""
+
+    BINDINGS = [
+        Binding("escape,s", "choose(False)", "Stay", id="leave.stay"),
+        Binding("l", "choose(True)", "Leave", id="leave.leave"),
+    ]
+    AUTO_FOCUS = "#leave"
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.question, id="question")
+            with Horizontal(id="buttons"):
+                yield Button("Leave", variant="warning", id="leave")
+                yield Button("Stay", id="stay")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "leave")
+
+    def action_choose(self, leave: bool) -> None:
+        self.dismiss(leave)
+
+
+class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):
+    """Episodes left in progress by an app that stopped: resume the highlighted one (its steps
+    are replayed from its seed; it must reproduce them exactly), mark it abandoned, or not now."""
+
+    BINDINGS = [
+        Binding("escape", "later", "Not now", id="unfinished.later"),
+        Binding("r", "resume", "Resume", id="unfinished.resume"),
+        Binding("a", "abandon", "Mark abandoned", id="unfinished.abandon"),
+    ]
+    AUTO_FOCUS = "#unfinished"
+    WORKER_ERRORS = {"resume": ErrorToast("Cannot resume", in_place=True)}
+
+    class Resumed(Message, bubble=False):
+        """The episode, replayed by the worker to where it stopped."""
+
+        def __init__(self, session: PlaySession) -> None:
+            super().__init__()
+            self.session = session
+
+    def __init__(self, episodes: list[dict[str, Any]]) -> None:
+        super().__init__()
+        self.episodes = {int(ep["id"]): ep for ep in episodes}
+        self.cannot: dict[int, str] = {}
+        """Episodes whose replay failed, with the reason."""
+        self._resuming: int | None = None
+
+    def compose(self) -> ComposeResult:
+        n = len(self.episodes)
+        with Vertical():
+            yield Static(f"[b]{n} unfinished episode{'s' if n != 1 else ''}[/b]")
+            yield Static(
+                "lmrl stopped while these were played; they are still marked in progress. Resume one "
+                "(its steps are replayed from its seed) or mark it abandoned (kept, never used as "
+                "data). If lmrl is open in another terminal with one of them, choose Not now.\n"
+                "Keys: enter or r resumes the highlighted one, a marks it abandoned, escape: not now.",
+                id="explain",
+            )
+            yield DataTable(id="unfinished", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="resume-error")
+            with Horizontal(id="buttons"):
+                yield Button("Resume", variant="primary", id="resume")
+                yield Button("Mark abandoned", variant="warning", id="abandon")
+                yield Button("Not now", id="later")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#unfinished", DataTable)
+        table.add_columns("id", "task", "steps", "player", "agent", "started")
+        for eid, ep in self.episodes.items():
+            agent = "a person" if ep["agent_kind"] == "human" else f"{ep['agent_kind']}:{ep['agent_name']}"
+            table.add_row(
+                str(eid), ep["task"], str(ep["n_steps"]), ep["player"] or "", agent,
+                str(ep["started_at"] or "")[:16].replace("T", " "), key=str(eid),
+            )  # fmt: skip
+
+    def _current(self) -> int | None:
+        table = self.query_one("#unfinished", DataTable)
+        if table.row_count == 0:
+            return None
+        return int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value or 0)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_reason()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_resume()
+
+    def _show_reason(self) -> None:
+        eid = self._current()
+        reason = self.cannot.get(eid) if eid is not None else None
+        self.query_one("#resume", Button).disabled = reason is not None or self._resuming is not None
+        self.query_one("#resume-error", Static).update(
+            "" if reason is None else escape(f"Episode {eid} cannot be resumed: {reason}. Mark it abandoned.")
+        )
+
+    @on(Button.Pressed, "#resume")
+    def action_resume(self) -> None:
+        eid = self._current()
+        if eid is None or eid in self.cannot or self._resuming is not None:
+            return
+        self._resuming = eid
+        self.query_one("#resume", Button).disabled = True
+        self.query_one("#resume-error", Static).update(f"Replaying episode {eid} …")
+        self._replay(eid)
+
+    @work(thread=True, exclusive=True, group="resume", exit_on_error=False)
+    def _replay(self, episode_id: int) -> None:
+        self.post_message(self.Resumed(PlaySession.resume_episode(self.lmrl_app.store, episode_id)))
+
+    def on_unfinished_dialog_resumed(self, message: UnfinishedDialog.Resumed) -> None:
+        self._resuming = None
+        self.dismiss(message.session)
+
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        eid, self._resuming = self._resuming, None
+        if eid is not None:
+            self.cannot[eid] = str(error) if isinstance(error, ResumeError) else f"{type(error).__name__}: {error}"
+        self._show_reason()
+
+    @on(Button.Pressed, "#abandon")
+    def action_abandon(self) -> None:
+        eid = self._current()
+        if eid is None or eid == self._resuming:
+            return
+        self.lmrl_app.store.finish_episode(eid, status="abandoned")
+        self.notify(f"Episode {eid} marked abandoned.")
+        del self.episodes[eid]
+        self.query_one("#unfinished", DataTable).remove_row(str(eid))
+        if not self.episodes:
+            self.dismiss(None)
+        else:
+            self._show_reason()
+
+    @on(Button.Pressed, "#later")
+    def action_later(self) -> None:
+        self.dismiss(None)

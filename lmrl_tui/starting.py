@@ -1,0 +1,128 @@
+"""Opening an episode: the sides of a choice made in the new-episode dialog, and the recorded
+session. No widgets here: the dialog and the app both use it.
+
+Failures that belong to one of the dialog's fields are raised as :class:`FieldError` naming that
+field, so the dialog shows the message under it and keeps the form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import envs
+from data.session import PlaySession
+from data.store import Store
+from envs.core import Agent
+from envs.core.agents import (
+    HUMAN,
+    MODEL_KINDS,
+    POLICY_ALIASES,
+    agent_choices,
+    make_agent,
+    make_model_agent,
+)
+from envs.core.session import HumanAgent
+
+PARTNER_EMBEDDED = "embedded"
+
+
+class FieldError(Exception):
+    """A choice that cannot be used; ``field`` is the dialog field's id (None: the whole form)."""
+
+    def __init__(self, field: str | None, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass
+class EpisodeChoice:
+    task_id: str
+    seed: int | None
+    agent: str
+    partner: str
+    player: str
+    strict: bool
+    options: dict[str, Any] | None = None
+    """Task options; None: the defaults (or a checkpoint agent's own)."""
+
+
+def partner_role(task_id: str) -> str:
+    roles = envs.spec(task_id).roles
+    return roles[1] if len(roles) > 1 else "partner"
+
+
+def needs_loading(choice: EpisodeChoice) -> bool:
+    """Whether the sides load slowly (a checkpoint or a model: torch, a network): load them in a
+    worker thread. Scripted policies and people are ready at once."""
+    simple = {HUMAN, *envs.policies(choice.task_id)}
+    return choice.agent not in simple or choice.partner not in (HUMAN, PARTNER_EMBEDDED)
+
+
+def load_sides(choice: EpisodeChoice) -> tuple[Agent | None, Agent | None]:
+    """The agent (None: a person) and a model partner (None: embedded or a person) of ``choice``."""
+    try:
+        agent = make_agent(choice.task_id, choice.agent, role=envs.spec(choice.task_id).roles[0])
+    except Exception as e:  # noqa: BLE001 - any loader failure is the agent field's message
+        raise FieldError("checkpoint" if choice.agent not in envs.policies(choice.task_id) else "agent",
+                         str(e)) from e  # fmt: skip
+    partner = None
+    if choice.partner not in (HUMAN, PARTNER_EMBEDDED):
+        try:
+            partner = make_model_agent(choice.partner, role=partner_role(choice.task_id))
+        except Exception as e:  # noqa: BLE001 - the partner field's message
+            raise FieldError("partner-model", str(e)) from e
+    return agent, partner
+
+
+def open_choice(store: Store, choice: EpisodeChoice, agent: Agent | None, model_partner: Agent | None) -> PlaySession:
+    """Make and start the recorded session of ``choice`` with its loaded sides."""
+    partner: Agent | None = model_partner
+    if choice.partner == HUMAN:
+        partner = HumanAgent(choice.player if agent is not None else f"{choice.player} (partner)")
+    try:
+        return open_session(store, choice.task_id, agent, partner, choice.seed, choice.player, choice.strict,
+                            choice.agent, choice.options)  # fmt: skip
+    except ValueError as e:  # a task option the task does not take, or a bad value
+        raise FieldError("options", str(e)) from e
+    except Exception as e:  # noqa: BLE001 - e.g. Stockfish missing: one line under the form
+        raise FieldError(None, f"{type(e).__name__}: {e}") from e
+
+
+def open_session(
+    store: Store,
+    task_id: str,
+    agent: Agent | None,
+    partner: Agent | None,
+    seed: int | None,
+    player: str | None,
+    strict: bool = False,
+    agent_choice: str | None = None,
+    options: dict[str, Any] | None = None,
+) -> PlaySession:
+    """Make and start a recorded session (``options``: by default a checkpoint agent's own)."""
+    if options is None:
+        meta = getattr(agent, "meta", None)
+        own = meta.get("task_options") if isinstance(meta, dict) and meta.get("task") == task_id else None
+        options = dict(own or {})
+    if isinstance(partner, HumanAgent):
+        partner.role = partner_role(task_id)
+    session = PlaySession(
+        store, task_id, agent=agent, partner=partner,
+        player=player if (agent is None or partner is not None) else None,
+        seed=seed, strict=strict, agent_choice=agent_choice, options=options,
+    )  # fmt: skip
+    session.start()
+    return session
+
+
+def agent_label(task_id: str, agent: Any, choice: str | None = None) -> str:
+    """The one name of an agent, as the dialog lists it (``Scripted strong (optimal)``); a model
+    or checkpoint by its kind and name."""
+    kind = getattr(agent, "kind", "agent")
+    if kind not in MODEL_KINDS:
+        labels = {value: label for label, value in agent_choices(task_id) if value != HUMAN}
+        for key in (choice, getattr(agent, "name", None)):
+            if key is not None and POLICY_ALIASES.get(key, key) in labels:
+                return labels[POLICY_ALIASES.get(key, key)]
+    return f"{kind}:{getattr(agent, 'name', '?')}"

@@ -1,0 +1,143 @@
+"""The new-episode dialog as a person uses it: where focus starts and shows, what Enter does, what
+it remembers from the last episode of a task, and errors shown under the field they concern."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Select
+
+from lmrl_tui.app import make_app
+from lmrl_tui.screens.dialogs import NewEpisodeDialog
+from lmrl_tui.screens.home import HomeScreen
+from lmrl_tui.screens.play import PlayScreen
+
+
+async def open_dialog(app, pilot, task_id: str = "maze-fo", **kw) -> NewEpisodeDialog:
+    await app.workers.wait_for_complete()
+    app.new_episode(task_id, **kw)
+    await pilot.pause()
+    dialog = app.screen
+    assert isinstance(dialog, NewEpisodeDialog)
+    return dialog
+
+
+async def settle(app, pilot) -> None:
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
+
+
+def field_error(dialog: NewEpisodeDialog, field: str) -> str:
+    return str(dialog.query_one(f"#{field}-error").render())
+
+
+async def test_focus_starts_on_the_first_field_and_is_marked(store):
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(120, 40)) as pilot:
+        dialog = await open_dialog(app, pilot)
+        assert app.focused is dialog.query_one("#task", Select)
+        # The focused field's label carries a marker that shows without colours.
+        assert str(dialog.query_one("#task-label").render()).startswith("▸")
+        assert not str(dialog.query_one("#seed-label").render()).startswith("▸")
+        await pilot.press("tab")
+        assert app.focused is dialog.query_one("#seed", Input)
+        assert str(dialog.query_one("#seed-label").render()).startswith("▸")
+        assert not str(dialog.query_one("#task-label").render()).startswith("▸")
+
+
+async def test_enter_in_a_field_moves_on_and_does_not_start(store):
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(120, 40)) as pilot:
+        dialog = await open_dialog(app, pilot)
+        dialog.query_one("#seed", Input).focus()
+        await pilot.press("7", "enter")
+        await settle(app, pilot)
+        assert app.screen is dialog and store.count() == 0
+        assert app.focused is dialog.query_one("#agent", Select)
+        await pilot.press("enter")  # a drop-down too: enter moves on (space opens its list)
+        await pilot.pause()
+        assert app.focused is dialog.query_one("#checkpoint", Input) and app.screen is dialog
+        await pilot.press("shift+tab", "space")
+        await pilot.pause()
+        assert dialog.query_one("#agent", Select).expanded
+        await pilot.press("down", "enter")  # picks the next agent
+        await pilot.pause()
+        assert dialog.query_one("#agent", Select).value == "strong" and not dialog.query_one("#agent").expanded
+        dialog.query_one("#agent", Select).value = "human"
+        dialog.query_one("#options", Input).focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.screen is dialog and app.focused is dialog.query_one("#player", Input)
+        await pilot.press("enter")  # the last field: start
+        await settle(app, pilot)
+        assert isinstance(app.screen, PlayScreen) and app.screen.session.seed == 7
+    assert store.count() == 1
+
+
+async def test_the_start_button_starts(store):
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(120, 40)) as pilot:
+        dialog = await open_dialog(app, pilot, seed=3)
+        dialog.query_one("#start").focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, PlayScreen) and app.screen.session.seed == 3
+
+
+async def test_the_last_choices_of_a_task_are_remembered_across_restarts(store):
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(120, 40)) as pilot:
+        dialog = await open_dialog(app, pilot, "wordle")
+        dialog.query_one("#agent", Select).value = "strong"
+        dialog.query_one("#options", Input).value = "words=small"
+        dialog.query_one("#strict").value = True
+        dialog.query_one("#player", Input).value = "bea"
+        await pilot.click("#start")
+        await settle(app, pilot)
+        assert isinstance(app.screen, PlayScreen)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, HomeScreen)
+        again = await open_dialog(app, pilot, "wordle")
+        assert again.query_one("#agent", Select).value == "strong"
+        assert again.query_one("#options", Input).value == "words=small"
+        assert again.query_one("#strict").value is True
+        assert again.query_one("#player", Input).value == "bea"
+        assert again.query_one("#seed", Input).value == ""  # a new random seed each time
+        other = await open_dialog(app, pilot, "maze-fo")  # another task has its own choices
+        assert other.query_one("#agent", Select).value == "human"
+        assert other.query_one("#options", Input).value == ""
+    restarted = make_app(store)
+    async with restarted.run_test(size=(120, 40)) as pilot:
+        dialog = await open_dialog(restarted, pilot, "wordle")
+        assert dialog.query_one("#agent", Select).value == "strong"
+        assert dialog.query_one("#options", Input).value == "words=small"
+        assert dialog.query_one("#player", Input).value == "bea"
+
+
+async def test_errors_are_shown_under_their_field_and_the_dialog_stays(store):
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(120, 40)) as pilot:
+        dialog = await open_dialog(app, pilot, "wordle")
+        dialog.query_one("#seed", Input).value = "x"
+        await pilot.click("#start")
+        await settle(app, pilot)
+        assert app.screen is dialog and "whole number" in field_error(dialog, "seed")
+        dialog.query_one("#seed", Input).value = "4"
+        dialog.query_one("#options", Input).value = "colour=red"
+        await pilot.click("#start")
+        await settle(app, pilot)
+        assert app.screen is dialog and field_error(dialog, "seed") == ""
+        assert "colour" in field_error(dialog, "options")
+        assert app.focused is dialog.query_one("#options", Input)  # where the fix is typed
+        dialog.query_one("#options", Input).value = ""
+        dialog.query_one("#checkpoint", Input).value = "no-such-policy"
+        await pilot.click("#start")
+        await settle(app, pilot)
+        assert app.screen is dialog and "unknown policy 'no-such-policy'" in field_error(dialog, "checkpoint")
+        assert field_error(dialog, "options") == ""
+        assert dialog.query_one("#seed", Input).value == "4"  # the form is kept
+        dialog.query_one("#checkpoint", Input).value = ""
+        await pilot.click("#start")
+        await settle(app, pilot)
+        assert isinstance(app.screen, PlayScreen) and app.screen.session.seed == 4
+    assert store.count() == 1
