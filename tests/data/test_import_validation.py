@@ -85,7 +85,7 @@ BAD_FIELDS = [
     ("options", "abc", r"options must be a JSON object, not 'abc'"),
     ("steps.0.think_ms", "slow", r"steps\[0\]\.think_ms must be a whole number .*, not 'slow'"),
     ("success", "maybe", r"success must be true, false, 0 or 1 \(or null\), not 'maybe'"),
-    ("player", 12, r"player must be a string, not 12"),
+    ("player", 12, r"player must be a non-empty string or null, not 12"),
     # more of the schema
     ("task_version", "1", r"task_version must be a whole number"),
     ("task_version", 0, r"task_version must be a whole number from 1"),
@@ -112,7 +112,7 @@ BAD_FIELDS = [
     ("options", {"x": NAN}, r"options must be a JSON object without NaN or Infinity"),
     ("first_observation", None, r"first_observation must be a string, not null"),
     ("first_observation", _DELETE, r"the episode has no 'first_observation'"),
-    ("agent_name", 5, r"agent_name must be a string, not 5"),
+    ("agent_name", 5, r"agent_name must be a non-empty string, not 5"),
     ("agent_kind", "", r"agent_kind must be a non-empty string"),
     ("partner_name", "bob", r"partner_name is given without partner_kind"),
     ("player", "", r"player must be a non-empty string or null"),
@@ -206,7 +206,8 @@ def test_an_empty_file_imports_nothing_and_says_so(tmp_path: Path, capsys, name:
 @pytest.mark.parametrize(
     ("text", "message"),
     [('[{"lines": ["Is it? No."], "correct": false, "word": "x"},', r"^line 1: truncated JSON"),
-     ('[{"lines": []}\n {"lines": []}]', r"^line 2: not valid JSON \(expected ',' or '\]'"),
+     ('[{"lines": ["Is it red? No."], "correct": false, "word": "x"}\n {"lines": []}]',
+      r"^line 2: not valid JSON \(expected ',' or '\]' after item 1\)"),
      ('{"lines": []}', r"^line 1: expected a JSON list of episodes"),
      ('[]\n[]', r"^line 2: not valid JSON \(extra data after the list"),
      ('[\n {"lines": ["Is it red? No."], "correct": false, "word": ["Car"]},\n'
