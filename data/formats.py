@@ -4,6 +4,17 @@
 steps, so export -> import -> export reproduces the file. ``lmrl`` writes exactly what LMRL-Gym's
 trainers read for the task; each task's codec lives in ``data/codecs/<task>.py`` and registers
 itself with :func:`register_codec`.
+
+Import (:func:`import_episodes`) is all or nothing: every item is read, converted and checked
+against the schema (:mod:`data.validation`; types, finite numbers, 64-bit seeds, known tasks,
+statuses and roles, steps that end only at the last one, a finished episode that ends terminated
+or truncated, labels on steps that exist), and everything is written in one transaction. The
+first bad item stops it with a :class:`FormatError` of one line, ``line N: <field> must be ...``
+(``item N (line L): ...`` in a file holding one JSON list), and nothing is written. An LMRL item
+that stops before the end (its last step neither terminated nor truncated: a Twenty Questions
+conversation without the final answer, a game cut short) is kept but imported ``abandoned`` with
+``meta["partial"]``, so datasets and default exports leave it out; in our JSONL, where the status
+is written out, ``finished`` on such an episode is refused instead.
 """
 
 from __future__ import annotations
@@ -260,12 +271,10 @@ def _json_list_items(f: IO[bytes]) -> Iterator[tuple[str, Any]]:
 
 
 def _one_line(e: BaseException) -> str:
-    return " ".join(str(e).split()) or type(e).__name__
+    return " ".join(str(e).splitlines()) or type(e).__name__
 
 
-def import_episodes(
-    store: Store, path: str | Path, fmt: str, task: str | None = None
-) -> int:
+def import_episodes(store: Store, path: str | Path, fmt: str, task: str | None = None) -> int:
     """Read a file into the store, all or nothing; returns how many episodes were written.
 
     Every item is converted and checked (:mod:`data.validation`) and all are written in one

@@ -17,7 +17,7 @@ import json
 import math
 from collections.abc import Collection, Mapping
 from datetime import datetime
-from functools import lru_cache
+from functools import cache
 from typing import Any, NoReturn
 
 from data.records import EpisodeRecord, Who
@@ -163,7 +163,7 @@ def fields(obj: Any, where: str, names: tuple[str, ...]) -> tuple[Any, ...]:
     for name in names:
         if name not in obj:
             raise FieldError(f"{where} has no {name!r}")
-    return tuple(obj[n] for n in names)
+    return tuple([obj[n] for n in names])
 
 
 def unknown_fields(obj: Mapping[str, Any], where: str, known: Collection[str]) -> None:
@@ -173,7 +173,7 @@ def unknown_fields(obj: Mapping[str, Any], where: str, known: Collection[str]) -
 
 
 # -- a whole episode ---------------------------------------------------------------------------
-@lru_cache(maxsize=None)
+@cache
 def step_roles(task: str) -> tuple[str, ...]:
     """The roles a step of ``task`` may be recorded under: ``agent`` or the acting side's role."""
     import envs

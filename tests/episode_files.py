@@ -37,9 +37,10 @@ def maze_episode(seed: int = 0) -> dict[str, Any]:
 
 def with_field(doc: Any, path: str, value: Any) -> Any:
     """A deep copy of ``doc`` with the field at ``path`` (``seed``, ``steps.0.reward``, ``0.done``;
-    ``""`` is the whole document) set to ``value``, or deleted when ``value`` is :data:`DELETE`."""
+    ``""`` is the whole document) set to ``value``, or deleted when ``value`` is :data:`DELETE`
+    (the whole document then reads null)."""
     if not path:
-        return copy.deepcopy(value)
+        return None if value is DELETE else copy.deepcopy(value)
     doc = copy.deepcopy(doc)
     *parents, last = path.split(".")
     node = doc
@@ -47,7 +48,8 @@ def with_field(doc: Any, path: str, value: Any) -> Any:
         node = node[int(p)] if isinstance(node, list) else node[p]
     key: Any = int(last) if isinstance(node, list) else last
     if value is DELETE:
-        del node[key]
+        if isinstance(node, list) or key in node:
+            del node[key]
     else:
         node[key] = value
     return doc

@@ -18,9 +18,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from data import validation as check
 from data.datasets import StoredEpisode
 from data.formats import Codec, register_codec
-from data import validation as check
 from data.store import EpisodeRecord, StepRecord, Who
 from data.validation import fields
 from envs.car_dealer.data import Decision, Persona, output_text, sample_persona

@@ -47,19 +47,27 @@ _FO_FIELDS = ("state", "action", "reward", "done")
 def import_fo(item: Any, task: str) -> EpisodeRecord:
     if type(item) is not list or not item:
         check.fail("the item", "a non-empty list of {state, action, reward, done} steps", item)
-    rows = [check.fields(st, f"[{i}]", _FO_FIELDS) for i, st in enumerate(item)]
+    try:  # the checks are written out for speed: LMRL's maze files hold millions of steps
+        rows = [(st["state"], st["action"], st["reward"], st["done"]) for st in item]
+    except (KeyError, TypeError):
+        rows = [check.fields(st, f"[{i}]", _FO_FIELDS) for i, st in enumerate(item)]
     steps = []
-    for i, (_, action, reward, done) in enumerate(rows):
-        done = check.flag(done, f"[{i}].done")
-        reward = check.number(reward, f"[{i}].reward")
+    for i, (state, action, reward, done) in enumerate(rows):
+        if type(state) is not str or not state.isascii():
+            check.text(state, f"[{i}].state")
+        if type(action) is not str or not action.isascii():
+            check.text(action, f"[{i}].action")
+        if type(reward) is not float or reward - reward != 0.0:
+            reward = check.number(reward, f"[{i}].reward")
+        if done is not True and done is not False:
+            done = check.flag(done, f"[{i}].done")
         if i + 1 < len(rows):
-            obs = check.text(rows[i + 1][0], f"[{i + 1}].state")
+            obs = rows[i + 1][0]  # checked as the next step's state
         else:
             obs = _terminal_observation(reward) if done else ""
         success = done and obs == "Success\n"
-        action = check.text(action, f"[{i}].action")
         steps.append(StepRecord(action, obs, reward, terminated=success, truncated=done and not success))
-    return _record(task, check.text(rows[0][0], "[0].state"), steps)
+    return _record(task, rows[0][0], steps)
 
 
 def export_po(ep: StoredEpisode) -> dict[str, Any]:

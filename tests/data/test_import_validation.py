@@ -10,14 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-import envs
-from data.datasets import DatasetQuery, select_episode_ids
-from data.formats import FormatError, episode_to_json, export_episodes, import_episodes
-from data.store import EpisodeRecord, StepRecord, Store, Who
 from episode_files import DELETE, maze_episode, with_field
-from lmrl_tui.cli import main
 
+from data.datasets import DatasetQuery, select_episode_ids
+from data.formats import FormatError, export_episodes, import_episodes
+from data.store import Store
+from lmrl_tui.cli import main
 
 GOOD = maze_episode()
 
@@ -109,6 +107,8 @@ BAD_FIELDS = [
     ("steps", {}, r"steps must be a list, not an object"),
     ("steps", [], r"status is 'finished' but the episode has no steps"),
     ("meta", [1], r"meta must be a JSON object, not a list"),
+    ("steps.0.action", "up\ud800", r"steps\[0\]\.action holds a lone surrogate \(\\ud800\), not text"),
+    ("meta", {"k": ["\udc00"]}, r"meta holds a lone surrogate \(\\udc00\), not text"),
     ("options", {"x": NAN}, r"options must be a JSON object without NaN or Infinity"),
     ("first_observation", None, r"first_observation must be a string, not null"),
     ("first_observation", _DELETE, r"the episode has no 'first_observation'"),
@@ -267,4 +267,3 @@ def test_round_trip_of_a_valid_export_is_identical(tmp_path: Path, store: Store)
     out = io.StringIO()
     export_episodes(store, out, "jsonl", DatasetQuery(task="maze-fo"))
     assert [json.loads(line) for line in out.getvalue().splitlines()] == eps
-    assert episode_to_json  # the writer of the format these tests read
