@@ -4,6 +4,17 @@
 steps, so export -> import -> export reproduces the file. ``lmrl`` writes exactly what LMRL-Gym's
 trainers read for the task; each task's codec lives in ``data/codecs/<task>.py`` and registers
 itself with :func:`register_codec`.
+
+Import (:func:`import_episodes`) is all or nothing: every item is read, converted and checked
+against the schema (:mod:`data.validation`; types, finite numbers, 64-bit seeds, known tasks,
+statuses and roles, steps that end only at the last one, a finished episode that ends terminated
+or truncated, labels on steps that exist), and everything is written in one transaction. The
+first bad item stops it with a :class:`FormatError` of one line, ``line N: <field> must be ...``
+(``item N (line L): ...`` in a file holding one JSON list), and nothing is written. An LMRL item
+that stops before the end (its last step neither terminated nor truncated: a Twenty Questions
+conversation without the final answer, a game cut short) is kept but imported ``abandoned`` with
+``meta["partial"]``, so datasets and default exports leave it out; in our JSONL, where the status
+is written out, ``finished`` on such an episode is refused instead.
 """
 
 from __future__ import annotations
@@ -11,13 +22,25 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
-from collections.abc import Callable, Iterator
+import re
+import sqlite3
+from collections.abc import Callable, Collection, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from data.datasets import DatasetQuery, StoredEpisode, load_episodes, select_episode_ids
-from data.store import EpisodeRecord, StepRecord, Store, Who
+from data.store import EpisodeRecord, StepRecord, Store, StoreError, Who
+from data.validation import (
+    LABEL_KEYS,
+    FieldError,
+    check_record,
+    ends,
+    fail,
+    number,
+    unknown_fields,
+)
 
 FORMATS = ("jsonl", "lmrl")
 
@@ -81,7 +104,8 @@ _EPISODE_KEYS = (
 _STEP_KEYS = ("role", "action", "typed", "observation", "reward", "terminated", "truncated", "info", "think_ms")
 
 
-_LABEL_KEYS = ("step_idx", "label", "value", "author", "created_at")
+_EPISODE_FIELDS = frozenset((*_EPISODE_KEYS, "return", "steps", "labels"))
+_STEP_FIELDS = frozenset(_STEP_KEYS)
 
 
 def episode_to_json(ep: StoredEpisode, labels: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -92,36 +116,54 @@ def episode_to_json(ep: StoredEpisode, labels: list[dict[str, Any]] | None = Non
         s["terminated"] = bool(s["terminated"])
         s["truncated"] = bool(s["truncated"])
     if labels:
-        out["labels"] = [{k: lab[k] for k in _LABEL_KEYS} for lab in labels]
+        out["labels"] = [{k: lab[k] for k in LABEL_KEYS} for lab in labels]
     return out
 
 
-def episode_from_json(obj: Any) -> EpisodeRecord:
-    if not isinstance(obj, dict) or "steps" not in obj or "task" not in obj:
-        raise ValueError("expected an object with 'task' and 'steps'")
-    steps = [
-        StepRecord(
-            action=s["action"], observation=s["observation"], reward=float(s["reward"]),
-            terminated=bool(s.get("terminated")), truncated=bool(s.get("truncated")),
-            info=s.get("info") or {}, typed=s.get("typed"), think_ms=s.get("think_ms"),
-            role=s.get("role", "agent"),
-        )  # fmt: skip
-        for s in obj["steps"]
-    ]
-    partner = None
-    if obj.get("partner_kind"):
-        partner = Who(obj["partner_kind"], obj.get("partner_name") or obj["partner_kind"])
-    success = obj.get("success")
-    return EpisodeRecord(
-        task=obj["task"], task_version=int(obj.get("task_version", 1)), seed=obj.get("seed"),
+def episode_from_json(obj: Any, tasks: Collection[str] | None = None) -> EpisodeRecord:
+    """An episode of our JSONL, every field checked (:func:`data.validation.check_record`;
+    ``tasks``: the known task ids, default all); raises :class:`FieldError` naming the field."""
+    if type(obj) is not dict:
+        fail("the episode", "a JSON object with task, first_observation and steps", obj)
+    unknown_fields(obj, "the episode", _EPISODE_FIELDS)
+    for key in ("task", "first_observation", "steps"):
+        if key not in obj:
+            raise FieldError(f"the episode has no {key!r}")
+    raw = obj["steps"]
+    if type(raw) is not list:
+        fail("steps", "a list", raw)
+    steps = []
+    for i, s in enumerate(raw):
+        if type(s) is not dict:
+            fail(f"steps[{i}]", "an object", s)
+        if not s.keys() <= _STEP_FIELDS:
+            unknown_fields(s, f"steps[{i}]", _STEP_FIELDS)
+        try:
+            action, observation, reward = s["action"], s["observation"], s["reward"]
+        except KeyError as e:
+            raise FieldError(f"steps[{i}] has no {e.args[0]!r}") from None
+        steps.append(StepRecord(action, observation, reward, s.get("terminated", False),
+                                s.get("truncated", False), s.get("info"), s.get("typed"),
+                                s.get("think_ms"), s.get("role", "agent")))  # fmt: skip
+    if "return" in obj:
+        number(obj["return"], "return")  # derived from the rewards: checked, not kept
+    partner_kind, partner_name = obj.get("partner_kind"), obj.get("partner_name")
+    if partner_kind is None and partner_name is not None:
+        raise FieldError("partner_name is given without partner_kind")
+    rec = EpisodeRecord(
+        task=obj["task"], task_version=obj.get("task_version", 1), seed=obj.get("seed"),
         first_observation=obj["first_observation"], steps=steps,
         agent=Who(obj.get("agent_kind", "import"), obj.get("agent_name", "import")),
-        partner=partner, player=obj.get("player"), source=obj.get("source", "import"),
-        options=obj.get("options") or {}, status=obj.get("status", "finished"),
-        success=None if success is None else bool(success), meta=obj.get("meta") or {},
-        started_at=obj.get("started_at"), ended_at=obj.get("ended_at"),
-        labels=[dict(lab) for lab in obj.get("labels") or []],
+        partner=None if partner_kind is None else Who(partner_kind, partner_name or partner_kind),
+        player=obj.get("player"), source=obj.get("source", "import"), options=obj.get("options"),
+        status=obj.get("status", "finished"), success=obj.get("success"), meta=obj.get("meta"),
+        started_at=obj.get("started_at"), ended_at=obj.get("ended_at"), labels=obj.get("labels"),
     )  # fmt: skip
+    if tasks is None:
+        import envs
+
+        tasks = envs.ids()
+    return check_record(rec, tasks)
 
 
 # -- export / import -------------------------------------------------------------------------
@@ -152,55 +194,170 @@ def export_episodes(store: Store, out: IO[str], fmt: str, query: DatasetQuery) -
     return n
 
 
-def _read_items(path: Path, container: str) -> Iterator[tuple[int, Any]]:
-    with path.open(encoding="utf-8") as f:
-        if container == "json":
-            try:
-                data = json.load(f)
-            except json.JSONDecodeError as e:
-                raise FormatError(f"{path}: not valid JSON ({e})") from None
-            if not isinstance(data, list):
-                raise FormatError(f"{path}: expected a JSON list of episodes")
-            yield from enumerate(data, 1)
-            return
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as e:
-                raise FormatError(f"{path}:{lineno}: not valid JSON ({e.msg})") from None
+_BOM = b"\xef\xbb\xbf"
+_SPACE = re.compile(r"[ \t\n\r]*")
+FLUSH_STEPS = 100_000
+"""Validated episodes are buffered until they hold this many steps, then written into the
+import's one transaction (opened at the first write: a small file holds the lock only to write)."""
 
 
-def import_episodes(
-    store: Store, path: str | Path, fmt: str, task: str | None = None, batch: int = 1000
-) -> int:
-    """Read a file into the store (source ``import`` for LMRL files); returns episodes written."""
+def _decode_error(e: json.JSONDecodeError, doc: str, where: str) -> FormatError:
+    if e.msg.startswith("Unterminated string") or e.pos >= len(doc.rstrip()):
+        return FormatError(f"{where}: truncated JSON")
+    return FormatError(f"{where}: not valid JSON ({e.msg} at column {e.colno})")
+
+
+def _utf8(data: bytes, line: int) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        col = e.start - data.rfind(b"\n", 0, e.start)
+        line += data.count(b"\n", 0, e.start)
+        raise FormatError(f"line {line}: not UTF-8 text (byte 0x{data[e.start]:02x} at column {col})") from None
+
+
+def _jsonl_items(f: IO[bytes]) -> Iterator[tuple[str, Any]]:
+    """``("line N", value)`` for each non-blank line of a JSONL file."""
+    for lineno, raw in enumerate(f, 1):
+        line = _utf8(raw[3:] if lineno == 1 and raw.startswith(_BOM) else raw, lineno)
+        if not line or line.isspace():
+            continue
+        where = f"line {lineno}"
+        try:
+            yield where, json.loads(line)
+        except json.JSONDecodeError as e:
+            raise _decode_error(e, line, where) from None
+        except RecursionError:
+            raise FormatError(f"{where}: JSON nested too deeply") from None
+        except ValueError as e:  # e.g. an integer of more than 4300 digits
+            raise FormatError(f"{where}: not valid JSON ({e})") from None
+
+
+def _json_list_items(f: IO[bytes]) -> Iterator[tuple[str, Any]]:
+    """``("item N (line L)", value)`` for each item of a file holding one JSON list."""
+    data = f.read()
+    doc = _utf8(data[3:] if data.startswith(_BOM) else data, 1)
+    pos = _SPACE.match(doc).end()  # type: ignore[union-attr]
+    line_at = lambda i: doc.count("\n", 0, i) + 1  # noqa: E731
+    if pos == len(doc):
+        return
+    if doc[pos] != "[":
+        raise FormatError(f"line {line_at(pos)}: expected a JSON list of episodes")
+    decoder = json.JSONDecoder()
+    pos = _SPACE.match(doc, pos + 1).end()  # type: ignore[union-attr]
+    n, line, counted = 0, 1, 0
+    while not doc.startswith("]", pos):
+        n += 1
+        line, counted = line + doc.count("\n", counted, pos), pos
+        try:
+            item, pos = decoder.raw_decode(doc, pos)
+        except json.JSONDecodeError as e:
+            raise _decode_error(e, doc, f"line {e.lineno}") from None
+        except RecursionError:
+            raise FormatError(f"item {n} (line {line}): JSON nested too deeply") from None
+        except ValueError as e:
+            raise FormatError(f"item {n} (line {line}): not valid JSON ({e})") from None
+        yield f"item {n} (line {line})", item
+        pos = _SPACE.match(doc, pos).end()  # type: ignore[union-attr]
+        if doc.startswith(",", pos):
+            pos = _SPACE.match(doc, pos + 1).end()  # type: ignore[union-attr]
+        elif pos == len(doc):
+            raise FormatError(f"line {line_at(pos)}: truncated JSON")
+        elif not doc.startswith("]", pos):
+            raise FormatError(f"line {line_at(pos)}: not valid JSON (expected ',' or ']' after item {n})")
+    end = _SPACE.match(doc, pos + 1).end()  # type: ignore[union-attr]
+    if end != len(doc):
+        raise FormatError(f"line {line_at(end)}: not valid JSON (extra data after the list)")
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).splitlines()) or type(e).__name__
+
+
+def import_episodes(store: Store, path: str | Path, fmt: str, task: str | None = None) -> int:
+    """Read a file into the store, all or nothing; returns how many episodes were written.
+
+    Every item is converted and checked (:mod:`data.validation`) and all are written in one
+    transaction: a bad item raises :class:`FormatError` (``line N: <what is wrong>``) and nothing
+    is written. LMRL items whose last step is neither terminated nor truncated (a conversation
+    that stops before the end, a game cut short) are kept but imported ``abandoned`` with
+    ``meta["partial"]``, so datasets and exports leave them out by default.
+    """
     path = Path(path)
     if fmt not in FORMATS:
         raise FormatError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
-    if not path.is_file():
-        raise FormatError(f"no such file: {path}")
+    import envs
+
+    tasks = frozenset(envs.ids())
+    if task is not None and task not in tasks:
+        raise FormatError(f"unknown task {task!r} (see `lmrl tasks`)")
     if fmt == "lmrl":
         if not task:
             raise FormatError("the lmrl format is per task: give --task")
         c = codec(task)
-        convert: Callable[[Any], EpisodeRecord] = lambda item: c.import_item(item, task)  # noqa: E731
-        container = c.container
+        convert: Callable[[Any], EpisodeRecord] = lambda item: _lmrl_record(c, item, task, tasks)  # noqa: E731
+        items = _json_list_items if c.container == "json" else _jsonl_items
     else:
-        convert, container = episode_from_json, "jsonl"
-    total = 0
+        convert, items = (lambda item: episode_from_json(item, tasks)), _jsonl_items
+    if not path.exists():
+        raise FormatError(f"no such file: {path}")
+    if path.is_dir():
+        raise FormatError(f"{path} is a directory, not a file")
+    if not path.is_file():
+        raise FormatError(f"{path} is not a regular file")
+    try:
+        with path.open("rb") as f, ExitStack() as transaction:
+            return _write_all(store, items(f), convert, fmt, task, transaction)
+    except OSError as e:
+        raise FormatError(f"cannot read {path}: {e.strerror or e}") from None
+    except sqlite3.OperationalError as e:
+        raise StoreError(f"cannot write to {store.path} ({e}); nothing was imported") from None
+
+
+def _write_all(
+    store: Store, items: Iterator[tuple[str, Any]], convert: Callable[[Any], EpisodeRecord],
+    fmt: str, task: str | None, transaction: ExitStack,
+) -> int:  # fmt: skip
+    """Convert and check every item, writing them in the one transaction entered on
+    ``transaction`` at the first write; an error leaves the stack, which rolls it back."""
+    total = steps = 0
     buf: list[EpisodeRecord] = []
-    for where, item in _read_items(path, container):
+
+    def flush() -> None:
+        nonlocal total, steps
+        if not total:  # the first write: take the write lock until the end
+            transaction.enter_context(store.transaction())
+        total += len(store.write_episodes(buf))
+        buf.clear()
+        steps = 0
+
+    for where, item in items:
         try:
             rec = convert(item)
-        except (KeyError, TypeError, ValueError, IndexError) as e:
-            raise FormatError(f"{path}:{where}: not a {fmt} episode ({type(e).__name__}: {e})") from None
+        except KeyError as e:
+            raise FormatError(f"{where}: missing field {_one_line(e)}") from None
+        except FieldError as e:
+            raise FormatError(f"{where}: {_one_line(e)}") from None
+        except _CODEC_ERRORS as e:
+            what = f"an LMRL {task} item" if fmt == "lmrl" else "an episode of our JSONL"
+            raise FormatError(f"{where}: not {what} ({_one_line(e)})") from None
         if task and rec.task != task:
-            raise FormatError(f"{path}:{where}: episode of task {rec.task!r}, expected {task!r}")
+            raise FormatError(f"{where}: episode of task {rec.task!r}, expected {task!r}")
         buf.append(rec)
-        if len(buf) >= batch:
-            total += len(store.write_episodes(buf))
-            buf.clear()
-    total += len(store.write_episodes(buf))
+        steps += len(rec.steps) + 1
+        if steps >= FLUSH_STEPS:
+            flush()
+    if buf:
+        flush()
     return total
+
+
+_CODEC_ERRORS = (TypeError, ValueError, IndexError, AttributeError, ArithmeticError, RecursionError)
+
+
+def _lmrl_record(c: Codec, item: Any, task: str, tasks: Collection[str]) -> EpisodeRecord:
+    rec = c.import_item(item, task)
+    if rec.status == "finished" and not ends(rec):
+        rec.status = "abandoned"
+        rec.meta = {**(rec.meta or {}), "partial": True}
+    return check_record(rec, tasks)

@@ -12,7 +12,7 @@ import math
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -168,6 +168,11 @@ class Store:
             conn.rollback()
             raise
         conn.commit()
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """One write transaction around several writes (those inside join it): all are
+        committed when the block ends, none if it raises (``lmrl import``'s all or nothing)."""
+        return self._writing()
 
     def __enter__(self) -> Store:
         return self

@@ -251,10 +251,15 @@ def cmd_export(args: argparse.Namespace, store: Any) -> int:
 
 
 def cmd_import(args: argparse.Namespace, store: Any) -> int:
-    from data.formats import import_episodes
+    from data.formats import FormatError, import_episodes
 
-    n = import_episodes(store, args.file, args.format, args.task)
-    print(f"imported {n} episodes into {store.path}")
+    try:  # all or nothing: a bad file is one line naming the line, exit 2, nothing written
+        n = import_episodes(store, args.file, args.format, args.task)
+    except FormatError as e:
+        print(f"lmrl: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    note = f": {args.file} holds no episodes" if n == 0 else ""
+    print(f"imported {n} episodes into {store.path}{note}")
     return 0
 
 

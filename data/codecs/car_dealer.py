@@ -18,9 +18,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from data import validation as check
 from data.datasets import StoredEpisode
 from data.formats import Codec, register_codec
 from data.store import EpisodeRecord, StepRecord, Who
+from data.validation import fields
 from envs.car_dealer.data import Decision, Persona, output_text, sample_persona
 from envs.car_dealer.task import START, VERSION, decision_reward
 
@@ -61,14 +63,37 @@ def export_episode(ep: StoredEpisode) -> dict[str, Any]:
     return {"buyer_info": _persona(ep).to_json(), "lines": lines, "output": output}
 
 
+def _buyer_info(info: Any) -> Persona:
+    names = ("personality", "preferred_brands", "preferred_type", "preferred_features", "budget")
+    *words, feats, budget = fields(info, "buyer_info", names)
+    for name, value in zip(names, words, strict=False):
+        check.text(value, f"buyer_info.{name}")
+    if not isinstance(feats, str) and (type(feats) is not list or not all(type(f) is str for f in feats)):
+        check.fail("buyer_info.preferred_features", "a list of strings", feats)
+    check.whole(budget, "buyer_info.budget", 0)
+    return Persona.from_json(info)
+
+
+def _decision(out: Any) -> Decision | None:
+    if out is None:
+        return None
+    bought, msrp = fields(out, "output", ("car_bought", "msrp"))
+    bought = check.flag(bought, "output.car_bought")
+    msrp = check.whole(msrp, "output.msrp", 0)
+    price = out.get("buy_price")
+    if price is not None:
+        check.whole(price, "output.buy_price", 0, null=True)
+    return Decision(bought, msrp, price if bought else None, (0, 0))
+
+
 def _merged(lines: Any) -> list[tuple[str, str]]:
-    if not isinstance(lines, list):
-        raise TypeError("lines must be a list")
+    if type(lines) is not list:
+        check.fail("lines", "a list of {role, text} objects", lines)
     out: list[tuple[str, str]] = []
-    for line in lines:
-        role, text = line["role"], str(line["text"]).strip()
-        if role not in ("Seller", "Buyer"):
-            raise ValueError(f"unknown role {role!r} (expected Seller or Buyer)")
+    for i, line in enumerate(lines):
+        role, text = fields(line, f"lines[{i}]", ("role", "text"))
+        role = check.choice(role, f"lines[{i}].role", ("Seller", "Buyer"))
+        text = check.text(text, f"lines[{i}].text").strip()
         if out and out[-1][0] == role:
             out[-1] = (role, f"{out[-1][1]} {text}".strip())
         else:
@@ -80,16 +105,10 @@ def _merged(lines: Any) -> list[tuple[str, str]]:
 
 def import_item(item: Any, task: str) -> EpisodeRecord:
     """One LMRL item as an episode of ``task`` (``car-dealer``)."""
-    if not isinstance(item, dict):
-        raise TypeError("expected an object with buyer_info, lines and output")
-    persona = Persona.from_json(item["buyer_info"])
-    turns = _merged(item["lines"])
-    out = item.get("output")
-    decision = None
-    if out is not None:
-        bought = bool(out["car_bought"])
-        price = out.get("buy_price")
-        decision = Decision(bought, int(out["msrp"]), int(price) if bought and price is not None else None, (0, 0))
+    info, lines = fields(item, "the item", ("buyer_info", "lines"))
+    persona = _buyer_info(info)
+    turns = _merged(lines)
+    decision = _decision(item.get("output"))
     steps: list[StepRecord] = []
     for i in range(0, len(turns), 2):
         seller = turns[i][1]

@@ -18,6 +18,7 @@ from typing import IO, Any
 import chess
 
 import envs
+from data import validation as check
 from data.datasets import DatasetQuery, StoredEpisode, load_episodes, select_episode_ids
 from data.formats import Codec, register_codec, state_action_steps
 from data.store import EpisodeRecord, StepRecord, Who
@@ -74,18 +75,20 @@ def _final_observation(state: str, action: str, reward: float) -> tuple[str, boo
 def import_game(item: Any, task: str) -> EpisodeRecord:
     if isinstance(item, dict) and "from_state" in item:
         raise ValueError("this is a BC pair ({from_state, action}), not a game; import games")
-    if not isinstance(item, list) or not item:
-        raise ValueError("expected a non-empty list of {state, action, reward, done}")
+    if type(item) is not list or not item:
+        check.fail("the item", "a non-empty list of {state, action, reward, done} steps", item)
+    rows = [check.fields(st, f"[{i}]", ("state", "action", "reward", "done")) for i, st in enumerate(item)]
+    states = [check.text(row[0], f"[{i}].state") for i, row in enumerate(rows)]
     steps = []
-    for i, st in enumerate(item):
-        action = to_action(str(st["action"]))
-        reward = float(st["reward"])
-        done = bool(st["done"])
-        if i + 1 < len(item):
-            obs = to_observation(str(item[i + 1]["state"]))
+    for i, (_, action, reward, done) in enumerate(rows):
+        action = to_action(check.text(action, f"[{i}].action"))
+        reward = check.number(reward, f"[{i}].reward")
+        done = check.flag(done, f"[{i}].done")
+        if i + 1 < len(rows):
+            obs = to_observation(states[i + 1])
             over = done and chess.Board(unspace_fen(obs)).is_game_over()
         else:
-            obs, over = _final_observation(str(st["state"]), action, reward)
+            obs, over = _final_observation(states[i], action, reward)
             over = over and done
         steps.append(StepRecord(action, obs, reward, terminated=over, truncated=done and not over))
     last = steps[-1]
@@ -93,7 +96,7 @@ def import_game(item: Any, task: str) -> EpisodeRecord:
         task=task,
         task_version=envs.spec(task).version,
         seed=None,
-        first_observation=to_observation(str(item[0]["state"])),
+        first_observation=to_observation(states[0]),
         steps=steps,
         agent=Who("import", "lmrl"),
         partner=Who("stockfish", "stockfish"),

@@ -13,6 +13,7 @@ from data.codecs.twenty_questions import export_conversation, import_conversatio
 from data.datasets import StoredEpisode
 from data.formats import Codec, register_codec
 from data.store import EpisodeRecord
+from data.validation import fail, text
 
 TASK_ID = "guess-city"
 
@@ -20,9 +21,9 @@ TASK_ID = "guess-city"
 def _word(word: Any) -> str:
     if isinstance(word, list) and len(word) == 1:
         word = word[0]
-    if not isinstance(word, str):
-        raise ValueError("word must be a 'city,country' string")
-    return word
+    if not isinstance(word, str) or not word.strip():
+        fail("word", "a 'city,country' string", word)
+    return text(word, "word")
 
 
 def export_episode(ep: StoredEpisode) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import envs
+from data import validation as check
 from data.datasets import StoredEpisode
 from data.formats import Codec, register_codec
 from data.store import EpisodeRecord, StepRecord, Who
@@ -39,20 +40,22 @@ def export_episode(ep: StoredEpisode) -> dict[str, Any]:
 
 
 def import_item(item: Any, task: str) -> EpisodeRecord:
-    if not isinstance(item, dict):
-        raise TypeError("expected an object with text_history, rewards and dones")
-    texts, rewards, dones = item["text_history"], item["rewards"], item["dones"]
-    if not isinstance(texts, list) or not texts:
-        raise ValueError("text_history must be a non-empty list")
+    texts, rewards, dones = check.fields(item, "the item", ("text_history", "rewards", "dones"))
+    for name, value in (("text_history", texts), ("rewards", rewards), ("dones", dones)):
+        if type(value) is not list:
+            check.fail(name, "a list", value)
+    if not texts:
+        raise check.FieldError("text_history must be a non-empty list")
+    texts = [check.text(t, f"text_history[{i}]") for i, t in enumerate(texts)]
     n = len(texts) // 2
     if len(rewards) != n or len(dones) != n:
-        raise ValueError(f"{n} commands but {len(rewards)} rewards and {len(dones)} dones")
+        raise check.FieldError(f"{n} commands but {len(rewards)} rewards and {len(dones)} dones")
     steps: list[StepRecord] = []
     for k in range(n):
-        action = str(texts[2 * k + 1]).strip() + "\n"
-        obs = str(texts[2 * k + 2]).strip() + "\n" if 2 * k + 2 < len(texts) else ""
-        reward = float(rewards[k])
-        done = bool(dones[k])
+        action = texts[2 * k + 1].strip() + "\n"
+        obs = texts[2 * k + 2].strip() + "\n" if 2 * k + 2 < len(texts) else ""
+        reward = check.number(rewards[k], f"rewards[{k}]")
+        done = check.flag(dones[k], f"dones[{k}]")
         ended = done and (reward > 0 or "You lost" in obs)
         info: dict[str, Any] = {}
         if done:
@@ -63,7 +66,7 @@ def import_item(item: Any, task: str) -> EpisodeRecord:
         task=task,
         task_version=envs.spec(task).version,
         seed=None,
-        first_observation=str(texts[0]).strip() + "\n",
+        first_observation=texts[0].strip() + "\n",
         steps=steps,
         agent=Who("import", "lmrl"),
         source="import",

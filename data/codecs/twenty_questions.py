@@ -10,8 +10,11 @@ post-processing does) and the answer, joined by a space; LMRL's reader splits a 
 **last** ``"? "``. ``correct`` says the last question guessed the object; ``word`` lists the
 object's names. Import rebuilds the steps as LMRL's reader does (action = question + ``"\\n"``,
 observation = answer + ``"\\n"``, reward −1, 0 for the last question when ``correct``); a
-conversation that is not correct ends ``truncated`` at 20 lines and is otherwise kept unfinished
-(``meta["partial"]``). The word is kept in ``meta["word"]`` so export gives it back.
+conversation that is not correct ends ``truncated`` at 20 lines. One that stops before that, or
+whose last line is a question without the oracle's answer yet (``"Is it a car?"``), is unfinished:
+``lmrl import`` keeps it with status ``abandoned`` and ``meta["partial"]``, so datasets and exports
+leave it out unless asked (``--status abandoned``). The word is kept in ``meta["word"]`` so export
+gives it back.
 
 Guess My City (:mod:`data.codecs.guess_city`) uses the same layout with ``word`` a
 ``"city,country"`` string.
@@ -26,6 +29,7 @@ import envs
 from data.datasets import StoredEpisode
 from data.formats import Codec, register_codec
 from data.store import EpisodeRecord, StepRecord, Who
+from data.validation import FieldError, fail, fields, flag, show, text
 
 TASK_ID = "twenty-questions"
 MAX_LINES = 20
@@ -33,17 +37,22 @@ _SECRET_OPTIONS = ("deterministic", "secret", "max_questions")
 
 
 def question_line(action: str, observation: str) -> str:
-    """One conversation line: ``"Is it an animal? No."``."""
+    """One conversation line: ``"Is it an animal? No."`` (just the question if it has no answer)."""
     q = " ".join(action.split())
     if not q.endswith("?"):
         q += "?"
-    return f"{q} {' '.join(observation.split())}"
+    return f"{q} {' '.join(observation.split())}".rstrip()
 
 
-def split_line(line: str) -> tuple[str, str]:
-    """LMRL's ``split_question_answer``: split at the last ``"? "``."""
-    if not isinstance(line, str) or "? " not in line:
-        raise ValueError(f"a line must read 'question? answer', got {str(line)[:80]!r}")
+def split_line(line: Any, field: str = "line", *, last: bool = False) -> tuple[str, str]:
+    """LMRL's ``split_question_answer``: split at the last ``"? "``. The ``last`` line may be a
+    question the oracle has not answered yet (answer ``""``)."""
+    line = text(line, field)
+    if "? " not in line:
+        if last and line.rstrip().endswith("?"):
+            return line.rstrip(), ""
+        also = " (or, the last line, a question not answered yet)" if last else ""
+        raise FieldError(f"{field} must read 'question? answer'{also}, not {show(line)}")
     question, _, answer = line.rpartition("? ")
     return question + "?", answer
 
@@ -90,19 +99,22 @@ def export_conversation(ep: StoredEpisode, word: Callable[[dict[str, Any]], Any]
 
 
 def import_conversation(item: Any, task: str, check_word: Callable[[Any], Any]) -> EpisodeRecord:
-    if not isinstance(item, dict):
-        raise TypeError("expected an object with lines, correct and word")
-    lines, correct, word = item["lines"], bool(item["correct"]), check_word(item["word"])
-    if not isinstance(lines, list):
-        raise ValueError("lines must be a list of 'question? answer' strings")
+    """One LMRL conversation as an episode. One that is not ``correct`` and stops before
+    :data:`MAX_LINES` lines, or whose last question has no answer yet, is unfinished (the import
+    keeps it ``abandoned``, out of datasets by default)."""
+    lines, correct, word = fields(item, "the item", ("lines", "correct", "word"))
+    correct, word = flag(correct, "correct"), check_word(word)
+    if type(lines) is not list:
+        fail("lines", "a list of 'question? answer' strings", lines)
     steps: list[StepRecord] = []
     for i, line in enumerate(lines):
-        question, answer = split_line(line)
         last = i == len(lines) - 1
-        win = last and correct
-        cut = last and not correct and len(lines) >= MAX_LINES
+        question, answer = split_line(line, f"lines[{i}]", last=last)
+        answered = not last or bool(answer.strip())
+        win = last and correct and answered
+        cut = last and not correct and answered and len(lines) >= MAX_LINES
         info: dict[str, Any] = {"success": win} if win or cut else {}
-        steps.append(StepRecord(question + "\n", answer + "\n", 0.0 if win else -1.0,
+        steps.append(StepRecord(question + "\n", answer + "\n" if answered else "", 0.0 if win else -1.0,
                                 terminated=win, truncated=cut, info=info))  # fmt: skip
     meta: dict[str, Any] = {"word": word}
     if steps and not (steps[-1].terminated or steps[-1].truncated):
@@ -115,17 +127,17 @@ def import_conversation(item: Any, task: str, check_word: Callable[[Any], Any]) 
         steps=steps,
         agent=Who("import", "lmrl"),
         source="import",
-        success=correct,
+        success=bool(steps) and steps[-1].terminated,
         meta=meta,
     )
 
 
 def _word_list(word: Any) -> list[str]:
     if isinstance(word, str):
-        return [word]
-    if not isinstance(word, list) or not all(isinstance(w, str) for w in word):
-        raise ValueError("word must be a list of names")
-    return list(word)
+        return [text(word, "word", empty=False)]
+    if not isinstance(word, list) or not word or not all(isinstance(w, str) and w.strip() for w in word):
+        fail("word", "a list of names", word)
+    return [text(w, "word") for w in word]
 
 
 def export_episode(ep: StoredEpisode) -> dict[str, Any]:

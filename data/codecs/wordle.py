@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import envs
+from data import validation as check
 from data.datasets import StoredEpisode
 from data.formats import Codec, register_codec
 from data.store import EpisodeRecord, StepRecord, Who
@@ -44,17 +45,22 @@ def export_episode(ep: StoredEpisode) -> dict[str, Any]:
 
 
 def import_item(item: Any, task: str) -> EpisodeRecord:
-    if not isinstance(item, dict):
-        raise TypeError("expected an object with sequence, reward and done")
-    seq, rewards, done = item["sequence"], item["reward"], bool(item["done"])
-    if not isinstance(seq, list) or not seq:
-        raise ValueError("sequence must be a non-empty list")
-    texts = [str(t[0]) for t in seq]
-    flags = [bool(float(t[1])) for t in seq]
+    seq, rewards, done = check.fields(item, "the item", ("sequence", "reward", "done"))
+    done = check.flag(done, "done")
+    if type(seq) is not list or not seq:
+        check.fail("sequence", "a non-empty list of [text, is_action] pairs", seq)
+    if type(rewards) is not list:
+        check.fail("reward", "a list", rewards)
+    texts, flags = [], []
+    for i, pair in enumerate(seq):
+        if type(pair) is not list or len(pair) != 2:
+            check.fail(f"sequence[{i}]", "a [text, is_action] pair", pair)
+        texts.append(check.text(pair[0], f"sequence[{i}][0]"))
+        flags.append(check.number(pair[1], f"sequence[{i}][1]") != 0.0)
     if flags[0] or any(flags[i] != (i % 2 == 1) for i in range(len(flags))):
-        raise ValueError("sequence must alternate observation, action, observation, ...")
+        raise check.FieldError("sequence must alternate observation, action, observation, ...")
     if len(rewards) < len(seq) - 1:
-        raise ValueError("reward must have one entry per sequence item after the first")
+        raise check.FieldError("reward must have one entry per sequence item after the first")
     steps: list[StepRecord] = []
     n_actions = len(range(1, len(texts), 2))
     for k, i in enumerate(range(1, len(texts), 2)):
@@ -65,7 +71,8 @@ def import_item(item: Any, task: str) -> EpisodeRecord:
             info["invalid"] = True
         if is_last and done:
             info["success"] = obs == SOLVED_TEXT
-        steps.append(StepRecord(texts[i], obs, float(rewards[i - 1]), terminated=is_last and done,
+        reward = check.number(rewards[i - 1], f"reward[{i - 1}]")
+        steps.append(StepRecord(texts[i], obs, reward, terminated=is_last and done,
                                 truncated=False, info=info))  # fmt: skip
     return EpisodeRecord(
         task=task,

@@ -118,5 +118,5 @@ def test_buyer_first_and_missing_output(tmp_path: Path, store: Store) -> None:
 )
 def test_bad_items_are_format_errors(tmp_path: Path, store: Store, bad: object) -> None:
     (tmp_path / "bad.json").write_text(json.dumps([bad]))
-    with pytest.raises(FormatError, match="bad.json:1"):
+    with pytest.raises(FormatError, match=r"^item 1 \(line 1\): "):
         import_episodes(store, tmp_path / "bad.json", "lmrl", "car-dealer")

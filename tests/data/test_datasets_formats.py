@@ -88,7 +88,7 @@ def test_po_export_shape(store):
 def test_import_errors(tmp_path, store):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"nope": 1}\n')
-    with pytest.raises(FormatError, match="bad.jsonl:1"):
+    with pytest.raises(FormatError, match="^line 1: the episode has an unknown field 'nope'"):
         import_episodes(store, bad, "jsonl")
     bad.write_text("not json\n")
     with pytest.raises(FormatError, match="not valid JSON"):

@@ -33,9 +33,9 @@ def record(task: str, seed: int, policy: str, **opts) -> EpisodeRecord:
                          options=opts, success=bool(ep.transitions[-1].info.get("success")))  # fmt: skip
 
 
-def export(store, task: str) -> list:
+def export(store, task: str, status: str = "finished") -> list:
     out = io.StringIO()
-    export_episodes(store, out, "lmrl", DatasetQuery(task=task))
+    export_episodes(store, out, "lmrl", DatasetQuery(task=task, status=status))
     return json.loads(out.getvalue())
 
 
@@ -71,7 +71,9 @@ def test_import_lmrl_file_and_export_it_back(tmp_path, store, task, items):
     if task == "guess-city":  # split at the last "? "
         assert first.steps[0]["action"] == "Is it hot? Or cold?\n"
         assert first.steps[0]["observation"] == "It is hot and humid.\n"
-    assert export(store, task) == items
+    assert export(store, task, status="any") == items
+    # the unfinished conversation (not correct, fewer than 20 lines) stays out by default
+    assert export(store, task) == [c for c in items if c["correct"] or len(c["lines"]) == 20]
 
 
 def test_import_marks_done_as_lmrl_does(tmp_path, store):
@@ -81,13 +83,14 @@ def test_import_marks_done_as_lmrl_does(tmp_path, store):
     eps = {
         len(e.steps): e
         for e in load_episodes(
-            store, select_episode_ids(store, DatasetQuery(task="twenty-questions"))
+            store, select_episode_ids(store, DatasetQuery(task="twenty-questions", status="any"))
         )
     }
     assert eps[3].steps[-1]["terminated"] and eps[3].steps[-1]["reward"] == 0.0
     assert eps[20].steps[-1]["truncated"] and not eps[20].steps[-1]["terminated"]
     assert not (eps[2].steps[-1]["terminated"] or eps[2].steps[-1]["truncated"])
-    assert eps[2].episode["meta"]["partial"] is True
+    assert eps[2].episode["meta"]["partial"] is True and eps[2].episode["status"] == "abandoned"
+    assert eps[3].episode["status"] == eps[20].episode["status"] == "finished"
 
 
 @pytest.mark.parametrize("task", ["twenty-questions", "guess-city"])
