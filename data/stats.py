@@ -16,15 +16,6 @@ if TYPE_CHECKING:
     from data.store import Store
 
 
-def task_summaries(store: Store) -> dict[str, tuple[int, float | None, float | None]]:
-    """Per task, over its finished episodes: (count, mean return, success rate)."""
-    rows = store.db.execute(
-        """SELECT task, COUNT(*), AVG(return), AVG(success) FROM episodes
-           WHERE status = 'finished' GROUP BY task"""
-    ).fetchall()
-    return {r[0]: (r[1], r[2], r[3]) for r in rows}
-
-
 def not_understood_rates(store: Store) -> dict[tuple[str, str], float]:
     """Per (task, source): the share of the steps that say whether their input was understood
     (``info["understood"]``, the partner tasks) where it was not."""
@@ -104,3 +95,20 @@ def episode_returns(store: Store, ids: Sequence[int], chunk: int = 500) -> list[
         for i, r in store.db.execute(f"SELECT id, return FROM episodes WHERE id IN ({marks})", part).fetchall():
             out[int(i)] = float(r)
     return [out[i] for i in ids]
+
+
+def source_counts(store: Store) -> list[dict[str, Any]]:
+        """Per task and source: episodes (finished / in progress), mean return, success rate."""
+        sql = """
+            SELECT task, source,
+                   COUNT(*) AS episodes,
+                   SUM(status = 'finished') AS finished,
+                   SUM(status = 'in_progress') AS in_progress,
+                   SUM(status = 'abandoned') AS abandoned,
+                   AVG(CASE WHEN status = 'finished' THEN return END) AS mean_return,
+                   AVG(CASE WHEN status = 'finished' THEN success END) AS success_rate,
+                   SUM(CASE WHEN status = 'finished' THEN n_steps ELSE 0 END) AS steps
+            FROM episodes GROUP BY task, source ORDER BY task, source"""
+        cur = store.db.execute(sql)
+        cols = [c[0] for c in cur.description]
+        return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]

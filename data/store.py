@@ -364,22 +364,6 @@ class Store:
         sql = "SELECT COUNT(*) FROM episodes" + (f" WHERE {' AND '.join(conds)}" if conds else "")
         return int(self.db.execute(sql, params).fetchone()[0])
 
-    def stats(self) -> list[dict[str, Any]]:
-        """Per task and source: episodes (finished / in progress), mean return, success rate."""
-        sql = """
-            SELECT task, source,
-                   COUNT(*) AS episodes,
-                   SUM(status = 'finished') AS finished,
-                   SUM(status = 'in_progress') AS in_progress,
-                   SUM(status = 'abandoned') AS abandoned,
-                   AVG(CASE WHEN status = 'finished' THEN return END) AS mean_return,
-                   AVG(CASE WHEN status = 'finished' THEN success END) AS success_rate,
-                   SUM(CASE WHEN status = 'finished' THEN n_steps ELSE 0 END) AS steps
-            FROM episodes GROUP BY task, source ORDER BY task, source"""
-        cur = self.db.execute(sql)
-        cols = [c[0] for c in cur.description]
-        return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
-
     def recent_episodes(self, limit: int = 50, task: str | None = None) -> list[dict[str, Any]]:
         where, args = ("task = ?", [task]) if task else (None, [])
         return [
@@ -387,9 +371,17 @@ class Store:
             for r in self.db["episodes"].rows_where(where, args, order_by="id DESC", limit=limit)
         ]
 
-    def unfinished_episodes(self, limit: int = 50) -> list[dict[str, Any]]:
-        """Episodes still ``in_progress`` (played in an app that stopped meanwhile), newest first."""
-        rows = self.db["episodes"].rows_where("status = 'in_progress'", order_by="id DESC", limit=limit)
+    def last_episode_id(self) -> int:
+        """The newest episode's id (0 in an empty store)."""
+        return int(self._conn.execute("SELECT COALESCE(MAX(id), 0) FROM episodes").fetchone()[0])
+
+    def unfinished_episodes(self, limit: int = 50, *, up_to_id: int | None = None) -> list[dict[str, Any]]:
+        """Episodes still ``in_progress`` (played in an app that stopped meanwhile), newest first;
+        ``up_to_id`` leaves out the episodes begun after that one."""
+        where, args = "status = 'in_progress'", []
+        if up_to_id is not None:
+            where, args = where + " AND id <= ?", [up_to_id]
+        rows = self.db["episodes"].rows_where(where, args, order_by="id DESC", limit=limit)
         return [decode_row(r) for r in rows]
 
     def schema_version(self) -> list[str]:

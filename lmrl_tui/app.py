@@ -60,6 +60,7 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
         super().__init__()
         self.store = store
         self.db_path: Path = store.path
+        self._last_id_at_start = store.last_episode_id()
         self.choices = LastChoices()
         """The new-episode dialog's last choices per task (kept across restarts)."""
         self.player = player or self.choices.player
@@ -74,7 +75,9 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
 
     @work(thread=True, exclusive=True, group="unfinished", exit_on_error=False)
     def _find_unfinished(self) -> None:
-        episodes = self.store.unfinished_episodes()
+        # Only those left by an earlier app: an episode this app has begun meanwhile is in progress
+        # because it is being played, here.
+        episodes = self.store.unfinished_episodes(up_to_id=self._last_id_at_start)
         if episodes:
             self.post_message(self.UnfinishedFound(episodes))
 

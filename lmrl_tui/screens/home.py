@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 import envs
+from data.stats import source_counts
 from envs.core import TaskSpec
 from lmrl_tui.messages import AboutRequested, BrowseRequested, NewEpisodeRequested, RunsRequested
 from lmrl_tui.screens.base import LmrlScreen
@@ -165,7 +166,7 @@ class HomeScreen(LmrlScreen, Screen[None]):
 
     @work(thread=True, exclusive=True, group="home-stats", exit_on_error=False)
     def _load_stats(self) -> None:
-        self.post_message(self.StatsLoaded(count_episodes(self.lmrl_app.store.stats())))
+        self.post_message(self.StatsLoaded(count_episodes(source_counts(self.lmrl_app.store))))
 
     def on_home_screen_stats_loaded(self, message: HomeScreen.StatsLoaded) -> None:
         self._fill_stats(message.stats)

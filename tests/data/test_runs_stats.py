@@ -48,15 +48,17 @@ def test_the_rounds_of_an_online_run(store):
     assert runs.run_episode_ids(store, rid) == ids
 
 
-def test_task_summaries_and_not_understood(store):
+def test_source_counts_and_not_understood(store):
     store.write_episodes([
         _ep(ret=-2.0, success=False, info={"understood": True}),
         _ep(ret=0.0, success=True, info={"understood": False}),
         _ep(task="wordle", ret=-6.0),
     ])  # fmt: skip
     store.start_episode("maze-fo", 1, 0, "o\n", Who("human", "human"))  # in progress: not counted
-    sums = stats.task_summaries(store)
-    assert sums["maze-fo"] == (2, -1.0, 0.5) and sums["wordle"] == (1, -6.0, None)
+    rows = {(r["task"], r["source"]): r for r in stats.source_counts(store)}
+    maze = rows[("maze-fo", "scripted")]
+    assert (maze["finished"], maze["mean_return"], maze["success_rate"]) == (2, -1.0, 0.5)
+    assert rows[("maze-fo", "human")]["in_progress"] == 1 and rows[("wordle", "scripted")]["mean_return"] == -6.0
     assert stats.not_understood_rates(store) == {("maze-fo", "scripted"): 0.5}
 
 

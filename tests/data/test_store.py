@@ -7,6 +7,7 @@ import sqlite3
 import pytest
 
 from data.migrations import migrations
+from data.stats import source_counts
 from data.store import EpisodeRecord, StepRecord, Store, StoreError, Who
 
 EXPECTED_TABLES = {
@@ -74,7 +75,7 @@ def test_stats(store):
                       success=i == 0)
         for i in range(4)
     ])  # fmt: skip
-    (row,) = store.stats()
+    (row,) = source_counts(store)
     assert row["episodes"] == 4 and row["mean_return"] == -1.5 and row["success_rate"] == 0.25
 
 

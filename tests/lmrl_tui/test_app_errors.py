@@ -107,11 +107,12 @@ async def settle(app, pilot) -> None:
 async def test_a_database_that_fails_under_the_home_screen_is_a_toast_not_a_crash(store, monkeypatch):
     import sqlite3
 
+    import lmrl_tui.screens.home as home
 
     def broken(store):
         raise sqlite3.DatabaseError("database disk image is malformed")
 
-    monkeypatch.setattr(type(store), "stats", broken)
+    monkeypatch.setattr(home, "source_counts", broken)
     app = make_app(store)
     seen = spy_notifications(app)
     async with app.run_test(size=(140, 40)) as pilot:

@@ -99,7 +99,8 @@ def crash_maze(store, seed: int, keys: list[str], player: str = "ann") -> int:
 async def wait_for_screen(app, pilot, kind):
     for _ in range(100):
         await pilot.pause(0.02)
-        if isinstance(app.screen, kind):
+        if isinstance(app.screen, kind) and app.screen.is_mounted:
+            await pilot.pause()  # let on_mount fill it
             return app.screen
     raise AssertionError(f"no {kind.__name__}; the screen is {type(app.screen).__name__}")
 
