@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -53,8 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     # every subcommand takes --db too; SUPPRESS keeps a value given before the subcommand
     common = _Parser(add_help=False)
     common.add_argument("--db", default=argparse.SUPPRESS, help=DB_HELP)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="on an error, show the traceback too (or set LMRL_DEBUG=1)")  # fmt: skip
     p = _Parser(prog="lmrl", description="Play, log, train and watch LMRL-Gym tasks in the terminal.")
     p.add_argument("--db", help=DB_HELP)
+    p.add_argument("--debug", action="store_true", help="on an error, show the traceback too (or set LMRL_DEBUG=1)")
     p.add_argument("--player", help="your player name in the app")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
@@ -331,10 +335,17 @@ def _with_notes(line: str, e: BaseException) -> str:
     return f"{line} ({notes})" if notes else line
 
 
+def _trace(debug: bool) -> None:
+    """With ``--debug``, the traceback of the error being handled, before its one line."""
+    if debug:
+        traceback.print_exc(file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``lmrl`` (the app without a subcommand); returns the exit status."""
     args = build_parser().parse_args(sys.argv[1:] if argv is None else list(argv))
     user_errors = _user_errors()
+    debug = bool(getattr(args, "debug", False)) or os.environ.get("LMRL_DEBUG") == "1"
     try:
         if args.command == "tasks":
             return cmd_tasks(args)
@@ -349,23 +360,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             store.close()
     except user_errors as e:
+        _trace(debug)
         print(_with_notes(f"lmrl: error: {e}", e), file=sys.stderr)
         return 1
     except _database_errors() as e:  # e.g. a store damaged after it was opened
+        _trace(debug)
         print(f"lmrl: error: database error: {e}", file=sys.stderr)
         return 1
     except ImportError as e:
+        _trace(debug)
         print(f"lmrl: error: {e} (for training: pip install 'lmrl-tui[train]')", file=sys.stderr)
         return 1
     except ValueError as e:  # bad task options and the like
+        _trace(debug)
         print(_with_notes(f"lmrl: error: {e}", e), file=sys.stderr)
         return 1
     except RuntimeError as e:
+        _trace(debug)
         if not _setup_error(e):
             raise
         print(_with_notes(f"lmrl: error: {e}", e), file=sys.stderr)
         return EXIT_USAGE  # the machine's setup, not the run: exit 2, like a usage error
     except KeyboardInterrupt as e:
+        _trace(debug)
         print(_with_notes("lmrl: interrupted", e), file=sys.stderr)
         return 130
     except BrokenPipeError:

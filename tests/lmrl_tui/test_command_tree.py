@@ -170,3 +170,20 @@ def test_training_entry_module_for_launchers(tmp_path):
                         "--out", str(tmp_path / "o"), "--db", str(db)], capture_output=True, text=True,
                        timeout=120)  # fmt: skip
     assert r.returncode == 1 and "unknown task 'nope'" in r.stderr and db.exists()
+
+
+def test_debug_shows_the_traceback_before_the_one_line(tmp_path, capsys, monkeypatch) -> None:
+    from lmrl_tui.cli import main
+
+    db = str(tmp_path / "d.db")
+    assert main(["--db", db, "generate", "maze-fo", "--option", "bogus=1"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.strip().count("\n") == 0
+    for argv in (["--debug", "--db", db, "generate", "maze-fo", "--option", "bogus=1"],
+                 ["--db", db, "generate", "maze-fo", "--option", "bogus=1", "--debug"]):  # fmt: skip
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert "Traceback (most recent call last)" in err and err.rstrip().endswith("max_steps)")
+    monkeypatch.setenv("LMRL_DEBUG", "1")
+    assert main(["--db", db, "generate", "maze-fo", "--option", "bogus=1"]) == 1
+    assert "Traceback" in capsys.readouterr().err
