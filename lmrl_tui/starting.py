@@ -19,6 +19,7 @@ from envs.core.agents import (
     MODEL_KINDS,
     POLICY_ALIASES,
     agent_choices,
+    learnt_task_options,
     make_agent,
     make_model_agent,
 )
@@ -102,9 +103,7 @@ def open_session(
 ) -> PlaySession:
     """Make and start a recorded session (``options``: by default a checkpoint agent's own)."""
     if options is None:
-        meta = getattr(agent, "meta", None)
-        own = meta.get("task_options") if isinstance(meta, dict) and meta.get("task") == task_id else None
-        options = dict(own or {})
+        options = learnt_task_options(agent, task_id) or {}
     if isinstance(partner, HumanAgent):
         partner.role = partner_role(task_id)
     session = PlaySession(

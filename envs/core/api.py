@@ -158,6 +158,8 @@ class Task(Protocol):
 class TaskBase:
     """Defaults for the optional parts of :class:`Task`; every built-in task inherits it."""
 
+    spec: TaskSpec
+
     def parse_reply(self, typed: str) -> str:
         """What a person typed for the partner's side, as the partner's reply (as typed)."""
         return typed
@@ -172,7 +174,7 @@ class TaskBase:
     def exact_evaluation(self, action_distribution: Any) -> dict[str, Any]:
         """The exact expected return of a policy given as ``action_distribution(history,
         actions) -> probabilities``; only tasks whose spec says ``exact_evaluation`` have one."""
-        raise NotImplementedError(f"{self.spec.id} has no exact evaluation")  # type: ignore[attr-defined]
+        raise NotImplementedError(f"{self.spec.id} has no exact evaluation")
 
     def optimal_mean_return(self) -> float | None:
         """The best achievable mean return over the task's starts, where it is known exactly."""
