@@ -23,16 +23,28 @@ def _jsonable(v: Any) -> bool:
     return isinstance(v, str | int | float | bool | type(None) | list | tuple | dict)
 
 
+def stored_options(task: Any, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The options an episode is stored with: every option the task was built with, defaults
+    included (its ``spec.options``), under what was given; ``make(task_id, **options)`` with them
+    plays the same game again from the same seed."""
+    opts = {**dict(getattr(task.spec, "options", None) or {}), **dict(given)}
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in opts.items()
+            if k != "partner" and _jsonable(v)}  # fmt: skip
+
+
 class EpisodeRecorder:
     """Writes one interactive episode to ``store`` as it is played (a session listener)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.episode_id: int | None = None
+        self.meta: dict[str, Any] | None = None
+        """The episode's ``meta`` as written (kept to add to it when the episode ends)."""
 
     def episode_started(self, session: EpisodeSession) -> None:
         """Insert the ``in_progress`` episode (committed) with its sides and first observation."""
         spec = session.task.spec
+        self.meta = {"strict": session.strict} if session.agent is None else None
         self.episode_id = self.store.start_episode(
             spec.id,
             spec.version,
@@ -42,8 +54,8 @@ class EpisodeRecorder:
             partner=partner_identity(session.partner, spec),
             player=session.player,
             source=session.source,
-            options={k: v for k, v in session.options.items() if _jsonable(v)},
-            meta={"strict": session.strict} if session.agent is None else None,
+            options=stored_options(session.task, session.options),
+            meta=self.meta,
         )
 
     def step_taken(self, session: EpisodeSession, idx: int, outcome: StepOutcome,
@@ -57,12 +69,18 @@ class EpisodeRecorder:
         )  # fmt: skip
 
     def episode_ended(self, session: EpisodeSession, status: str) -> None:
-        """Close the episode: ``finished`` (with the session's success) or ``abandoned``."""
+        """Close the episode: ``finished`` (with the session's success) or ``abandoned``; the
+        unusable inputs a person tried after the last step are kept in the episode's
+        ``meta["attempts"]`` (they belong to no step)."""
         assert self.episode_id is not None, "the episode was not started"
+        meta = None
+        if session.attempts:
+            meta = {**(self.meta or {}), "attempts": list(session.attempts)}
+            session.attempts = []
         if status == "finished":
-            self.store.finish_episode(self.episode_id, success=session.success)
+            self.store.finish_episode(self.episode_id, success=session.success, meta=meta)
         else:
-            self.store.finish_episode(self.episode_id, status=status)
+            self.store.finish_episode(self.episode_id, status=status, meta=meta)
 
 
 class BatchRecorder:

@@ -81,6 +81,7 @@ class PlaySession(EpisodeSession):
             session.task.close()
             raise
         session.recorder.episode_id = episode_id
+        session.recorder.meta = dict(meta) or None
         if session.done:  # it stopped after its last step was written: finish it now
             session.recorder.episode_ended(session, "finished")
         return session
@@ -109,11 +110,15 @@ def _recorded_sides(ep: Mapping[str, Any]) -> tuple[Agent | None, Agent | None]:
 
 def partner_replies(info: Any) -> list[str]:
     """What the partner answered during a recorded step: the task's own record of its replies
-    (``info["partner_replies"]``), else what a person partner typed (``info["partner"]``)."""
+    (``info["partner_replies"]``), else what a person partner answered (``info["partner"]``: the
+    ``reply`` the task took, or what was ``typed`` when the task took it as typed)."""
     if not isinstance(info, Mapping):
         return []
     replies = info.get("partner_replies")
     if isinstance(replies, list):
         return [str(r) for r in replies]
-    typed = info["partner"].get("typed") if isinstance(info.get("partner"), Mapping) else None
-    return [typed] if isinstance(typed, str) else []
+    said = info.get("partner")
+    if not isinstance(said, Mapping):
+        return []
+    reply = said.get("reply", said.get("typed"))
+    return [reply] if isinstance(reply, str) else []

@@ -94,6 +94,8 @@ class ChessTask(TaskBase):
     ) -> None:
         if variant not in ("chess", "endgames"):
             raise ValueError("variant must be 'chess' or 'endgames'")
+        if opponent == "partner" and partner is not None:  # as a stored episode's options say
+            opponent = "stockfish"
         if opponent not in ("stockfish", "random"):
             raise ValueError("opponent must be 'stockfish' or 'random'")
         if positions not in ("test", "random"):

@@ -34,8 +34,11 @@ class HumanAgent:
         self.name = name
         self.role = role
         self.on_request: Callable[[str, Sequence[Text]], None] | None = None
-        self._answers: queue.Queue[str | None] = queue.Queue()
+        self._answers: queue.Queue[tuple[str, str] | None] = queue.Queue()
         self.last_typed: str | None = None
+        """What the person typed for the last reply, as typed (None once recorded)."""
+        self.last_reply: str | None = None
+        """The last reply as the task took it (``"Yes."`` for a typed ``"Yes, usually."``)."""
         self.last_think_ms: int | None = None
 
     def reset(self, task: Task, seed: int | None = None) -> None:
@@ -45,16 +48,19 @@ class HumanAgent:
         started = time.monotonic()
         if self.on_request is not None:
             self.on_request(self.role, history)
-        reply = self._answers.get()
-        if reply is None:
+        got = self._answers.get()
+        if got is None:
             raise SessionClosed("the session was closed while waiting for a reply")
-        self.last_typed = reply
+        reply, self.last_typed = got
+        self.last_reply = reply
         self.last_think_ms = int((time.monotonic() - started) * 1000)
         return reply
 
-    def answer(self, text: str) -> None:
-        """Give the reply the waiting :meth:`act` returns."""
-        self._answers.put(clean_text(text))
+    def answer(self, text: str, typed: str | None = None) -> None:
+        """Give the reply the waiting :meth:`act` returns; ``typed`` is what the person typed when
+        the task tidied it into ``text`` (``parse_reply``), kept as typed for the record."""
+        text = clean_text(text)
+        self._answers.put((text, text if typed is None else clean_text(typed)))
 
     def cancel(self) -> None:
         """Wake a waiting :meth:`act` with :class:`SessionClosed`."""
@@ -64,7 +70,7 @@ class HumanAgent:
         """Answer the next :meth:`act` calls with ``replies`` (recorded ones: an episode being
         replayed); one call more raises :class:`SessionClosed` instead of waiting for a person."""
         for reply in replies:
-            self._answers.put(reply)
+            self._answers.put((reply, reply))
         self._answers.put(None)
 
     def replayed(self) -> bool:
@@ -75,7 +81,7 @@ class HumanAgent:
         except queue.Empty:
             pass
         self._answers = queue.Queue()
-        self.last_typed = None
+        self.last_typed = self.last_reply = None
         return exact
 
 
@@ -146,6 +152,8 @@ class EpisodeSession:
     done: bool = field(init=False, default=False)
     success: bool | None = field(init=False, default=None)
     attempts: list[dict[str, Any]] = field(init=False, default_factory=list)
+    hints: list[str] = field(init=False, default_factory=list)
+    """The hints a person opened since the last step (recorded with the next one)."""
     _turn_started: float = field(init=False, default=0.0)
     _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
 
@@ -233,10 +241,22 @@ class EpisodeSession:
         return history_to_str(self.task.history())
 
     # -- acting -------------------------------------------------------------------------------
-    def human_input(self, typed: str) -> StepOutcome | None:
-        """Apply what the human typed; raises InvalidInput (recorded as an attempt) if unusable."""
+    def note_hint(self, name: str) -> None:
+        """A person looked at a hint (``"legal_moves"``, ``"wordle_hint"``) before their next step:
+        that step records it in ``info["hints"]``, so a dataset can tell assisted steps."""
+        if name not in self.hints:
+            self.hints.append(name)
+
+    def human_input(self, typed: str, *, chosen: bool = False) -> StepOutcome | None:
+        """Apply what the human typed; raises InvalidInput (recorded as an attempt) if unusable.
+
+        ``chosen``: the person picked ``typed`` from a list of the task's commands instead of
+        typing it; the step records the command with ``typed`` None and ``info["chosen"]``."""
         think_ms = int((time.monotonic() - self._turn_started) * 1000)
         typed = clean_text(typed)
+        if chosen:
+            action = self.task.parse_input(typed)
+            return self._apply(action, typed=None, think_ms=think_ms, notes={"chosen": "list"})
         try:
             action = self.task.parse_input(typed)
         except InvalidInput as e:
@@ -257,20 +277,27 @@ class EpisodeSession:
         think_ms = int((time.monotonic() - started) * 1000)
         return self._apply(action, typed=None, think_ms=think_ms)
 
-    def _apply(self, action: str, typed: str | None, think_ms: int | None) -> StepOutcome:
+    def _apply(self, action: str, typed: str | None, think_ms: int | None,
+               notes: Mapping[str, Any] | None = None) -> StepOutcome:  # fmt: skip
         with self._lock:
             if self.done:
                 raise RuntimeError("the episode is over")
             assert self.started, "start() the session first"
             st = self.task.step(action)
             info = dict(st.info)
+            info.update(notes or {})
             if self.attempts:
                 info["attempts"] = self.attempts
                 self.attempts = []
+            if self.hints:
+                info["hints"] = self.hints
+                self.hints = []
             partner = self.partner
             if isinstance(partner, HumanAgent) and partner.last_typed is not None:
                 info["partner"] = {"typed": partner.last_typed[:2000], "think_ms": partner.last_think_ms}
-                partner.last_typed = None
+                if partner.last_reply is not None and partner.last_reply != partner.last_typed:
+                    info["partner"]["reply"] = partner.last_reply
+                partner.last_typed = partner.last_reply = None
             out = StepOutcome(action, st, typed, think_ms)
             if self.listener is not None:  # before the state moves on: a failed write stops here
                 self.listener.step_taken(self, len(self.transitions), out, info)
@@ -287,7 +314,9 @@ class EpisodeSession:
             return out
 
     def abandon(self) -> None:
-        """Leave an unfinished episode: it is kept, marked abandoned, never mixed into datasets."""
+        """Leave an unfinished episode: it is kept, marked abandoned, never mixed into datasets.
+        The unusable inputs tried since the last step stay in :attr:`attempts` for the listener
+        to record with the episode."""
         if isinstance(self.partner, HumanAgent):
             self.partner.cancel()
         if self.started and not self.done:

@@ -63,6 +63,7 @@ from envs.textnav.engine import (
     inventory_text,
     room_block,
 )
+from envs.textnav.text import Unclear, read_command
 
 ADMISSIBLE_PREFIX = "Admissible commands: "
 WIN_TEXT = "*** You won: the stale food is in the closed fridge. ***\n"
@@ -274,18 +275,15 @@ class TextNavTask(TaskBase):
         return list(self._entry[1])
 
     def parse_input(self, typed: str) -> str:
-        cmd = " ".join(typed.split()).lower()
-        if not cmd:
+        """An admissible command, as typed or in other words (``east``, ``n``, ``grab the stale
+        food``, ``put stale food in fridge``: see :mod:`envs.textnav.text`); raises
+        :class:`InvalidInput` with "Did you mean: ...?" when it could mean several or none."""
+        if not typed.strip():
             raise InvalidInput("Type a command or pick one from the list.")
-        ops = self._entry[0]
-        if cmd in ops:
-            return cmd + "\n"
-        matches = [c for c in ops if c.startswith(cmd)]
-        if len(matches) == 1:
-            return matches[0] + "\n"
-        if matches:
-            raise InvalidInput(f"{cmd!r} could be: {', '.join(matches[:6])}.")
-        raise InvalidInput(f"You can't do {cmd[:40]!r} here; pick one of the listed commands.")
+        try:
+            return read_command(typed, self._entry[0]) + "\n"
+        except Unclear as e:
+            raise InvalidInput(str(e)) from None
 
     def completions(self, prefix: str) -> list[str]:
         """Admissible commands that start with what a person has typed so far."""
@@ -352,7 +350,10 @@ TEXTNAV_HELP = """\
 Put the **stale food** (on the table in the living room) **into the fridge** in the kitchen and
 **close the fridge**: +1. Eating the stale food loses. You have 20 actions.
 
-* Pick a command from the list (arrow keys and Enter) or type one; **Tab** completes it.
+* Type a command in your own words (`east`, `n`, `grab the stale food`, `put stale food in
+  fridge`, `shut the fridge`); **Tab** completes a command from the list. When your words could
+  mean several commands you are asked which one, and it costs no turn.
+* Or play a command from the list: **Up**/**Down** and **ctrl+o**, or click it.
 * The map shows the rooms you have visited. In *textnav-po* you are not told which room you are
   in, nor what you carry, in the text a model sees.
 """

@@ -176,14 +176,18 @@ class PlayScreen(LmrlScreen, Screen[None]):
     def on_task_view_submitted(self, event: TaskView.Submitted) -> None:
         event.stop()
         s = self.session
+        if not event.typed.strip():  # an empty Enter is no move (nothing is played or stored)
+            return
         role = s.task.spec.roles[0] if event.role == "agent" else event.role
+        for hint in self.view.hints_shown():
+            s.note_hint(hint)
         if role != s.task.spec.roles[0] and isinstance(s.partner, HumanAgent):
             try:
-                typed = s.task.parse_reply(event.typed)
+                reply = s.task.parse_reply(event.typed)
             except InvalidInput as e:
                 self.view.show_error(str(e))
                 return
-            s.partner.answer(typed)
+            s.partner.answer(reply, typed=event.typed)
             self.view.set_turn(s.task.spec.roles[0], s.human_acts)
             return
         if not s.human_acts or s.done or self._busy:
@@ -191,22 +195,26 @@ class PlayScreen(LmrlScreen, Screen[None]):
         if self.needs_worker:
             self._busy = True
             self.view.set_turn(s.task.spec.roles[0], False)
-            self._human_step_worker(event.typed)
+            self._human_step_worker(event.typed, event.chosen)
         else:
-            self._apply_human(event.typed)
+            self._apply_human(event.typed, event.chosen)
 
-    def _apply_human(self, typed: str) -> None:
+    def on_task_view_hint_shown(self, event: TaskView.HintShown) -> None:
+        event.stop()
+        self.session.note_hint(event.name)
+
+    def _apply_human(self, typed: str, chosen: bool = False) -> None:
         try:
-            out = self.session.human_input(typed)
+            out = self.session.human_input(typed, chosen=chosen)
         except InvalidInput as e:
             self.view.show_error(str(e))
             return
         self._after_step(out)
 
     @work(thread=True, exclusive=True, group="step", exit_on_error=False)
-    def _human_step_worker(self, typed: str) -> None:
+    def _human_step_worker(self, typed: str, chosen: bool = False) -> None:
         try:
-            out = self.session.human_input(typed)
+            out = self.session.human_input(typed, chosen=chosen)
         except InvalidInput as e:  # not a failure: the person is told and types again
             self.post_message(self.InputRejected(str(e)))
             return

@@ -20,12 +20,23 @@ class TaskView(Widget):
     """Base class for a task's play view."""
 
     class Submitted(Message):
-        """The person acted: ``typed`` is their raw input, ``role`` the side they play."""
+        """The person acted: ``typed`` is their raw input, ``role`` the side they play;
+        ``chosen``: they picked it from a list of the task's commands instead of typing it.
+        Blank input is never a move: the play screen ignores it."""
 
-        def __init__(self, typed: str, role: str = "agent") -> None:
+        def __init__(self, typed: str, role: str = "agent", *, chosen: bool = False) -> None:
             super().__init__()
             self.typed = typed
             self.role = role
+            self.chosen = chosen
+
+    class HintShown(Message):
+        """The person opened the hint ``name`` (``"legal_moves"``, ``"wordle_hint"``): their next
+        step records it in ``info["hints"]``."""
+
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
 
     def __init__(self, spec: TaskSpec, *, human_roles: frozenset[str] = frozenset(), **kw: Any) -> None:
         super().__init__(**kw)
@@ -43,6 +54,10 @@ class TaskView(Widget):
         """A few words for the moves log about the step just played (its ``info``, the task's
         ``state()`` after it) when its reward alone does not explain it; None: nothing to add."""
         return None
+
+    def hints_shown(self) -> list[str]:
+        """The hints on screen now (a step taken while one is shown is an assisted step)."""
+        return []
 
     def show_error(self, message: str) -> None:
         """Explain why the person's input was not accepted (it did not count as a move)."""

@@ -208,7 +208,12 @@ class ChessView(TaskView):
     # -- actions ------------------------------------------------------------------------------
     def action_toggle_legal(self) -> None:
         self.show_legal = not self.show_legal
+        if self.show_legal and self._human:
+            self.post_message(self.HintShown("legal_moves"))
         self._redraw()
+
+    def hints_shown(self) -> list[str]:
+        return ["legal_moves"] if self.show_legal else []
 
     def action_flip(self) -> None:
         self.flipped = not self.flipped

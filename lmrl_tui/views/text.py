@@ -42,5 +42,7 @@ class TextView(TaskView):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         value = event.value
+        if not value.strip():  # an empty Enter is no move
+            return
         event.input.value = ""
         self.post_message(self.Submitted(value, role=self.spec.roles[0]))

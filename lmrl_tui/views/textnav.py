@@ -1,8 +1,11 @@
 """The Text-Nav view: the room text, a map of the house, the inventory and the commands.
 
-The admissible commands are a selectable list; the person can also type a command (Tab or the
-right arrow completes it from the list, Up/Down move the list's highlight, Enter on an empty line
-plays the highlighted command). In textnav-po the map shows only the rooms visited so far.
+The admissible commands are a selectable list; the person types a command in their own words
+(``east``, ``grab the stale food``: the task reads it, see ``envs.textnav.text``; Tab or the
+right arrow completes it from the list) or plays one from the list explicitly: Up/Down move the
+list's highlight and ctrl+o plays it, or click it (or Enter on the focused list). A step played
+from the list is stored as chosen, not as typed. An empty Enter does nothing. In textnav-po the
+map shows only the rooms visited so far.
 """
 
 from __future__ import annotations
@@ -77,6 +80,7 @@ class CommandInput(Input):
         Binding("tab", "complete", "Complete", id="textnav.complete", show=False),
         Binding("up", "highlight(-1)", "Previous command", id="textnav.up", show=False),
         Binding("down", "highlight(1)", "Next command", id="textnav.down", show=False),
+        Binding("ctrl+o", "play_highlighted", "Play highlighted", id="textnav.play"),
     ]
 
     class Highlight(Message):
@@ -91,8 +95,14 @@ class CommandInput(Input):
         else:
             self.screen.focus_next()
 
+    class PlayHighlighted(Message):
+        """Play the command highlighted in the list (chosen from it, not typed)."""
+
     def action_highlight(self, delta: int) -> None:
         self.post_message(self.Highlight(delta))
+
+    def action_play_highlighted(self) -> None:
+        self.post_message(self.PlayHighlighted())
 
 
 class TextNavView(TaskView):
@@ -150,7 +160,7 @@ class TextNavView(TaskView):
         prompt.disabled = not human
         self.query_one("#commands", OptionList).disabled = not human
         self.query_one("#turn", Static).update(
-            "Your move: Enter plays the highlighted command, or type one"
+            "Your move: type a command or pick one (↑/↓, ctrl+o)"
             if human
             else ("" if role is None else "The agent is moving…")
         )
@@ -162,24 +172,27 @@ class TextNavView(TaskView):
         super().show_error(message)
 
     # -- input --------------------------------------------------------------------------------
-    def _submit(self, command: str) -> None:
+    def _submit(self, command: str, chosen: bool = False) -> None:
         if self._human:
-            self.post_message(self.Submitted(command))
+            self.post_message(self.Submitted(command, chosen=chosen))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         value = event.value.strip()
+        if not value:  # an empty Enter is no move
+            return
         event.input.value = ""
-        if not value:
-            options = self.query_one("#commands", OptionList)
-            if options.highlighted is None or not self._commands:
-                return
-            value = self._commands[options.highlighted]
         self._submit(value)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self._submit(str(event.option.prompt))
+        self._submit(str(event.option.prompt), chosen=True)
+
+    def on_command_input_play_highlighted(self, event: CommandInput.PlayHighlighted) -> None:
+        event.stop()
+        options = self.query_one("#commands", OptionList)
+        if options.highlighted is not None and self._commands:
+            self._submit(self._commands[options.highlighted], chosen=True)
 
     def on_command_input_highlight(self, event: CommandInput.Highlight) -> None:
         event.stop()

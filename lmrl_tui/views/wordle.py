@@ -190,12 +190,17 @@ class WordleView(TaskView):
             self._redraw()
 
     def action_submit(self) -> None:
-        if self._human and self._state is not None and not self._state["done"]:
+        if self._human and self.typing and self._state is not None and not self._state["done"]:
             self.post_message(self.Submitted(self.typing))
 
     def action_toggle_hint(self) -> None:
         self.show_hint = not self.show_hint
+        if self.show_hint and self._human:
+            self.post_message(self.HintShown("wordle_hint"))
         self._redraw()
+
+    def hints_shown(self) -> list[str]:
+        return ["wordle_hint"] if self.show_hint else []
 
 
 TASK_VIEWS = {"wordle": WordleView, "wordle-lmrl": WordleView}

@@ -172,11 +172,43 @@ def test_parse_input_completes_prefixes():
     t.reset(0, {"start_room": "living room"})
     assert t.parse_input("take st") == "take stale food from table\n"
     assert t.parse_input("GO  SOUTH") == "go south\n"
-    with pytest.raises(envs.InvalidInput, match="could be"):
+    with pytest.raises(envs.InvalidInput, match="Did you mean: go east, go south, go west"):
         t.parse_input("go")
     with pytest.raises(envs.InvalidInput, match="can't"):
         t.parse_input("fly away")
     assert t.completions("take") == ["take fresh food from table", "take stale food from table"]
+
+
+def test_parse_input_reads_natural_phrasing():
+    t = envs.make("textnav-fo")
+    t.reset(0, {"start_room": "living room"})
+    for typed, canonical in [
+        ("east", "go east"), ("e", "go east"), ("S", "go south"), ("walk west", "go west"),
+        ("go to the west", "go west"), ("take the stale food", "take stale food from table"),
+        ("grab stale food", "take stale food from table"), ("get the fresh food", "take fresh food from table"),
+        ("pick up the stale food", "take stale food from table"),
+        ("pick the stale food up", "take stale food from table"),
+    ]:  # fmt: skip
+        assert t.parse_input(typed) == canonical + "\n", typed
+    with pytest.raises(envs.InvalidInput, match="Did you mean: take fresh food from table, take stale food from table"):
+        t.parse_input("take the food")
+    with pytest.raises(envs.InvalidInput, match="no way north"):
+        t.parse_input("north")
+    for cmd in ("take stale food from table", "go west", "go west"):
+        t.step(cmd + "\n")
+    # The fridge is closed: putting the food in it is a near miss that points at opening it.
+    with pytest.raises(envs.InvalidInput, match="Did you mean: open fridge"):
+        t.parse_input("put stale food in fridge")
+    assert t.parse_input("open the fridge") == "open fridge\n"
+    t.step("open fridge\n")
+    for typed, canonical in [
+        ("put stale food in fridge", "insert stale food into fridge"),
+        ("Put the stale food in the refrigerator.", "insert stale food into fridge"),
+        ("place stale food inside fridge", "insert stale food into fridge"),
+        ("put stale food on the floor", "drop stale food"), ("take fruit", "take fruit from fridge"),
+        ("shut the fridge", "close fridge"), ("close fridge", "close fridge"),
+    ]:  # fmt: skip
+        assert t.parse_input(typed) == canonical + "\n", typed
 
 
 @pytest.mark.parametrize("room", ROOMS)

@@ -18,14 +18,19 @@ async def test_person_wins_with_list_typing_and_completion(store):
         view = screen.query_one(TextNavView)
         strong = envs.make_policy("textnav-fo", "strong")
         strong.reset(session.task, 0)
-        # 1. Pick the first command from the list with Down/Up and Enter.
+        # 1. An empty Enter plays nothing; the first command is played from the list (Down/Up
+        # and ctrl+o), stored as chosen, not as typed.
+        await pilot.press("enter", "enter")
+        await pilot.pause()
+        assert session.transitions == [] and session.attempts == []
         cmd = strong.act(session.task.history()).strip()
         idx = session.state()["admissible"].index(cmd)
         await pilot.press(*["down"] * (idx + 1), "up")
         assert view.query_one("#commands", OptionList).highlighted == idx
-        await pilot.press("enter")
+        await pilot.press("ctrl+o")
         await pilot.pause()
         assert session.transitions[0].action == cmd + "\n"
+        assert session.transitions[0].typed is None
         # 2. A command that is not possible here is explained and not played.
         await pilot.press(*"fly away", "enter")
         await pilot.pause()
@@ -42,9 +47,36 @@ async def test_person_wins_with_list_typing_and_completion(store):
     ep = store.recent_episodes(1)[0]
     assert ep["success"] == 1 and ep["task"] == "textnav-fo"
     steps = store.steps(ep["id"])
+    assert steps[0]["typed"] is None and steps[0]["info"]["chosen"] == "list"
     assert steps[1]["info"]["attempts"][0]["typed"] == "fly away"
     again = envs.replay(envs.make("textnav-fo"), 0, [s["action"] for s in steps])
     assert [t.observation for t in again.transitions] == [s["observation"] for s in steps]
+
+
+async def test_natural_phrasing_is_played_as_the_canonical_command(store):
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = app.start_session("textnav-fo", None, None, 3, "ann")  # starts in the living room
+        await pilot.pause()
+        session = screen.session
+        view = screen.query_one(TextNavView)
+        # "food" could be either food on the table: asked which one, no turn spent.
+        await pilot.press(*"take the food", "enter")
+        await pilot.pause()
+        turn = str(view.query_one("#turn").render())
+        assert "Did you mean" in turn and "take stale food from table" in turn and "take fresh food" in turn
+        assert session.transitions == [] and session.attempts[0]["typed"] == "take the food"
+        for typed in ("grab the stale food", "w", "west", "open the fridge", "put stale food in fridge", "shut fridge"):
+            await pilot.press(*typed, "enter")
+            await pilot.pause()
+        assert session.success
+    steps = store.steps(store.recent_episodes(1)[0]["id"])
+    assert [(s["typed"], s["action"]) for s in steps] == [
+        ("grab the stale food", "take stale food from table\n"), ("w", "go west\n"), ("west", "go west\n"),
+        ("open the fridge", "open fridge\n"), ("put stale food in fridge", "insert stale food into fridge\n"),
+        ("shut fridge", "close fridge\n"),
+    ]
+    assert steps[0]["info"]["attempts"][0]["error"].startswith("Did you mean")
 
 
 async def test_watching_the_behaviour_agent(store):
