@@ -24,10 +24,10 @@ def _jsonable(v: Any) -> bool:
 
 
 def stored_options(task: Any, given: Mapping[str, Any]) -> dict[str, Any]:
-    """The options an episode is stored with: every option the task was built with, defaults
-    included (its ``spec.options``), under what was given; ``make(task_id, **options)`` with them
-    plays the same game again from the same seed."""
-    opts = {**dict(getattr(task.spec, "options", None) or {}), **dict(given)}
+    """The options an episode is stored with: what was given, and every option the task was built
+    with, defaults included, as the task took them (its ``spec.options``: ``setups=kRK`` is stored
+    as ``["kRK"]``); ``make(task_id, **options)`` with them plays the same game from the same seed."""
+    opts = {**dict(given), **dict(getattr(task.spec, "options", None) or {})}
     return {k: list(v) if isinstance(v, tuple) else v for k, v in opts.items()
             if k != "partner" and _jsonable(v)}  # fmt: skip
 

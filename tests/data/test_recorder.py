@@ -114,3 +114,54 @@ def test_the_batch_recorder_writes_whole_batches(store):
         batch.add(rec)
         raise RuntimeError("generation failed")
     assert store.count() == 4  # a failed block writes nothing of its open batch
+
+
+SOME_OPTIONS = {"maze-fo": {"max_steps": 30}, "wordle": {"words": "small"}, "endgames": {"setups": "kRK"},
+                "chess": {"elo": 1500}, "car-dealer": {"reward_mode": "revenue"}}  # fmt: skip
+
+
+@pytest.mark.stockfish
+@pytest.mark.parametrize("task_id", envs.ids())
+def test_the_stored_options_are_complete_and_play_the_same_game(store, task_id):
+    given = SOME_OPTIONS.get(task_id, {})
+    s = EpisodeSession(task_id, seed=11, options=dict(given), listener=EpisodeRecorder(store))
+    first = s.start()
+    s.abandon()
+    ep = store.recent_episodes(1)[0]
+    stored = ep["options"]
+    assert set(stored) >= set(s.task.spec.options) | set(given)  # defaults included
+    if task_id == "endgames":
+        assert stored["setups"] == ["kRK"] and stored["positions"] == "test"
+    again = envs.make(task_id, **stored)
+    try:
+        assert again.reset(ep["seed"]) == first
+    finally:
+        again.close()
+
+
+def test_rejected_attempts_after_the_last_step_are_kept_with_the_left_episode(store):
+    recorder = EpisodeRecorder(store)
+    s = EpisodeSession("wordle", seed=3, listener=recorder)
+    s.start()
+    s.human_input("crane")
+    for typed in ("cranx", "ab"):
+        with pytest.raises(InvalidInput):
+            s.human_input(typed)
+    s.abandon()
+    ep = store.episode(recorder.episode_id)
+    assert ep["status"] == "abandoned" and ep["meta"]["strict"] is False
+    assert [a["typed"] for a in ep["meta"]["attempts"]] == ["cranx", "ab"]
+    assert "attempts" not in store.steps(recorder.episode_id)[0]["info"]
+
+
+def test_hints_and_list_choices_are_noted_on_the_step(store):
+    recorder = EpisodeRecorder(store)
+    s = EpisodeSession("textnav-fo", seed=3, listener=recorder)
+    s.start()
+    s.note_hint("legal_moves")
+    s.note_hint("legal_moves")
+    s.human_input("take stale food from table", chosen=True)
+    s.human_input("w")
+    steps = store.steps(recorder.episode_id)
+    assert steps[0]["info"] == {"hints": ["legal_moves"], "chosen": "list"} and steps[0]["typed"] is None
+    assert steps[1]["info"] == {} and (steps[1]["typed"], steps[1]["action"]) == ("w", "go west\n")

@@ -143,3 +143,20 @@ def test_unfinished_episodes_are_listed_newest_first(store):
     done = crashed(store, "maze-fo", 3, play=lambda s: None)
     done.abandon()
     assert [e["id"] for e in store.unfinished_episodes()] == [second.episode_id, first.episode_id]
+
+
+def test_a_person_oracle_s_reply_is_stored_as_typed_and_replayed_as_the_task_took_it(store):
+    oracle = HumanAgent("bob", role="oracle")
+
+    def play(s):
+        for typed in ("y", "NO"):
+            question = s.agent_action()
+            oracle.answer(s.task.parse_reply(typed), typed=typed)
+            s._apply(question, typed=None, think_ms=1)
+
+    old = crashed(store, "twenty-questions", 2, agent=envs.make_policy("twenty-questions", "strong"),
+                  partner=oracle, agent_choice="strong", play=play)  # fmt: skip
+    infos = [s["info"] for s in store.steps(old.episode_id)]
+    assert [(i["partner"]["typed"], i["partner"]["reply"]) for i in infos] == [("y", "Yes."), ("NO", "No.")]
+    assert [partner_replies(i) for i in infos] == [["Yes."], ["No."]]
+    resumed_like(store, old)

@@ -119,3 +119,23 @@ def test_board_and_move_list_rendering():
         ["e4", "e5", "Nf3"], "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
     ) == ("1. e4 e5\n2. Nf3")
     assert move_list(["e5", "Nf3"], "8/8/8/8/8/8/8/8 b - - 0 7") == "7. … e5\n8. Nf3"
+
+
+async def test_a_move_played_after_opening_the_legal_moves_records_the_hint(store):
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(140, 40)) as pilot:
+        session = PlaySession(store, "endgames", player="ann", seed=4, options={"fen": MATE_IN_TWO})
+        screen = PlayScreen(session)
+        app.push_screen(screen)
+        await pilot.pause()
+        await pilot.click("#move-input")
+        await pilot.press("enter")  # an empty Enter: nothing is played or stored
+        await app.workers.wait_for_complete()
+        assert session.transitions == [] and session.attempts == []
+        await pilot.press("f2")
+        await type_move(pilot, app, "Rb7")
+        await pilot.press("f2")  # closed again
+        await type_move(pilot, app, "Rb8")
+        assert session.done
+    steps = store.steps(session.episode_id)
+    assert steps[0]["info"]["hints"] == ["legal_moves"] and "hints" not in steps[1]["info"]

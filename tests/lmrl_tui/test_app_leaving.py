@@ -216,3 +216,23 @@ async def test_a_crashed_episode_with_a_human_partner_resumes_with_the_recorded_
         assert len(resumed.transitions) == 4
     steps = store.steps(eid)
     assert [s["idx"] for s in steps][:4] == [0, 1, 2, 3]
+
+
+async def test_rejected_attempts_after_the_last_step_are_kept_when_the_person_leaves(store):
+    app = make_app(store)
+    async with app.run_test(size=(140, 40)) as pilot:
+        app.start_session("wordle", None, None, 4, "cy")
+        await pilot.pause()
+        await pilot.press(*"crane", "enter", *"cranx", "enter", "escape")
+        await pilot.pause()
+        assert isinstance(app.screen, LeaveDialog)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        app.start_session("wordle", None, None, 5, "cy")  # then the app is closed with one pending
+        await pilot.pause()
+        await pilot.press(*"ab", "enter")
+        await pilot.pause()
+    first, second = sorted(store.recent_episodes(2), key=lambda e: e["id"])
+    assert first["status"] == "abandoned" and [a["typed"] for a in first["meta"]["attempts"]] == ["cranx"]
+    assert second["status"] == "abandoned" and [a["typed"] for a in second["meta"]["attempts"]] == ["ab"]

@@ -29,9 +29,9 @@ async def test_person_plays_wordle_and_wins(store):
         await pilot.press("e", "enter")
         await pilot.pause()
         assert len(screen.session.transitions) == 1 and view.typing == ""
-        await pilot.press("enter")  # nothing typed: explained, not a guess
+        await pilot.press("enter")  # nothing typed: no guess and no attempt, nothing stored
         await pilot.pause()
-        assert len(screen.session.transitions) == 1 and "five-letter" in view._message
+        assert len(screen.session.transitions) == 1 and screen.session.attempts == []
         await type_word(pilot, answer)
         assert screen.session.done and screen.session.success
         assert "The word was " + answer.upper() in str(view.query_one("#message").render())
@@ -45,6 +45,7 @@ async def test_person_plays_wordle_and_wins(store):
     assert [s["typed"] for s in steps] == ["crane", answer]
     assert [s["action"] for s in steps] == ["c r a n e\n", " ".join(answer) + "\n"]
     assert [a["typed"] for a in steps[0]["info"]["attempts"]] == ["cranx"]
+    assert "attempts" not in steps[1]["info"]
     again = envs.replay(envs.make("wordle"), 4, [s["action"] for s in steps])
     assert [t.observation for t in again.transitions] == [s["observation"] for s in steps]
 
@@ -92,3 +93,20 @@ def test_wordle_screen_snapshot(snap_compare, tmp_path):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
+
+
+async def test_a_step_taken_with_the_hint_open_records_it(store):
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = app.start_session("wordle", None, None, 4, "ann")
+        await pilot.pause()
+        await type_word(pilot, "crane")  # no hint
+        await pilot.press("f2")  # opened and closed again before the guess: still an assisted step
+        await pilot.press("f2")
+        await type_word(pilot, "slate")
+        await pilot.press("f2")  # left open: every guess while it shows is assisted
+        await type_word(pilot, "pious")
+        await type_word(pilot, "dumpy")
+        assert len(screen.session.transitions) == 4
+    steps = store.steps(store.recent_episodes(1)[0]["id"])
+    assert [s["info"].get("hints") for s in steps] == [None, ["wordle_hint"], ["wordle_hint"], ["wordle_hint"]]
