@@ -29,8 +29,9 @@ from lmrl_tui.messages import (
     RunsRequested,
 )
 from lmrl_tui.prefs import LastChoices
-from lmrl_tui.screens.dialogs import HelpScreen, NewEpisodeDialog, StartedEpisode, about_markdown
+from lmrl_tui.screens.dialogs import NewEpisodeDialog, StartedEpisode
 from lmrl_tui.screens.home import HomeScreen
+from lmrl_tui.screens.info import HelpScreen, about_markdown
 from lmrl_tui.starting import open_session
 from lmrl_tui.workers import ErrorToast, ReportsWorkerErrors, show_error
 

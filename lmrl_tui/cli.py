@@ -48,6 +48,7 @@ DB_HELP = "episode database (default: $LMRL_DB or the user data directory)"
 
 def build_parser() -> argparse.ArgumentParser:
     """The one ``lmrl`` command tree; ``--db`` works before or after any subcommand."""
+    from envs.core.options import options_help
     from training.algorithms import add_eval_command, add_train_command
     from training.args import add_dataset_arguments, add_task_arguments, task_option
 
@@ -70,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--policy", default="behaviour", help="behaviour, strong/optimal, random, or a checkpoint folder")
     g.add_argument("--seed", type=_seed, default=0, help="first seed; episode i uses seed+i")
     g.add_argument("--partner", default=None, help="the other side: hf:MODEL or http:MODEL@BASE_URL (default: the built-in partner)")
-    g.add_argument("--option", type=task_option, action="append", default=[], help="task option key=value")
+    g.add_argument("--option", type=task_option, action="append", default=[], metavar="KEY=VALUE",
+                   help="task option (repeatable; `lmrl tasks` lists them) · " + " · ".join(options_help().splitlines()))
     g.add_argument("--batch", type=_positive, default=200, help="episodes per database transaction")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -105,6 +107,10 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         spec = envs.spec(task_id)
         rows.append((task_id, spec.title, " vs ".join(spec.roles), str(spec.max_turns), ", ".join(envs.policies(task_id))))
     _print_table(("task", "title", "sides", "max turns", "policies"), rows)
+    print("\nTask options (--option KEY=VALUE; the new-episode dialog lists them too):")
+    for task_id in envs.ids():
+        specs = envs.core.registry.option_specs(task_id)
+        print(f"  {task_id}:" + "".join(f"\n    {o.describe()}  {o.help}".rstrip() for o in specs) or " none")
     return 0
 
 

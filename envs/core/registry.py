@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from envs.core.api import Agent, RandomAgent, Task, TaskSpec
+from envs.core.options import DECLARED, OptionSpec
 
 TaskFactory = Callable[..., Task]
 AgentFactory = Callable[..., Agent]
@@ -96,6 +97,28 @@ def make(task_id: str, *, partner: Agent | None = None, **options: Any) -> Task:
             raise
         known = ", ".join(entry.spec.options) or "none"
         raise ValueError(f"{task_id} has no option {m.group(1)!r} (its options: {known})") from None
+
+
+_INTERNAL_OPTIONS = frozenset({"partner", "partner_replies"})
+"""Options only the store's replay and tests give (recorded replies), never a person."""
+
+
+def option_specs(task_id: str) -> list[OptionSpec]:
+    """The options ``task_id`` takes, with the defaults it really uses (its spec's), then any other
+    option its spec shows (a task registered at run time declares its options by its spec alone)."""
+    shown = _entry(task_id).spec.options
+    out: list[OptionSpec] = []
+    for o in DECLARED.get(task_id, ()):
+        default = shown.get(o.name, o.default)
+        out.append(OptionSpec(o.name, o.kind, default, o.choices, o.help, o.minimum))
+    declared = {o.name for o in out}
+    for name, value in shown.items():
+        if name in declared or name in _INTERNAL_OPTIONS:
+            continue
+        kind = "bool" if isinstance(value, bool) else "int" if isinstance(value, int) else (
+            "float" if isinstance(value, float) else "text")  # fmt: skip
+        out.append(OptionSpec(name, kind, value))
+    return out
 
 
 def policies(task_id: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Modal dialogs: start a new episode, the end-of-episode summary, help/about."""
+"""The new-episode dialog: the task, the seed, who plays each side, the task's options."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ import envs
 from data.session import PlaySession
 from envs.core import Agent
 from envs.core.agents import HUMAN, agent_choices
+from envs.core.options import show_value
+from envs.core.registry import option_specs
 from lmrl_tui.messages import NewEpisodeRequested
 from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.starting import (
@@ -162,9 +164,7 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
                     yield from self._row("partner-model", "…or a model", Input(
                         str(r.get("partner_model") or ""), placeholder="hf:MODEL or http:MODEL@URL",
                         id="partner-model"))  # fmt: skip
-                yield from self._row("options", "Task options", Input(
-                    str(r.get("options") or ""), placeholder="key=value …, e.g. words=small (see help)",
-                    id="options"))  # fmt: skip
+                yield from self._option_rows(str(r.get("options") or ""))
                 yield from self._row("player", "Player name", Input(self.player, id="player"))
                 yield from self._row("strict", "LMRL-strict", Checkbox(
                     "unreadable input counts as an invalid move", bool(r.get("strict")), id="strict"))  # fmt: skip
@@ -172,6 +172,49 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
             with Horizontal(id="buttons"):
                 yield Button("Start", variant="primary", id="start")
                 yield Button("Cancel", id="cancel")
+
+    def _option_rows(self, remembered: str) -> ComposeResult:
+        """One row per task option: a drop-down of its values when they are enumerated, else a
+        field (blank: the default) checked when the episode starts."""
+        try:
+            given = parse_options(remembered) or {}
+        except ValueError:
+            given = {}
+        for o in option_specs(self.task_id):
+            fid = f"opt-{o.name}"
+            value = given.get(o.name)
+            if o.kind in ("choice", "bool"):
+                choices = list(o.choices) if o.kind == "choice" else [True, False]
+                items = [(show_value(c) + (" (default)" if c == o.default else ""), show_value(c))
+                         for c in choices]  # fmt: skip
+                pick = show_value(value if value in choices else o.default)
+                widget: Widget = FormSelect(items, value=pick, allow_blank=False, id=fid)
+            else:
+                text = "" if value is None else show_value(value)
+                widget = Input(text, placeholder=f"{o.values()}; blank: {show_value(o.default)}", id=fid)
+            widget.tooltip = o.help or None
+            yield from self._row(fid, o.name, widget)
+
+    def _read_options(self, errors: dict[str | None, str]) -> dict[str, Any] | None:
+        """The options chosen (only those not at their default); a bad value is explained under
+        its field, naming the valid values."""
+        chosen: dict[str, Any] = {}
+        for o in option_specs(self.task_id):
+            text = self._value(f"opt-{o.name}")
+            try:
+                value = o.parse(text)
+            except ValueError as e:
+                errors[f"opt-{o.name}"] = str(e)
+                continue
+            if text and value != o.default:
+                chosen[o.name] = value
+        return chosen or None
+
+    def _options_text(self) -> str:
+        """The options chosen as ``key=value`` text, remembered for the next time."""
+        errors: dict[str | None, str] = {}
+        chosen = self._read_options(errors) or {}
+        return " ".join(f"{k}={show_value(v)}" for k, v in chosen.items())
 
     # -- focus: the focused field's label is marked -----------------------------------------------
     def on_descendant_focus(self, event: DescendantFocus) -> None:
@@ -211,22 +254,19 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         """The form's remembered fields (see :data:`lmrl_tui.prefs.REMEMBERED`)."""
         return {"agent": self._value("agent"), "checkpoint": self._value("checkpoint"),
                 "partner": self._value("partner") or PARTNER_EMBEDDED,
-                "partner_model": self._value("partner-model"), "options": self._value("options"),
+                "partner_model": self._value("partner-model"), "options": self._options_text(),
                 "strict": self.query_one("#strict", Checkbox).value}  # fmt: skip
 
     def _read_form(self) -> EpisodeChoice | None:
         """The choice typed in the form; None after showing what is wrong under each field."""
         self._show_errors({})
-        errors: dict[str | None, str] = {}
+        errors: dict[str | None, str] = {}  # by field id
         seed = options = None
         try:
             seed = parse_seed(self._value("seed"))
         except ValueError as e:
             errors["seed"] = str(e)
-        try:
-            options = parse_options(self._value("options"))
-        except ValueError as e:
-            errors["options"] = str(e)
+        options = self._read_options(errors)
         f = self.fields()
         partner = f["partner_model"] or f["partner"]
         if f["partner_model"] and not partner.startswith(("hf:", "http:")):
@@ -240,6 +280,8 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
 
     def _show_errors(self, errors: dict[str | None, str]) -> None:
         """Show each message under its field (None: under the form) and focus the first one."""
+        if "options" in errors:  # the task refused its options as a whole: under the form
+            errors = {**errors, None: errors.pop("options")}
         for field in self._labels:
             box = self.query_one(f"#{field}-error", Static)
             box.update(escape(errors.get(field, "")))
@@ -292,74 +334,3 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
             self._show_errors({e.field: str(e)})
             return
         self.dismiss(StartedEpisode(session, choice, self.fields()))
-
-
-class SummaryScreen(LmrlScreen, ModalScreen[str]):
-    """The end of an episode: return, steps, the best return possible, and what next."""
-
-    BINDINGS = [
-        Binding("enter,r", "choose('again')", "Play again", id="summary.again"),
-        Binding("s", "choose('same')", "Same seed", id="summary.same"),
-        Binding("escape,h", "choose('home')", "Home", id="summary.home"),
-    ]
-
-    def __init__(self, lines: list[str], title: str) -> None:
-        super().__init__()
-        self.lines = lines
-        self.title_text = title
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(f"[b]{self.title_text}[/b]")
-            yield Static("\n".join(self.lines), id="summary")
-            with Horizontal(id="buttons"):
-                yield Button("Play again", variant="primary", id="again")
-                yield Button("Same seed", id="same")
-                yield Button("Home", id="home")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(str(event.button.id))
-
-    def action_choose(self, what: str) -> None:
-        self.dismiss(what)
-
-
-class HelpScreen(LmrlScreen, ModalScreen[None]):
-    """Help for a task (or the app), with the database location."""
-
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss_help", "Close", id="help.close")]
-
-    def __init__(self, markdown: str) -> None:
-        super().__init__()
-        self.markdown = markdown
-
-    def compose(self) -> ComposeResult:
-        from textual.widgets import Markdown  # markdown-it is slow to import: not at start-up
-
-        with VerticalScroll():
-            yield Markdown(self.markdown)
-
-    def action_dismiss_help(self) -> None:
-        self.dismiss(None)
-
-
-def about_markdown(db_path: Any) -> str:
-    return f"""\
-# lmrl-tui
-
-Play the LMRL-Gym multi-turn RL tasks, log every step to SQLite as an offline RL dataset, train
-agents on the logs and watch them play.
-
-* **Database:** `{db_path}` (change with `--db PATH` or `LMRL_DB`)
-* **Keys:** `enter` start the highlighted task, `b` browse episodes, `t` training runs, `r` refresh
-  the counts, `?` help, `ctrl+p` command palette, `ctrl+q` quit.
-* New-episode dialog: `tab` / `enter` go to the next field; `enter` in the last field (or on
-  Start) starts; the last choices for each task are filled in again.
-* While playing: `space` steps a watched agent, `p` toggles auto-play, `+`/`-` change its speed,
-  `escape` leaves the episode (asked first once it has steps; it is kept, marked abandoned).
-* An episode left unfinished when lmrl stopped is offered at the next start: resume it (its steps
-  are replayed from its seed) or mark it abandoned.
-
-Headless jobs: `lmrl tasks`, `lmrl generate`, `lmrl stats`, `lmrl export`, `lmrl import`,
-`lmrl train`, `lmrl eval` (see `lmrl --help`).
-"""

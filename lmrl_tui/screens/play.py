@@ -24,7 +24,7 @@ from envs.core import InvalidInput, Text
 from envs.core.session import HumanAgent, SessionClosed, StepOutcome
 from lmrl_tui.messages import PlayAgainRequested
 from lmrl_tui.screens.base import LmrlScreen
-from lmrl_tui.screens.dialogs import HelpScreen, SummaryScreen, about_markdown
+from lmrl_tui.screens.info import HelpScreen, SummaryScreen, about_markdown
 from lmrl_tui.screens.leave import LeaveDialog
 from lmrl_tui.starting import agent_label
 from lmrl_tui.views import view_class

@@ -32,3 +32,37 @@ def test_every_task_has_the_whole_protocol() -> None:
         finally:
             task.close()
             task.close()  # closing twice is safe
+
+
+@pytest.mark.stockfish
+@pytest.mark.parametrize("task_id", envs.core.builtin_ids())
+def test_every_option_a_task_shows_is_declared_with_the_default_it_uses(task_id) -> None:
+    from envs.core.options import DECLARED
+    from envs.core.registry import option_specs
+
+    declared = {o.name: o for o in DECLARED[task_id]}
+    shown = envs.spec(task_id).options
+    assert set(shown) <= set(declared)
+    for name, value in shown.items():
+        assert declared[name].default == value, name
+    for o in option_specs(task_id):  # every declared default and value is one the task takes
+        for value in (o.default, *o.choices[:2]):
+            if value is None or (o.name == "layout" and value == "random"):
+                continue
+            given = [value] if o.kind == "choices" and not isinstance(value, list) else value
+            envs.make(task_id, **{o.name: given}).close()
+        if o.kind == "choices":
+            with pytest.raises(ValueError, match=o.name):
+                o.parse("kXK")
+
+
+def test_an_option_s_typed_value_is_checked_and_names_the_valid_values() -> None:
+    from envs.core.registry import option_specs
+
+    words, guesses = option_specs("wordle")[:2]
+    assert words.parse("small") == "small" and words.parse("") == "standard"
+    with pytest.raises(ValueError, match="words must be standard|small, not 'tiny'"):
+        words.parse("tiny")
+    assert guesses.parse("8") == 8
+    with pytest.raises(ValueError, match="max_guesses must be a whole number ≥ 1, not 'x'"):
+        guesses.parse("x")

@@ -7,7 +7,7 @@ import envs
 from data.session import PlaySession
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.browse import BrowseScreen
-from lmrl_tui.screens.dialogs import HelpScreen
+from lmrl_tui.screens.info import HelpScreen
 from lmrl_tui.screens.play import PlayScreen
 
 

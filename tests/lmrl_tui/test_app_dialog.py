@@ -63,7 +63,7 @@ async def test_enter_in_a_field_moves_on_and_does_not_start(store):
         await pilot.pause()
         assert dialog.query_one("#agent", Select).value == "strong" and not dialog.query_one("#agent").expanded
         dialog.query_one("#agent", Select).value = "human"
-        dialog.query_one("#options", Input).focus()
+        dialog.query_one("#opt-layout_seed", Input).focus()  # the maze's last option
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.screen is dialog and app.focused is dialog.query_one("#player", Input)
@@ -88,7 +88,8 @@ async def test_the_last_choices_of_a_task_are_remembered_across_restarts(store):
     async with app.run_test(size=(120, 40)) as pilot:
         dialog = await open_dialog(app, pilot, "wordle")
         dialog.query_one("#agent", Select).value = "strong"
-        dialog.query_one("#options", Input).value = "words=small"
+        dialog.query_one("#opt-words", Select).value = "small"
+        dialog.query_one("#opt-max_guesses", Input).value = "7"
         dialog.query_one("#strict").value = True
         dialog.query_one("#player", Input).value = "bea"
         await pilot.click("#start")
@@ -99,18 +100,19 @@ async def test_the_last_choices_of_a_task_are_remembered_across_restarts(store):
         assert isinstance(app.screen, HomeScreen)
         again = await open_dialog(app, pilot, "wordle")
         assert again.query_one("#agent", Select).value == "strong"
-        assert again.query_one("#options", Input).value == "words=small"
+        assert again.query_one("#opt-words", Select).value == "small"
+        assert again.query_one("#opt-max_guesses", Input).value == "7"
         assert again.query_one("#strict").value is True
         assert again.query_one("#player", Input).value == "bea"
         assert again.query_one("#seed", Input).value == ""  # a new random seed each time
         other = await open_dialog(app, pilot, "maze-fo")  # another task has its own choices
         assert other.query_one("#agent", Select).value == "human"
-        assert other.query_one("#options", Input).value == ""
+        assert other.query_one("#opt-layout", Select).value == "double_t"
     restarted = make_app(store)
     async with restarted.run_test(size=(120, 40)) as pilot:
         dialog = await open_dialog(restarted, pilot, "wordle")
         assert dialog.query_one("#agent", Select).value == "strong"
-        assert dialog.query_one("#options", Input).value == "words=small"
+        assert dialog.query_one("#opt-words", Select).value == "small"
         assert dialog.query_one("#player", Input).value == "bea"
 
 
@@ -123,21 +125,48 @@ async def test_errors_are_shown_under_their_field_and_the_dialog_stays(store):
         await settle(app, pilot)
         assert app.screen is dialog and "whole number" in field_error(dialog, "seed")
         dialog.query_one("#seed", Input).value = "4"
-        dialog.query_one("#options", Input).value = "colour=red"
+        dialog.query_one("#opt-max_guesses", Input).value = "0"
         await pilot.click("#start")
         await settle(app, pilot)
         assert app.screen is dialog and field_error(dialog, "seed") == ""
-        assert "colour" in field_error(dialog, "options")
-        assert app.focused is dialog.query_one("#options", Input)  # where the fix is typed
-        dialog.query_one("#options", Input).value = ""
+        assert field_error(dialog, "opt-max_guesses") == "max_guesses must be a whole number ≥ 1, not '0'"
+        assert app.focused is dialog.query_one("#opt-max_guesses", Input)  # where the fix is typed
+        dialog.query_one("#opt-max_guesses", Input).value = ""
         dialog.query_one("#checkpoint", Input).value = "no-such-policy"
         await pilot.click("#start")
         await settle(app, pilot)
         assert app.screen is dialog and "unknown policy 'no-such-policy'" in field_error(dialog, "checkpoint")
-        assert field_error(dialog, "options") == ""
+        assert field_error(dialog, "opt-max_guesses") == ""
         assert dialog.query_one("#seed", Input).value == "4"  # the form is kept
         dialog.query_one("#checkpoint", Input).value = ""
         await pilot.click("#start")
         await settle(app, pilot)
         assert isinstance(app.screen, PlayScreen) and app.screen.session.seed == 4
     assert store.count() == 1
+
+
+async def test_every_option_of_the_task_has_a_field_with_its_values(store):
+    """Enumerated options are drop-downs of their values (the default marked), the others fields
+    whose placeholder names what they take; what is chosen is played and stored."""
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(120, 50)) as pilot:
+        dialog = await open_dialog(app, pilot, "endgames", seed=2)
+        for name in ("opponent", "elo", "skill_level", "depth", "movetime", "nodes", "threads", "max_moves",
+                     "fen", "positions", "setups"):  # fmt: skip
+            assert dialog.query(f"#opt-{name}"), name
+        positions = dialog.query_one("#opt-positions", Select)
+        assert positions.value == "test" and "test (default)" in [str(p) for p, _ in positions._options]
+        setups = dialog.query_one("#opt-setups", Input)
+        assert "kQK,kRK,kQRK,kRRK" in setups.placeholder
+        setups.value = "kQK,kXK"
+        await pilot.click("#start")
+        await settle(app, pilot)
+        assert app.screen is dialog
+        assert field_error(dialog, "opt-setups") == "setups must be any of kQK,kRK,kQRK,kRRK, not 'kQK,kXK'"
+        setups.value = "kRK"
+        await pilot.click("#start")
+        await settle(app, pilot)
+        assert isinstance(app.screen, PlayScreen)
+        assert app.screen.session.state()["setup"] == "kRK"
+    ep = store.recent_episodes(1)[0]
+    assert ep["options"]["setups"] == ["kRK"] and ep["options"]["positions"] == "test"

@@ -106,13 +106,14 @@ async def test_task_options_from_the_new_episode_dialog(store):
         app.new_episode("wordle", seed=4)
         await pilot.pause()
         dialog = app.screen
-        dialog.query_one("#options").value = "words"
+        dialog.query_one("#opt-max_guesses").value = "six"
         await pilot.click("#start")
         await pilot.pause()
-        assert app.screen is dialog and "key=value" in str(dialog.query_one("#options-error").render())
-        dialog.query_one("#options").value = "words=small"
-        dialog.query_one("#options").focus()
-        await pilot.press("enter", "enter")  # to the last field (the player's name), which starts
+        assert app.screen is dialog and "whole number" in str(dialog.query_one("#opt-max_guesses-error").render())
+        dialog.query_one("#opt-max_guesses").value = ""
+        dialog.query_one("#opt-words").value = "small"
+        dialog.query_one("#player").focus()
+        await pilot.press("enter")  # the last field (the player's name) starts
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, PlayScreen) and screen.session.task.vocab.size == 400
@@ -125,14 +126,14 @@ async def test_task_options_from_the_new_episode_dialog(store):
         app.new_episode("wordle", seed=4)
         await pilot.pause()
         dialog = app.screen
-        dialog.query_one("#options").value = "colour=red"
+        dialog.query_one("#opt-bad_word_reward").value = "a lot"
         await pilot.click("#start")
         await pilot.pause()
-        assert app.screen is dialog  # wordle has no option 'colour': said under the field
-        assert "colour" in str(dialog.query_one("#options-error").render())
+        assert app.screen is dialog  # said under the field, with what it takes
+        assert "bad_word_reward must be a number" in str(dialog.query_one("#opt-bad_word_reward-error").render())
     (ep,) = [e for e in store.recent_episodes(5) if e["task"] == "wordle"]
     opts = ep["options"] if isinstance(ep["options"], dict) else json.loads(ep["options"])
-    assert opts == {"words": "small"} and ep["seed"] == 4
+    assert opts["words"] == "small" and opts["max_guesses"] == 6 and ep["seed"] == 4
 
 
 

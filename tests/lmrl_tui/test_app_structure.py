@@ -114,8 +114,9 @@ async def test_headless_runs_have_a_steady_cursor_and_a_fixed_theme(store):
 async def test_screens_ask_the_app_by_message(store):
     """Keys on the home screen and a task picked in the dialog reach the app as messages."""
     from lmrl_tui.screens.browse import BrowseScreen
-    from lmrl_tui.screens.dialogs import HelpScreen, NewEpisodeDialog
+    from lmrl_tui.screens.dialogs import NewEpisodeDialog
     from lmrl_tui.screens.home import HomeScreen
+    from lmrl_tui.screens.info import HelpScreen
 
     app = make_app(store, player="ann")
     async with app.run_test(size=(140, 44)) as pilot:

@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+import envs
+
 from data.store import Store
 from lmrl_tui.cli import main
 
@@ -44,6 +46,23 @@ def test_generate_stats_export_import(tmp_path, capsys):
 def test_tasks_lists_maze(capsys):
     assert main(["tasks"]) == 0
     assert "maze-fo" in capsys.readouterr().out
+
+
+def test_tasks_and_the_option_help_list_every_task_s_options_with_values_and_defaults(capsys):
+    assert main(["tasks"]) == 0
+    out = capsys.readouterr().out
+    options = out[out.index("Task options"):]
+    for line in ("layout=double_t|umaze|medium|random (default: double_t)",
+                 "words=standard|small (default: standard)", "max_guesses=a whole number ≥ 1 (default: 6)",
+                 "setups=any of kQK,kRK,kQRK,kRRK (default: kQK,kRK,kQRK,kRRK)",
+                 "reward_mode=fancy|revenue (default: fancy)", "max_questions=a whole number ≥ 1 (default: 20)"):  # fmt: skip
+        assert line in options, line
+    for task_id in envs.ids():
+        assert f"  {task_id}:" in options
+    with pytest.raises(SystemExit):
+        main(["generate", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "words=standard|small (default: standard)" in help_text and "positions=test|random" in help_text
 
 
 def test_env_var_selects_database(tmp_path):
