@@ -10,7 +10,6 @@ import sys
 import pytest
 
 import envs
-
 from data.store import Store
 from lmrl_tui.cli import main
 
