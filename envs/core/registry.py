@@ -89,6 +89,11 @@ def make(task_id: str, *, partner: Agent | None = None, **options: Any) -> Task:
         if len(entry.spec.roles) < 2:
             raise ValueError(f"{task_id} is one-sided: it takes no partner")
         options = {**options, "partner": partner}
+    declared = {o.name: o for o in DECLARED.get(task_id, ())}
+    for name, value in options.items():  # a number given as text that is none: say what it takes
+        o = declared.get(name)
+        if o is not None and o.kind in ("int", "float") and isinstance(value, str):
+            o.parse(value)
     try:
         return entry.factory(**options)
     except TypeError as e:

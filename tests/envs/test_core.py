@@ -66,3 +66,10 @@ def test_an_option_s_typed_value_is_checked_and_names_the_valid_values() -> None
     assert guesses.parse("8") == 8
     with pytest.raises(ValueError, match="max_guesses must be a whole number ≥ 1, not 'x'"):
         guesses.parse("x")
+
+
+def test_a_bad_number_given_to_make_names_what_the_option_takes() -> None:
+    with pytest.raises(ValueError, match="max_guesses must be a whole number ≥ 1, not 'six'"):
+        envs.make("wordle", max_guesses="six")
+    with pytest.raises(ValueError, match="wordle has no option 'colour' \\(its options: "):
+        envs.make("wordle", colour="red")
