@@ -21,7 +21,9 @@ buyer, two lines in a row from one side, a last seller line without a reply) rec
 byte for byte. The ``fancy`` reward of ``output`` goes on the last step; each buyer run (the last
 with its Output line appended) goes in ``info["partner_replies"]`` as one line, so the episode
 replays with ``partner_replies`` (a run of several buyer lines replays as one line). The persona
-goes in the episode's ``meta["buyer_info"]``.
+goes in the episode's ``meta["buyer_info"]``. An Accept without a price (reward 0, as in LMRL's
+env) has no form in LMRL's data (its loader formats ``buy_price`` of a bought car): it is written
+as not bought, which LMRL's loader rewards as a refusal.
 """
 
 from __future__ import annotations

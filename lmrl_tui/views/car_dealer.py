@@ -99,7 +99,7 @@ class CarDealerView(ChatView):
                         yield Button("Walk away", id="deal-reject", variant="error")
                 with Vertical(id="cd-lot-box"):
                     yield Static("", id="cd-lot-title")
-                    yield Input(placeholder="Search: brand, model, type, feature", id="cd-search")
+                    yield Input(placeholder="Search make, model, type, feature", id="cd-search")
                     with VerticalScroll(id="cd-lot"):
                         yield Static("", id="cd-lot-list")
 
@@ -111,14 +111,14 @@ class CarDealerView(ChatView):
     def _draw_lot(self) -> None:
         cars = lot_matches(self.query_one("#cd-search", Input).value)
         self.query_one("#cd-lot-title", Static).update(
-            f"[b]Your lot[/b] · {len(cars)} of {len(inventory())} cars"
+            f"[b]Your lot[/b] · {len(cars)} of {len(inventory())} cars (MSRP)"
         )
         out = RichText()
         for i, car in enumerate(cars):
             if i:
                 out.append("\n")
             out.append(car.name, style="bold")
-            out.append(f"  MSRP {money(car.price)}\n", style="green")
+            out.append(f"  {money(car.price)}\n", style="green")
             out.append(f"  {', '.join(car.types)} · {', '.join(car.features)}", style="dim")
         if not cars:
             out.append("No car matches.", style="dim italic")
