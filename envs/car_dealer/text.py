@@ -284,9 +284,12 @@ def understand(line: str) -> Understanding:
 # -- requests ---------------------------------------------------------------------------------
 _RULED_OUT = re.compile(
     r"\b(?:not|no|don't want|do not want|never|instead of|rather than|other than|except|besides|"
-    r"anything but|not interested in|hate|can't stand|nothing(?: like)?)\b[^.,;:!?]*",
+    r"anything but|not interested in|hate|can't stand|nothing(?: like)?)\b"
+    r"[^.,;:!?]*?(?=[.,;:!?]|\b(?:but|i|i'd|i'm|we|want|prefer|instead|rather)\b|$)",
     re.IGNORECASE,
 )
+"""What a buyer rules out: from the negation to the end of its clause ("No I want a Tesla" keeps
+"I want a Tesla")."""
 
 
 def read_request(line: str, ignore: str = "") -> Request:

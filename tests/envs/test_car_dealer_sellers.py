@@ -82,6 +82,10 @@ def test_read_request() -> None:
     assert read_request("The 2022 Toyota RAV4 sounds good.", ignore="2022 Toyota RAV4").names_a_car is False
     assert read_request("I'd rather have an electric car with a sunroof").types == ["electric"]
     assert read_request("It has no sunroof, though.").features == []
+    for said in ("No I want a Tesla", "I don't want a Ford but a Tesla", "I want a Tesla instead of a BMW",
+                 "Nothing like the Mustang, I want a Tesla", "Not a BMW. A Tesla!"):  # fmt: skip
+        assert read_request(said).brands == ["Tesla"], said
+    assert read_request("Anything but a BMW").brands == []
 
 
 def test_answer_when_what_was_asked_for_is_gone() -> None:
