@@ -13,8 +13,8 @@ under discussion gets that car, and no small talk.
   final price, then meets the buyer's counter.
 * ``behaviour``: per episode one of three styles (anchor high and concede slowly; start at the
   list price and meet halfway; push features and hold the price), with sloppy habits (sometimes
-  skips the questions, ignores the budget, or makes small talk). Its deal rate (about 0.59 over
-  seeds 0-499) is near LMRL's data (0.53); ``bench/bench_car_dealer.py`` prints it.
+  skips the questions, ignores the budget, or makes small talk). Its deal rate (0.58 over
+  seeds 0-999) is near LMRL's data (0.53); ``bench/bench_car_dealer.py`` prints it.
 * ``random``: random lines about random cars and prices (the task has no enumerable actions).
 """
 
