@@ -5,6 +5,12 @@ The persona lists (``assets/personas.json``) are LMRL-Gym's, in LMRL's order, so
 ``choice(personalities)``, ``choice(brands)``, ``choice(types)``, ``k = randint(1, 4)``,
 ``sample(features, k)``, ``choice(budgets)`` from ``random.Random(seed)``. The inventory and the
 buyer's reply templates are our own, hand-written package data.
+
+What a buyer asks for (:class:`Request`, read by :func:`envs.car_dealer.text.read_request`;
+:class:`Wishes`, all it asked for so far) and the inventory's answer to it (:func:`answer`: the
+cars that are what was asked for, or, when there is none, the closest match and a sentence that
+says what is not in stock; never a car that shares nothing with the request while a related one
+is on the lot) serve the scripted sellers.
 """
 
 from __future__ import annotations
@@ -12,7 +18,8 @@ from __future__ import annotations
 import json
 import random
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -218,3 +225,106 @@ def join_words(items: list[str] | tuple[str, ...]) -> str:
     if len(items) == 1:
         return items[0]
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+# -- what the buyer asks for, and the inventory's answer ---------------------------------------
+@dataclass
+class Request:
+    """What one buyer line asks for (every field may be empty)."""
+
+    brands: list[str] = field(default_factory=list)
+    types: list[str] = field(default_factory=list)
+    model: Car | None = None
+    features: list[str] = field(default_factory=list)
+
+    @property
+    def names_a_car(self) -> bool:
+        """It names a brand, a type or a model (features alone do not change the car)."""
+        return bool(self.brands or self.types or self.model)
+
+    def fits(self, car: Car) -> bool:
+        """``car`` is what the line asks for (brand, type and model; features are a preference)."""
+        if self.model is not None and (car.brand, car.model) != (self.model.brand, self.model.model):
+            return False
+        if self.brands and car.brand not in self.brands:
+            return False
+        return not self.types or any(t in car.types for t in self.types)
+
+
+@dataclass
+class Wishes:
+    """What the buyer has asked for so far (the latest brand, type and model; every feature)."""
+
+    brand: str | None = None
+    ctype: str | None = None
+    model: Car | None = None
+    features: set[str] = field(default_factory=set)
+
+    def add(self, r: Request) -> None:
+        if r.model is not None:
+            self.model = r.model
+        elif r.brands and r.brands[0] != self.brand:
+            self.model = None
+        if r.brands:
+            self.brand = r.brands[0]
+        if r.types:
+            self.ctype = r.types[0]
+            if self.model is not None and self.ctype not in self.model.types:
+                self.model = None
+        elif r.model is not None and self.ctype not in r.model.types:
+            self.ctype = r.model.types[0]  # a model asked for by name is its own type
+        self.features |= set(r.features)
+
+    @property
+    def known(self) -> bool:
+        return bool(self.brand or self.ctype or self.model)
+
+    def fits(self, car: Car) -> bool:
+        return Request([self.brand] if self.brand else [], [self.ctype] if self.ctype else [],
+                       self.model).fits(car)  # fmt: skip
+
+    def match(self, car: Car) -> float:
+        """Brand + type + share of wanted features (0..3), the persona buyer's valuation."""
+        s = float(car.brand == self.brand) + float(self.ctype in car.types)
+        if self.features:
+            s += len(self.features & set(car.features)) / len(self.features)
+        return s
+
+    def what(self) -> str:
+        """``"a Tesla truck"``, ``"the Tesla Model 3"``, ``"an electric car"``."""
+        if self.model is not None:
+            return f"the {self.model.brand} {self.model.model}"
+        words = " ".join(x for x in (self.brand, type_phrase(self.ctype) if self.ctype else "car") if x)
+        return ("an " if words[0].lower() in "aeiou" else "a ") + words
+
+
+def answer(wishes: Wishes, offered: Iterable[str] = (), budget: int | None = None) -> tuple[list[Car], str]:
+    """The cars to offer for ``wishes`` and what to say first.
+
+    The cars that fit the wishes and were not offered yet (a model asked for by name is offered
+    again) with ``""``; if none fits, the closest related cars (the best :meth:`Wishes.match`,
+    then the price nearest the budget) with a sentence saying what is not in stock (the seller
+    then names the closest match). With no wishes
+    known: every car not offered yet.
+    """
+    done = set(offered)
+    fresh = [c for c in inventory() if c.name not in done]
+    if wishes.model is not None:
+        named = [c for c in inventory() if wishes.fits(c)]
+        if named:
+            return named, ""
+    if not wishes.known:
+        return fresh or list(inventory()), ""
+    fitting = [c for c in fresh if wishes.fits(c)]
+    if fitting:
+        return fitting, ""
+    pool = fresh or list(inventory())
+    best = max(wishes.match(c) for c in pool)
+    if best <= 0:
+        return [], f"We don't have {wishes.what()} or anything like it in stock right now."
+    closest = [c for c in pool if wishes.match(c) == best]
+    if budget:
+        closest.sort(key=lambda c: abs(c.price - budget))
+    if any(wishes.fits(c) for c in inventory()):
+        return closest, f"We have no other {wishes.what().split(' ', 1)[1]} in stock."
+    return closest, f"We don't have {wishes.what()} in stock right now."

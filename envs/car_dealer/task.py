@@ -20,7 +20,8 @@ Each step's ``info["partner_replies"]`` records what the partner said in that st
 read as one line (control characters and newlines become spaces, at most 2,000 characters).
 A person playing the buyer answers with :func:`buyer_message` lines and ends the talk with
 :func:`buyer_decision` (the chat line plus the Output line); :func:`is_decision_prompt` tells when
-the task forces the decision, and :func:`suggested_terms` prefills a decision form.
+the task forces the decision, :func:`offers` lists the prices on the table (what a person's
+decision form offers to accept, with the MSRP filled in) and :func:`suggested_terms` the last ones.
 
 Rewards (on the seller action the decision answers; 0 otherwise). ``reward_mode="fancy"`` (LMRL's
 default): accept -> ``buy_price / ((budget + msrp) / 2)``; reject -> ``-(budget - msrp) / msrp``
@@ -40,6 +41,7 @@ read gets an answer such as ``"Sorry, I don't understand."`` and ``info["underst
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -118,6 +120,42 @@ def suggested_terms(history: Sequence[Text]) -> dict[str, Any]:
             price = prices[-1]
             msrp = msrp or price
     return {"car": car_name, "msrp": msrp, "price": price}
+
+
+_BUDGET_TALK = re.compile(r"budget|afford|spend|up to|at most", re.IGNORECASE)
+
+
+def offers(history: Sequence[Text], budget: int | None = None) -> list[dict[str, Any]]:
+    """The prices named in a buyer's view (``Start``, persona line, dialogue), newest first.
+
+    Each ``{"car", "msrp", "price", "by"}`` once (its newest mention): ``by`` is ``"seller"`` for
+    the seller's prices and ``"buyer"`` for the buyer's own counter-offers. A price is for the car
+    the line names, else for the car under discussion (the last one named by the seller; the
+    buyer's lines about its budget do not count); ``car``
+    is None when no car was named yet. The MSRP is the car's list price when it is on the lot,
+    else the first price named for it (``budget`` when there is none yet).
+    """
+    found: list[dict[str, Any]] = []
+    car_name, msrp = None, None
+    for t in history[2:]:
+        text = clean(t.text)
+        car, prices = find_car(text), find_prices(text)
+        if t.is_action and _BUDGET_TALK.search(text):
+            continue  # the buyer's budget is no offer
+        if not t.is_action and car is not None and car.name != car_name:
+            car_name, msrp = car.name, car.price
+        if not prices:
+            continue
+        if msrp is None and not t.is_action:
+            msrp = prices[0]
+        for price in prices if t.is_action else prices[-1:]:
+            found.append({"car": car_name, "msrp": msrp or price or budget, "price": price,
+                          "by": "buyer" if t.is_action else "seller"})  # fmt: skip
+    out: list[dict[str, Any]] = []
+    for offer in reversed(found):
+        if offer not in out:
+            out.append(offer)
+    return out
 
 
 def buyer_decision(message: str, accept: bool, msrp: int, buy_price: int | None = None) -> str:

@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from envs.car_dealer.data import BRAND_NAMES, FEATURES, Car, inventory
+from envs.car_dealer.data import BRAND_NAMES, FEATURES, Car, Request, inventory
 
 MAX_PARSE_CHARS = 2000
 """Only the first 2,000 characters of an utterance are read (a 100 kB line is still answered)."""
@@ -279,3 +279,27 @@ def understand(line: str) -> Understanding:
     u.agree = not u.refuse and not u.closing and bool(_AGREE.search(text))
     u.pitch = bool(_PITCH.search(text))
     return u
+
+
+# -- requests ---------------------------------------------------------------------------------
+_RULED_OUT = re.compile(
+    r"\b(?:not|no|don't want|do not want|never|instead of|rather than|other than|except|besides|"
+    r"anything but|not interested in|hate|can't stand|nothing(?: like)?)\b"
+    r"[^.,;:!?]*?(?=[.,;:!?]|\b(?:but|i|i'd|i'm|we|want|prefer|instead|rather)\b|$)",
+    re.IGNORECASE,
+)
+"""What a buyer rules out: from the negation to the end of its clause ("No I want a Tesla" keeps
+"I want a Tesla")."""
+
+
+def read_request(line: str, ignore: str = "") -> Request:
+    """The request in a buyer line (``ignore``: a car name to skip, the one under discussion)."""
+    text = clean(line)
+    if ignore:
+        text = text.replace(ignore, " ")
+    wanted = _RULED_OUT.sub(" ", text)
+    model = find_car(wanted)
+    brands = find_brands(wanted)
+    if model is not None and model.brand not in brands:
+        brands.insert(0, model.brand)
+    return Request(brands[:1], find_types(wanted)[:1], model, find_features(text))

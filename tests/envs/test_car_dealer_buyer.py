@@ -344,3 +344,24 @@ def test_buyer_names_the_car_with_the_year_the_seller_used():
 
     assert find_car("I have a 2022 Subaru Outback for $32,000").name == "2022 Subaru Outback"
     assert find_car("How about a Subaru Outback?").year == find_car("Subaru Outback").year
+
+
+def test_offers_are_the_prices_on_the_table_newest_first() -> None:
+    from envs.car_dealer.task import offers
+
+    h = [Text("Start\n", False), Text("Personality: polite. ...\n", False),
+         Text("Hi! What's your budget?\n", False), Text("My budget is $30,000.\n", True),
+         Text("We have a 2022 Toyota RAV4 for $33,000.\n", False), Text("Would you take $29,000?\n", True),
+         Text("I can do $31,000.\n", False), Text("Or a 2016 Volkswagen Jetta, $11,000.\n", False),
+         Text("Nice car for $20k, the 2019 Zonda.\n", False)]  # fmt: skip
+    assert offers(h[:4], 30000) == []  # the buyer's budget is no offer
+    assert offers(h, 30000) == [
+        {"car": "2016 Volkswagen Jetta", "msrp": 11500, "price": 20000, "by": "seller"},
+        {"car": "2016 Volkswagen Jetta", "msrp": 11500, "price": 11000, "by": "seller"},
+        {"car": "2022 Toyota RAV4", "msrp": 32000, "price": 31000, "by": "seller"},
+        {"car": "2022 Toyota RAV4", "msrp": 32000, "price": 29000, "by": "buyer"},
+        {"car": "2022 Toyota RAV4", "msrp": 32000, "price": 33000, "by": "seller"},
+    ]
+    no_car = [*h[:2], Text("I have something for $25,000.\n", False), Text("How about $22k?\n", True)]
+    assert offers(no_car) == [{"car": None, "msrp": 25000, "price": 22000, "by": "buyer"},
+                              {"car": None, "msrp": 25000, "price": 25000, "by": "seller"}]  # fmt: skip

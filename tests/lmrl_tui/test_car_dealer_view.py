@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import contextlib
 
+from app_support import spy_notifications
+from textual.widgets import OptionList
+
 import envs
 from data.session import PlaySession
+from envs.car_dealer.text import find_car
 from envs.core.session import HumanAgent
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.play import PlayScreen
-from lmrl_tui.views.car_dealer import CarDealerView, parse_dollars
+from lmrl_tui.views.car_dealer import CarDealerView, lot_matches, offer_label
 
 
 @contextlib.asynccontextmanager
@@ -49,9 +53,15 @@ async def reply(pilot, screen, text: str) -> None:
     await pilot.pause()
 
 
+def offer_labels(view) -> list[str]:
+    box = view.query_one("#deal-offers", OptionList)
+    return [str(box.get_option_at_index(i).prompt) for i in range(box.option_count)]
+
+
 async def test_person_as_buyer_closes_a_deal_with_the_strong_seller(store):
     app = make_app(store, player="ann")
     partner = HumanAgent("ann")
+    seen = spy_notifications(app)
     async with app.run_test(size=(140, 40)) as pilot, cancel_on_error(partner):
         seller = envs.make_policy("car-dealer", "strong")
         screen = app.start_session("car-dealer", seller, partner, 4, "ann")
@@ -59,27 +69,44 @@ async def test_person_as_buyer_closes_a_deal_with_the_strong_seller(store):
         await pilot.pause()
         view = screen.query_one(CarDealerView)
         persona = screen.session.task.state()["persona"]
-        secret = view.query_one("#chat-secret")
-        assert secret.display and f"${persona['budget']:,}" in str(secret.render())
+        # The buyer's panel: persona, budget and wanted features; never the seller's lot.
+        panel = view.query_one("#cd-persona")
+        text = str(panel.render())
+        assert panel.display and "You are the buyer" in text and f"${persona['budget']:,}" in text
+        assert all(f in text for f in persona["preferred_features"])
+        assert not view.query_one("#cd-lot-box").display
+        assert not view.query("#deal-msrp") and not view.query("#deal-price")  # no MSRP to type
         assert await wait_for_reply_request(pilot, screen, view)
         assert "What kind of car" in view.pending
-        assert view.query_one("#deal-row").display
+        assert view.query_one("#deal-form").display
+        assert offer_labels(view) == ["No price named yet"]
+        # Accepting with no price on the table is explained; the typed line is kept.
+        view.query_one("#chat-input").value = "Sure, I'll buy something."
+        view.query_one("#deal-accept").press()
+        await pilot.pause()
+        assert view.replying == "buyer" and seen[-1][0].startswith("No price is on the table yet")
+        assert view.query_one("#chat-input").value == "Sure, I'll buy something."
         # Nothing typed: explained, no reply sent.
         view.query_one("#chat-input").value = "   "
         await pilot.press("enter")
         await pilot.pause()
         assert view.replying == "buyer"
         await reply(pilot, screen, "I'd like a Toyota SUV with a sunroof and heated seats. Budget $30,000.")
-        assert await wait_for_reply_request(pilot, screen, view)
-        offer = view.pending
-        assert "$" in offer
-        price = view.query_one("#deal-price").value
-        assert price and parse_dollars(price, "price") <= 30000
-        view.query_one("#deal-msrp").value = "zero"
+        while await wait_for_reply_request(pilot, screen, view):
+            if view.offers:
+                break
+            await reply(pilot, screen, "Go on.")
+        offer = view.offers[0]
+        car = find_car(offer["car"])
+        assert offer["by"] == "seller" and car.brand == "Toyota" and "SUV" in car.types
+        assert offer_labels(view)[0] == f"{offer['car']} at ${offer['price']:,} (seller)"
+        assert view.query_one("#deal-offers").highlighted == 0  # the newest offer is picked
+        # A chat line over the limit is explained, and nothing is lost.
+        view.query_one("#chat-input").value = "x" * 600
         view.query_one("#deal-accept").press()
         await pilot.pause()
-        assert view.replying == "buyer"  # a bad MSRP is explained, not sent
-        view.query_one("#deal-msrp").value = "32,000"
+        assert view.replying == "buyer" and "too long" in seen[-1][0]
+        assert view.query_one("#chat-input").value == "x" * 600
         view.query_one("#chat-input").value = "Deal, I'll take it."
         view.query_one("#deal-accept").press()
         await app.workers.wait_for_complete()
@@ -95,11 +122,39 @@ async def test_person_as_buyer_closes_a_deal_with_the_strong_seller(store):
     assert ep["source"] == "human"
     steps = store.steps(ep["id"])
     assert steps[-1]["observation"] == "Deal, I'll take it. \n"
-    assert "Output: Decision=Accept MSRP=$32,000" in steps[-1]["info"]["partner"]["typed"]
+    # The MSRP is the car's list price, the price the offer's: nothing typed.
+    assert steps[-1]["info"]["decision"] == {"car_bought": True, "msrp": car.price, "buy_price": offer["price"]}
     # The recorded partner replies replay the episode exactly.
     replies = [r for s in steps for r in s["info"]["partner_replies"]]
     again = envs.replay(envs.make("car-dealer", partner_replies=replies), ep["seed"], [s["action"] for s in steps])
     assert [(t.observation, t.reward) for t in again.transitions] == [(s["observation"], s["reward"]) for s in steps]
+
+
+async def test_person_as_buyer_asking_for_a_tesla_is_offered_one_and_may_walk_away(store):
+    app = make_app(store, player="di")
+    partner = HumanAgent("di", role="buyer")
+    async with app.run_test(size=(140, 40)) as pilot, cancel_on_error(partner):
+        seller = envs.make_policy("car-dealer", "behaviour")
+        screen = app.start_session("car-dealer", seller, partner, 7, "di")
+        screen.speed_index = 5
+        await pilot.pause()
+        view = screen.query_one(CarDealerView)
+        assert await wait_for_reply_request(pilot, screen, view)
+        await reply(pilot, screen, "I want a Tesla.")
+        while await wait_for_reply_request(pilot, screen, view):
+            if view.offers:
+                break
+            await reply(pilot, screen, "My budget is $50,000.")
+        assert find_car(view.pending).brand == "Tesla" and find_car(view.offers[0]["car"]).brand == "Tesla"
+        view.query_one("#chat-input").value = "Too pricey for me."
+        view.query_one("#deal-reject").press()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.session.done and screen.session.success is False
+        assert "No sale" in str(view.render_transcript())
+    steps = store.steps(store.recent_episodes(1)[0]["id"])
+    assert steps[-1]["info"]["decision"]["msrp"] == find_car(view.offers[0]["car"]).price
+    assert steps[-1]["observation"] == "Too pricey for me. \n"
 
 
 async def test_person_as_buyer_must_decide_when_the_talk_is_forced_to_end(store):
@@ -120,14 +175,14 @@ async def test_person_as_buyer_must_decide_when_the_talk_is_forced_to_end(store)
         assert view.forced and view.query_one("#chat-input").disabled
         await reply(pilot, screen, "more chat")  # refused: the form must answer
         assert view.replying == "buyer"
-        view.query_one("#deal-msrp").value = "25000"
+        expected = view.offers[0]["msrp"] if view.offers else session.task.persona.budget
         view.query_one("#deal-reject").press()
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.session.done and screen.session.success is False
         assert "No sale" in str(view.render_transcript())
     steps = store.steps(store.recent_episodes(1)[0]["id"])
-    assert steps[-1]["info"]["forced"] and steps[-1]["info"]["decision"]["msrp"] == 25000
+    assert steps[-1]["info"]["forced"] and steps[-1]["info"]["decision"]["msrp"] == expected
     assert steps[-1]["observation"] == "Hmm, tell me more.\n"
 
 
@@ -140,28 +195,45 @@ async def test_person_as_seller_sells_to_the_persona_buyer(store):
         screen = app.start_session("car-dealer", None, None, seed, "cy")
         await pilot.pause()
         view = screen.query_one(CarDealerView)
-        assert not view.query_one("#chat-secret").display  # the persona is hidden from the seller
-        assert not view.query_one("#deal-row").display
+        assert not view.query_one("#cd-persona").display  # the persona is hidden from the seller
+        assert not view.query_one("#deal-form").display  # the seller decides nothing in a form
+        # The seller's panel: the lot with list prices, searchable.
+        assert view.query_one("#cd-lot-box").display
+        lot = str(view.query_one("#cd-lot-list").render())
+        assert "2008 Toyota Solara  $8,500" in lot
+        assert "80 of 80 cars" in str(view.query_one("#cd-lot-title").render())
+        view.query_one("#cd-search").focus()
+        await pilot.press(*"tesla suv")
+        await pilot.pause()
+        lot = str(view.query_one("#cd-lot-list").render())
+        assert "2023 Tesla Model Y" in lot and "2022 Tesla Model X" in lot and "Model 3" not in lot
+        assert "2 of 80 cars" in str(view.query_one("#cd-lot-title").render())
+        view.query_one("#cd-search").value = "porsche truck"
+        await pilot.pause()
+        assert "No car matches." in str(view.query_one("#cd-lot-list").render())
+        await pilot.press("enter")  # a search is no move
+        assert screen.session.transitions == []
+        view.query_one("#chat-input").focus()
         await type_line(pilot, screen, "")  # explained, not a move
         assert screen.session.transitions == []
         for line in lines:
             await type_line(pilot, screen, line)
         assert screen.session.done and screen.session.success
-        assert view.query_one("#chat-secret").display  # revealed at the end
+        persona = view.query_one("#cd-persona")
+        assert persona.display and "The buyer" in str(persona.render())  # revealed at the end
         assert "Sold for" in str(view.render_transcript())
     ep = store.recent_episodes(1)[0]
     assert (ep["agent_kind"], ep["partner_kind"], ep["partner_name"]) == ("human", "scripted", "persona-buyer")
     assert [s["typed"] for s in store.steps(ep["id"])] == lines
 
 
-def test_parse_dollars():
-    assert parse_dollars("$32,000", "MSRP") == parse_dollars("32k", "MSRP") == 32000
-    for bad in ("", "abc", "0", "-5"):
-        try:
-            parse_dollars(bad, "MSRP")
-        except envs.InvalidInput:
-            continue
-        raise AssertionError(bad)
+def test_lot_search_and_offer_labels():
+    assert {c.brand for c in lot_matches("TESLA")} == {"Tesla"}
+    assert "2008 Toyota Solara" in {c.name for c in lot_matches("$8,500")}
+    assert all("8,500" in f"{c.price:,}" for c in lot_matches("$8,500"))
+    assert [c.name for c in lot_matches("toyota convertible")] == ["2008 Toyota Solara"]
+    assert len(lot_matches("")) == 80
+    assert offer_label({"car": None, "price": 20000, "by": "buyer"}) == "the car at $20,000 (your offer)"
 
 
 def test_car_dealer_screen_snapshot(snap_compare, tmp_path):
