@@ -116,9 +116,10 @@ def test_state_exposes_transcript_questions_left_secret_and_turn():
     st1 = t.state()
     assert st1["transcript"] == [
         {"question": "Is it an animal?", "answer": "Yes.", "understood": True, "guess": None,
-         "correct": False, "normalised": False}
+         "correct": False, "normalised": False, "unlisted": False}
     ]  # fmt: skip
     assert st1["questions_left"] == 19 and st1["secret"]["name"] == "Dog"
+    assert len(st1["guessable"]) == len(objects()) and "Dog" in st1["guessable"]
     assert st1["partner"] == "embedded"
     json.dumps(st1)
     t.step("Is it a dog?\n")

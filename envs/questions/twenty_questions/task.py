@@ -93,6 +93,9 @@ class TwentyQuestionsTask(QuestionTask):
     def guess_target(self, question: str) -> int | None:
         return parse(question).target
 
+    def unlisted_guess(self, question: str) -> str | None:
+        return parse(question).unlisted
+
     def oracle_prompt(self, question: str) -> str:
         t = self.things[self.secret]
         return (
