@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import envs
-from envs.questions.phrases import stem
+from envs.questions.text import stem
 from envs.questions.twenty_questions.partner import answer, objects, parse
 
 NAMES = {t.name: i for i, t in enumerate(objects())}

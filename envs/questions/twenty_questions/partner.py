@@ -1,4 +1,4 @@
-"""Twenty Questions knowledge base (``assets/objects.txt``) and embedded oracle.
+"""Twenty Questions' embedded oracle (the knowledge is in :mod:`envs.questions.twenty_questions.data`).
 
 The oracle maps a question to facts about the secret object and answers ``"Yes."`` or ``"No."``
 (LMRL-Gym's output vocabulary):
@@ -7,6 +7,15 @@ The oracle maps a question to facts about the secret object and answers ``"Yes."
   properties, abilities, the objects' names and synonyms) are found in the question in any
   inflection (``berries``, ``cutting``), with accents, case and punctuation ignored; extra
   synonyms (``living``, ``electric``, ``edible``, ``hold it in your hand`` ...) are built in.
+* Verb phrases (``assets/actions.txt``) are matched first, in any inflection and with a few words
+  between their words: ``Do you wear it on your feet?``, ``Does it give off light?``, ``Do you eat
+  with it?`` (a person does it) versus ``Does it eat grass?`` (the object does it).
+* A colour that is also an object's name is the colour unless an article makes it the object
+  (``Is it orange?`` versus ``Is it an orange?``).
+* An identity question (``Is it a ...?``) asks what the object is (an object, a kind, a category),
+  not what it has or is used for (``Is it a lock?`` is not ``Is it used for locking?``); one that
+  names something outside the list (``Is it a giraffe?``, ``Is it a rugby ball?``) is a wrong
+  guess: ``"No."``, understood, ``Parsed.unlisted`` naming it.
 * Sizes are against references: ``bigger than a breadbox`` (or a hand, a person, a house, or any
   object of the base), ``small``, ``huge`` ...
 * Several facts are joined by *and*, or by *or* when the question says ``or``.
@@ -23,132 +32,33 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from importlib import resources
 
 from envs.questions.task import OracleReply
-from envs.questions.phrases import Phrase, match_phrases
 from envs.questions.text import (
     STOPWORDS,
     Atom,
     Lexicon,
     Match,
-    canonical,
+    Phrase,
     clean_text,
     fold,
+    match_phrases,
     resolve,
     tokens,
 )
-from envs.questions.twenty_questions.actions import actions as read_actions
-from envs.questions.twenty_questions.words import (
+from envs.questions.twenty_questions.data import Thing, objects, read_actions
+from envs.questions.twenty_questions.text import (
     COMPARE,
     COUNTERS,
     DISPLAY,
-    INDOOR,
     NEGATORS,
-    OUTDOOR,
     PRIORITY,
     REF_SIZES,
     RELATIONAL,
-    RELATIONS,
-    SIZE_RANK,
     SYNONYMS,
     TRIGGERS,
     WH,
 )
-
-@dataclass(frozen=True)
-class Thing:
-    """One object of the base: names, category, size and the facts per relation."""
-
-    name: str
-    variants: tuple[str, ...]
-    category: str
-    kinds: frozenset[str]
-    size: str
-    facts: dict[str, frozenset[str]]
-
-    @property
-    def rank(self) -> int:
-        return SIZE_RANK[self.size]
-
-    def n_facts(self) -> int:
-        return len(self.kinds) + 1 + sum(len(v) for v in self.facts.values())
-
-
-def _fields(parts: list[str]) -> dict[str, tuple[set[str], set[str]]]:
-    out: dict[str, tuple[set[str], set[str]]] = {}
-    for part in parts:
-        if ":" not in part:
-            raise ValueError(f"field without a key: {part!r}")
-        key, _, vals = part.partition(":")
-        pos, neg = out.setdefault(key.strip(), (set(), set()))
-        for v in vals.split(","):
-            v = v.strip().lower()
-            if not v:
-                continue
-            target = neg if v.startswith("-") else pos
-            v = v.lstrip("-").strip()
-            c = canonical(v) if key != "size" else v
-            DISPLAY.setdefault(c, v)
-            target.add(c)
-    return out
-
-
-def parse_objects(text: str) -> list[Thing]:
-    """Parse the knowledge-base format (see the header of ``objects.txt``)."""
-    things: list[Thing] = []
-    category = ""
-    defaults: dict[str, tuple[set[str], set[str]]] = {}
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("["):
-            category, defaults = line.strip("[]").strip(), {}
-            continue
-        if line.startswith("*"):
-            defaults = _fields(line[1:].split("|"))
-            continue
-        names, *parts = line.split("|")
-        variants = tuple(v.strip() for v in names.split(";") if v.strip())
-        own = _fields(parts)
-        merged: dict[str, set[str]] = {}
-        removed: dict[str, set[str]] = {}
-        for key in {*defaults, *own}:
-            dpos, dneg = defaults.get(key, (set(), set()))
-            opos, oneg = own.get(key, (set(), set()))
-            merged[key] = (dpos | opos) - oneg
-            removed[key] = dneg | oneg
-        size = next(iter(merged.pop("size", {"medium"})))
-        kinds = merged.pop("kind", set())
-        facts = {r: set(merged.get(r, set())) for r in RELATIONS}
-        places, props = facts["in"], facts["is"]
-        if "natural" not in props:
-            props.add("manmade")
-        if places & INDOOR:
-            props.add("indoors")
-        if places & OUTDOOR:
-            props.add("outdoors")
-        places -= {"indoor", "outdoor"}
-        if SIZE_RANK[size] == 0 and "pocket sized" not in removed.get("is", set()):
-            props.add("pocket sized")
-        if SIZE_RANK[size] <= 1 and "handheld" not in removed.get("is", set()):
-            props.add("handheld")
-        if SIZE_RANK[size] >= 4 and "heavy" not in removed.get("is", set()):
-            props.add("heavy")
-        things.append(
-            Thing(variants[0], variants, category, frozenset(kinds), size,
-                  {r: frozenset(v) for r, v in facts.items()})
-        )  # fmt: skip
-    return things
-
-
-@cache
-def objects() -> tuple[Thing, ...]:
-    text = (
-        resources.files("envs.questions.twenty_questions").joinpath("assets/objects.txt").read_text("utf-8")
-    )
-    return tuple(parse_objects(text))
 
 
 @cache
@@ -175,7 +85,10 @@ def lexicon() -> Lexicon:
                 lex.add(DISPLAY.get(v, v), Atom(rel, v), ing=rel in ("for", "can"))
     for phrase, atom in SYNONYMS:
         lex.add(phrase, atom, ing=True)
-    for key, atoms in lex.entries.items():  # "tool", "electronic": the kind or fact, not the category
+    for (
+        key,
+        atoms,
+    ) in lex.entries.items():  # "tool", "electronic": the kind or fact, not the category
         if any(a.rel == "cat" for a in atoms) and any(a.rel in ("kind", "is") for a in atoms):
             lex.entries[key] = [a for a in atoms if a.rel != "cat"]
     return lex
