@@ -10,7 +10,7 @@ question whose answer must contain one of ``expect`` and none of ``forbid``, cas
 Each question is played as the first step of a fresh episode of the real task (option ``secret``),
 so a false win is exactly an episode that ends as a correct guess without naming the secret.
 
-Prints one figure per line as ``name value unit``: per task the accuracy overall, on yes-truth,
+Prints one figure per line as ``name value unit``: per task and set the accuracy overall, on yes-truth,
 on no-truth (guesses included) and on open questions, the false wins, the questions the oracle
 did not understand, and (Guess My City) the answers that name the city. With ``--misses`` it also
 lists every wrong answer. Usage: ``python bench/bench_oracle_accuracy.py [--misses]``.
@@ -27,7 +27,11 @@ from envs.questions.text import fold, yes_no
 
 DATA = Path(__file__).resolve().parent / "data"
 SETS = (("twenty-questions", "twenty_questions_heldout.jsonl"),
-        ("guess-city", "guess_city_heldout.jsonl"))  # fmt: skip
+        ("twenty-questions", "twenty_questions_heldout_b.jsonl"),
+        ("guess-city", "guess_city_heldout.jsonl"),
+        ("guess-city", "guess_city_heldout_b.jsonl"))  # fmt: skip
+"""Set A was written before any oracle fix; set B later, without looking at the oracles' answers
+(for Twenty Questions after its fixes, for Guess My City before), so B is the out-of-sample check."""
 
 
 def judge(row: dict, observation: str) -> bool:
@@ -45,6 +49,7 @@ def names_city(answer: str, variants: list[str]) -> bool:
 
 
 def run(task_id: str, path: Path, misses: bool) -> None:
+    name = f"{task_id}.{'b' if path.stem.endswith('_b') else 'a'}"
     rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
     task = envs.make(task_id)
     tally: dict[str, list[int]] = {"all": [0, 0], "yes": [0, 0], "no": [0, 0], "open": [0, 0]}
@@ -70,11 +75,11 @@ def run(task_id: str, path: Path, misses: bool) -> None:
                   f"(truth {row['truth']}{' ' + str(row.get('expect')) if 'expect' in row else ''})")  # fmt: skip
     for key, (good, n) in tally.items():
         if n:
-            print(f"{task_id}.accuracy.{key} {good / n:.3f} fraction ({n} questions)")
-    print(f"{task_id}.false_wins {false_wins} questions")
-    print(f"{task_id}.not_understood {not_understood} questions")
+            print(f"{name}.accuracy.{key} {good / n:.3f} fraction ({n} questions)")
+    print(f"{name}.false_wins {false_wins} questions")
+    print(f"{name}.not_understood {not_understood} questions")
     if task_id == "guess-city":
-        print(f"{task_id}.answers_naming_the_city {leaks} answers")
+        print(f"{name}.answers_naming_the_city {leaks} answers")
 
 
 def main(argv: list[str]) -> None:
