@@ -126,7 +126,11 @@ def parse_cities(text: str) -> list[City]:
 
 @cache
 def cities() -> tuple[City, ...]:
-    text = resources.files("envs.questions.guess_city").joinpath("assets/cities.txt").read_text("utf-8")
+    text = (
+        resources.files("envs.questions.guess_city")
+        .joinpath("assets/cities.txt")
+        .read_text("utf-8")
+    )
     return tuple(parse_cities(text))
 
 
@@ -188,3 +192,53 @@ def redact(text: str, c: City) -> str:
     for a in sorted(c.aliases, key=len, reverse=True):
         text = re.sub(rf"(?<!\w){re.escape(a)}(?!\w)", "my city", text, flags=re.IGNORECASE)
     return text
+
+
+DRIVE_LEFT = frozenset(
+    "Japan;Indonesia;Thailand;Malaysia;Singapore;India;Pakistan;Bangladesh;Nepal;Sri Lanka;"
+    "United Kingdom;Ireland;South Africa;Kenya;Tanzania;Australia;New Zealand".split(";")
+)
+"""Countries where traffic keeps to the left (everywhere else of the base: the right)."""
+DRIVE_LEFT_CITIES = frozenset({"Hong Kong"})
+"""Cities that keep to the left in a country that keeps to the right."""
+AREAS = {
+    "New York": "New York State", "Los Angeles": "California", "San Francisco": "California",
+    "Chicago": "Illinois", "Houston": "Texas", "Dallas": "Texas", "Miami": "Florida",
+    "Boston": "Massachusetts, New England", "Seattle": "Washington State", "Atlanta": "Georgia",
+    "Washington": "District of Columbia", "Toronto": "Ontario", "Montreal": "Quebec",
+    "Vancouver": "British Columbia", "Sydney": "New South Wales", "Melbourne": "Victoria",
+    "Brisbane": "Queensland", "Perth": "Western Australia", "London": "England",
+    "Manchester": "England", "Barcelona": "Catalonia", "Munich": "Bavaria",
+    "Milan": "Lombardy", "Naples": "Campania", "Rome": "Lazio", "Mumbai": "Maharashtra",
+    "Chennai": "Tamil Nadu", "Bangalore": "Karnataka", "Kolkata": "West Bengal",
+    "Hyderabad": "Telangana", "Ahmedabad": "Gujarat", "Lahore": "Punjab", "Karachi": "Sindh",
+    "Sao Paulo": "Sao Paulo State", "Rio de Janeiro": "Rio de Janeiro State",
+    "Guangzhou": "Guangdong", "Shenzhen": "Guangdong", "Chengdu": "Sichuan",
+    "Hangzhou": "Zhejiang", "Nanjing": "Jiangsu", "Wuhan": "Hubei", "Xi'an": "Shaanxi",
+    "Surabaya": "Java", "Jakarta": "Java", "Istanbul": "Anatolia, Thrace", "Cape Town": "Western Cape",
+    "Johannesburg": "Gauteng", "Auckland": "North Island",
+}  # fmt: skip
+"""The city's state, province or part of its country (as people name them)."""
+OTHER_PLACES = (
+    "Scotland, Wales, Northern Ireland, North Korea, Mongolia, Cambodia, Laos, Afghanistan, Syria, "
+    "Lebanon, Yemen, Oman, Kuwait, Bahrain, Libya, Tunisia, Senegal, Mali, Uganda, Rwanda, "
+    "Zimbabwe, Zambia, Mozambique, Madagascar, Cameroon, Bolivia, Paraguay, Uruguay, Guatemala, "
+    "Honduras, Panama, Costa Rica, Jamaica, Haiti, Puerto Rico, Iceland, Croatia, Serbia, "
+    "Bulgaria, Slovakia, Slovenia, Estonia, Latvia, Lithuania, Belarus, Texas, California, "
+    "Florida, Alaska, Hawaii, Siberia, Tibet"
+)
+"""Places that people may ask about (``Is it in Scotland?``): every area of :data:`AREAS` and
+these, each true only of the cities whose area it is."""
+NEAR = {
+    "Munich": "alps, mountains", "Zurich": "alps, mountains, lake", "Milan": "alps",
+    "Vienna": "alps", "Kathmandu": "himalayas, mountains", "Santiago": "andes, mountains",
+    "Bogota": "andes, mountains", "Quito": "andes, mountains, equator",
+    "Medellin": "andes, mountains", "Lima": "andes, desert", "Almaty": "mountains",
+    "Tehran": "mountains", "Mexico City": "mountains, volcanoes", "Naples": "volcano, vesuvius",
+    "Cape Town": "mountains", "Vancouver": "mountains", "Rio de Janeiro": "mountains",
+    "Cairo": "pyramids, desert", "Riyadh": "desert", "Dubai": "desert", "Doha": "desert",
+    "Chicago": "lake", "Toronto": "lake", "Geneva": "lake", "Addis Ababa": "mountains",
+    "Nairobi": "savanna, national park", "Beijing": "great wall", "Xi'an": "terracotta army",
+    "Boston": "harvard", "Busan": "mountains, beach", "Seoul": "mountains",
+}  # fmt: skip
+"""Natural features and sights near a city that its own facts do not name."""

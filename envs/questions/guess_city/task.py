@@ -92,6 +92,9 @@ class GuessCityTask(QuestionTask):
     def guess_target(self, question: str) -> int | None:
         return parse(question).target
 
+    def unlisted_guess(self, question: str) -> str | None:
+        return parse(question).unlisted
+
     def oracle_prompt(self, question: str) -> str:
         return (
             "Answer the question about the city truthfully.\n"
