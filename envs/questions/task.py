@@ -61,6 +61,8 @@ class Turn:
     correct: bool
     normalised: bool
     unlisted: bool = False
+    reply: str | None = None
+    """The partner's reply as given, when the task changed it (``"sometimes"`` -> ``"No."``)."""
 
 
 class QuestionTask(TaskBase):
@@ -190,7 +192,7 @@ class QuestionTask(TaskBase):
             info["secret"] = self.secret_name()
         self._turns.append(
             Turn(question, answer, info.get("understood"), info.get("guess"), correct, normalised,
-                 bool(info.get("unlisted")))  # fmt: skip
+                 bool(info.get("unlisted")), info.get("reply") if normalised else None)  # fmt: skip
         )
         obs = answer + "\n"
         self._hist.append(Text(action, True))
