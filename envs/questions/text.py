@@ -353,9 +353,12 @@ def match_phrases(toks: Sequence[str], phrases: Iterable[Phrase]) -> tuple[list[
     """The values of the phrases found in ``toks`` (longest phrases first, no word used twice)
     and the positions of the words they used."""
     stems = [stem(t) for t in toks]
+    present = set(stems)
     used: set[int] = set()
     found: list[str] = []
     for ph in phrases:
+        if not present.issuperset(ph.words):
+            continue
         start = 0
         while True:
             pos = _find(ph.words, stems, used, start)
