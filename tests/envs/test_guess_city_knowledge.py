@@ -62,7 +62,8 @@ def test_an_either_or_answer_never_names_the_city():
 
 @pytest.mark.parametrize(
     ("question", "named"),
-    [("Is it Kyoto?", "Kyoto"), ("Is your city abu dhabi?", "abu dhabi"),
+    [("Is it Kyoto?", "Kyoto"), ("Are you from abu dhabi?", "abu dhabi"),
+     ("Is your city Abu Dhabi?", "Abu Dhabi"),
      ("Are you from Gold Coast?", "Gold Coast"), ("Is it Zanzibar?", "Zanzibar")],
 )  # fmt: skip
 def test_guessing_a_place_that_is_no_city_is_a_wrong_guess(question, named):
@@ -75,7 +76,10 @@ def test_guessing_a_place_that_is_no_city_is_a_wrong_guess(question, named):
     assert step.info["understood"] is True
 
 
-@pytest.mark.parametrize("question", ["Is it Asian?", "Is it Mediterranean?", "Is it sunny?"])
+@pytest.mark.parametrize(
+    "question", ["Is it Asian?", "Is it Mediterranean?", "Is it sunny?", "Is your city big?",
+                 "Is your city sunny?", "Are you from Asia?", "Is it in Kyoto?"],
+)  # fmt: skip
 def test_facts_are_not_guesses(question):
     assert parse(question).unlisted is None
 

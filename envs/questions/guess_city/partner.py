@@ -8,8 +8,14 @@ replaced by "my city") until the city is guessed; naming it is a guess, ended by
 Yes/no questions are mapped, like the Twenty Questions oracle, to facts found by words in any
 inflection (continent, region, country or its demonym, language, climate and weather, coast and
 sea, river, capital, hemisphere, tropics, population such as ``more than 10 million people``,
-foods, landmarks); several facts are joined by *and*, or by *or*; ``not`` negates. Questions it
-cannot map get ``"I'm not sure how to answer that."`` and ``understood = False``.
+foods, landmarks, the river by its name, the side of the road, states and provinces, nearby
+features, ``near`` another city within 250 km); several facts are joined by *and*, or by *or*;
+``not`` negates. An either-or question (``Is it in the northern or southern hemisphere?``, ``Is it
+inland or on the coast?``, ``Is it a capital or not?``) gets one sentence naming the alternative
+that holds, in the asker's words. A guess of a place that is none of the cities (``Is it
+Kyoto?``, ``Are you from Abu Dhabi?``) is a wrong guess: ``"No."``, understood, ``Parsed.unlisted``
+naming it. Questions it cannot map get ``"I'm not sure how to answer that."`` and ``understood =
+False``.
 """
 
 from __future__ import annotations
@@ -67,9 +73,8 @@ GUESS = re.compile(
     re.IGNORECASE,
 )
 """A question naming a place as the answer: ``Is it Kyoto?``, ``Are you from Abu Dhabi?``."""
-EXPLICIT = ("is your city", "is the city", "are you from", "do you live in", "do you come from",
-            "is your home", "is your hometown")  # fmt: skip
-"""Openings that make any name a guess, typed in lower case too."""
+EXPLICIT = ("are you from", "do you live in", "do you come from", "is your hometown")
+"""Openings that only name a place, so a name after them is a guess in lower case too."""
 LEADS = frozenset("in on near a an the at by from to of not close far".split())
 OPENERS = re.compile(r"^(?:is it|is your city|is the city|is this city|does it|do people|do they"
                      r"|does your city|is there|are there)\s+", re.IGNORECASE)  # fmt: skip
@@ -93,8 +98,8 @@ def _unlisted(question: str, atoms: list[Atom]) -> str | None:
     whole = len(scan) == 1 and scan[0].start == 0 and scan[0].end == len(toks)
     if whole and any(a.rel == "city" for a in scan[0].atoms):
         return None  # one of the cities: a real guess
-    if whole and not explicit and not {a.rel for a in scan[0].atoms} <= {"food", "sight", "near"}:
-        return None  # "Is it Asian?", "Is it Mediterranean?": a fact, not a name
+    if whole and not {a.rel for a in scan[0].atoms} <= {"food", "sight", "near"}:
+        return None  # "Is it Asian?", "Is your city big?": a fact, not a name
     return x
 
 

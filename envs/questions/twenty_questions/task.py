@@ -140,9 +140,12 @@ object when you think you know it: *Is it an animal?*, *Is it bigger than a brea
 *Can you eat it?*, then *Is it a dog?*.
 
 * Every question costs **-1**; the question that names the object is free and wins.
+* The object is one of the list shown beside the dialogue (type in its search line to filter it).
+  Naming something that is not on the list is a wrong guess.
 * You have **20** questions. The object is shown at the end.
 * When you play the **oracle**, answer the scripted guesser's questions with **yes** or **no**
-  about the object shown to you.
+  about the object shown to you (*sometimes*, *maybe* or *it depends* reach the guesser as
+  **no**, as in LMRL-Gym).
 """
 
 
