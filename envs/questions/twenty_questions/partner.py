@@ -118,7 +118,16 @@ REWRITES = {
 abilities; "grows on trees" says where it is found."""
 
 
+CONTAIN = frozenset("hold holds store stores contain contains keep keeps carry carries".split())
+"""Verbs that ask what the object is for when a noun follows (``Does it hold books?``)."""
+NOT_CONTENTS = frozenset({"it", "in", "on", "with", "you", "hand", "hands", "up", "together"})
+
+
 def _rewrite(toks: list[str]) -> list[str]:
+    toks = [
+        "for" if t in CONTAIN and i + 1 < len(toks) and toks[i + 1] not in NOT_CONTENTS else t
+        for i, t in enumerate(toks)
+    ]
     out: list[str] = []
     i = 0
     while i < len(toks):
@@ -223,6 +232,7 @@ def parse(question: str) -> Parsed:
         atoms.append(size_atom)
     matches: list[Match] = lexicon().scan(toks)
     objs: list[tuple[Match, Atom]] = []
+    kept: list[tuple[Match, Atom]] = []
     for m in matches:
         if m.end < len(toks) and toks[m.end] == "of" and toks[m.start] in COUNTERS:
             continue  # "a piece of", "a pair of": counters, as LMRL ignores them
@@ -240,6 +250,12 @@ def parse(question: str) -> Parsed:
                 continue  # "found in a car", "used with a pen": not a guess
             objs.append((m, atom))
         atoms.append(atom)
+        kept.append((m, atom))
+    for i in range(len(kept) - 1):  # "Does it have long ears?": the ears, whatever their length
+        (ma, a), (mb, b) = kept[i], kept[i + 1]
+        if a.rel in ("is", "size", "color") and b.rel == "has" and ma.end == mb.start:
+            if any(w in ("have", "has", "with") for w in toks[: ma.start]):
+                atoms.remove(a)
     any_of = "or" in toks
     target = None
     if len(objs) == 1 and not any_of and not negated and objs[0][0].end == len(toks):
@@ -261,6 +277,8 @@ def holds(atom: Atom, thing: Thing, index: int) -> bool:
         op, ref = value
         r = thing.rank
         ok = {">": r > ref, "<": r < ref, ">=": r >= ref, "<=": r <= ref, "==": r == ref}[op]
+    elif rel == "for":  # what it is for or holds: "Does it use paper?" (a printer has paper)
+        ok = value in thing.facts.get("for", frozenset()) or value in thing.facts.get("has", ())
     elif rel == "does":
         ok = index in actions()[1][value]
     else:
