@@ -281,6 +281,10 @@ _IRREGULAR_VERBS = {
 _UNDOUBLE = set("bdgmnprt")
 PERSONS = frozenset({"you", "i", "we", "people", "someone", "person", "human", "humans", "one"})
 """Subjects that make a question ask what a person does (``Do people ... it?``)."""
+AUXILIARIES = frozenset(
+    "do does did can could will would should may might must is are was were not ever usually "
+    "often always really also".split()
+)
 MAX_GAP = 2
 """At most this many other words between two words of a phrase."""
 
@@ -365,7 +369,9 @@ def match_phrases(toks: Sequence[str], phrases: Iterable[Phrase]) -> tuple[list[
             if pos is None:
                 break
             person = any(t in PERSONS for t in toks[: pos[0]])
-            if (ph.subject == "you" and not person) or (ph.subject == "it" and person):
+            before = [t for t in toks[: pos[0]] if t not in AUXILIARIES]
+            other = bool(before) and before[-1] != "it"  # "Do monkeys eat it?": not it that eats
+            if (ph.subject == "you" and not person) or (ph.subject == "it" and (person or other)):
                 start = pos[0] + 1
                 continue
             used.update(pos)

@@ -173,6 +173,7 @@ VAGUE_NOUNS = frozenset(
 """Words of an identity question that name no kind (``a household item``, ``a good pet``)."""
 CLAUSE = frozenset("or and not that which who with for in on used made than like as to".split())
 _RAW = re.compile(r"[a-z0-9]+")
+VERB_OPENERS = frozenset({"does", "do", "did", "can", "will", "would", "could", "has", "have"})
 PRONOUNS = {"they": "it", "them": "it", "these": "it", "those": "it"}
 
 
@@ -239,8 +240,10 @@ def parse(question: str) -> Parsed:
         options = m.atoms
         if named is not None and m.end == len(toks):  # "Is it an orange?": what it is
             options = [a for a in m.atoms if a.rel in IDENTITY_RELS]
-        elif any(a.rel in ("color", "is") for a in m.atoms) and m.end - m.start < len(toks):
-            options = [a for a in m.atoms if a.rel != "obj"]  # "Is it orange?": the colour
+        elif any(a.rel != "obj" for a in m.atoms) and m.end - m.start < len(toks) and (
+            any(a.rel in ("color", "is") for a in m.atoms) or toks[0] in VERB_OPENERS
+        ):  # "Is it orange?": the colour; "Does it ring?": what it does, not the ring
+            options = [a for a in m.atoms if a.rel != "obj"]
         atom = resolve(options, toks, m.start, m.end, TRIGGERS, PRIORITY)
         if atom.rel == "obj":
             prev = toks[m.start - 1] if m.start > 0 else ""
