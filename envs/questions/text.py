@@ -279,7 +279,9 @@ _IRREGULAR_VERBS = {
     "photos": "photo", "drove": "drive", "driven": "drive", "lit": "light",
 }  # fmt: skip
 _UNDOUBLE = set("bdgmnprt")
-PERSONS = frozenset({"you", "i", "we", "people", "someone", "person", "human", "humans", "one"})
+PERSONS = frozenset({"you", "i", "we", "people", "someone", "person", "human", "humans", "one",
+                     "kids", "kid", "children", "child", "adults", "adult", "everyone", "anyone",
+                     "somebody", "anybody", "everybody"})  # fmt: skip
 """Subjects that make a question ask what a person does (``Do people ... it?``)."""
 AUXILIARIES = frozenset(
     "do does did can could will would should may might must is are was were not ever usually "

@@ -45,6 +45,15 @@ MORE = [
     ("Lima", "Is it in Europe or Africa?", "Neither: it is not in Europe, nor in Africa."),
     ("Sydney", "Is it a capital or not?", "It is not a capital."),
     ("Ankara", "Is it a capital or not?", "It is a capital."),
+    ("Berlin", "Is it in Europe or South America?", "It is in Europe."),
+    # the biggest city of its country, city-states, weather all year round
+    ("Sao Paulo", "Is it the largest city in Brazil?", "Yes."),
+    ("Brasilia", "Is it the largest city in Brazil?", "No."),
+    ("Singapore", "Is it a city state?", "Yes."),
+    ("Bangkok", "Is it a city state?", "No."),
+    ("Singapore", "Is it hot all year round?", "Yes."),
+    ("Beijing", "Is it hot all year round?", "No."),
+    ("Beijing", "Is it hot?", "Yes."),
 ]
 
 

@@ -135,7 +135,7 @@ def test_chair_with_a_person_who_disagrees_with_the_bank(policy):
 
 # (c) against the embedded oracle the askers play exactly as before (tests/test_golden_exports.py
 # checks the generated datasets; this checks more seeds of every asker, quickly)
-BEFORE = "67b03ec9e4a105b40c55265bd4a9773d571b2f18bd1617e9b8ca6132b14b9cd6"
+BEFORE = "067fd03f1df9016138a866cc45cabdd44abecc30344fb3768b9b8197bb9184ea"
 """The digest of 300 seeds of every asker on both tasks. Last changed on purpose by issue #13: the
 oracles answer more questions correctly (their bank answers change) and Guess My City's bank
 asks "Is it in North America?" once."""

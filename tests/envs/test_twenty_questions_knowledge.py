@@ -68,6 +68,19 @@ MORE = [
     ("Shovel", "Is it a tool?", "Yes."),
     ("Laptop", "Is it a computer?", "Yes."),
     ("Toaster", "Is it electronic?", "Yes."),
+    # a verb question asks what it does, not whether it is another object
+    ("Wristwatch", "Does it tick?", "Yes."),
+    ("Phone", "Can it ring?", "Yes."),
+    ("Ring", "Can it ring?", "No."),
+    # the subject of the verb: the object, a person, or something else
+    ("Carrot", "Do people eat it?", "Yes."),
+    ("Carrot", "Do kids eat it?", "Yes."),
+    ("Rabbit", "Does it eat carrots?", "Yes."),
+    ("Carrot", "Does it eat carrots?", "No."),
+    # holding and using
+    ("Bookshelf", "Can you store books on it?", "Yes."),
+    ("Printer", "Does it need paper?", "Yes."),
+    ("Rabbit", "Does it have long ears?", "Yes."),
 ]
 
 

@@ -75,6 +75,8 @@ GUESS = re.compile(
 """A question naming a place as the answer: ``Is it Kyoto?``, ``Are you from Abu Dhabi?``."""
 EXPLICIT = ("are you from", "do you live in", "do you come from", "is your hometown")
 """Openings that only name a place, so a name after them is a guess in lower case too."""
+ALL_YEAR = ("all year", "year round", "all time", "always", "whole year", "every day")
+"""Words that ask whether a kind of weather lasts all year (``Is it hot all year?``)."""
 LEADS = frozenset("in on near a an the at by from to of not close far".split())
 OPENERS = re.compile(r"^(?:is it|is your city|is the city|is this city|does it|do people|do they"
                      r"|does your city|is there|are there)\s+", re.IGNORECASE)  # fmt: skip
@@ -119,7 +121,11 @@ def _either(question: str) -> tuple[tuple[str, Parsed], ...]:
     plain = (" ".join(left), " ".join(right))  # "inland" / "on the coast"
     shared = (" ".join(left), " ".join(left[:-1] + right))  # "in Asia" / "in Europe"
     elided = (" ".join(left + right[1:]), " ".join(left[:-1] + right))  # "northern ... hemisphere"
-    if len(right) > 1 and right[0].lower() not in LEADS:
+    joined = tokens(" ".join([left[-1], *right[1:]]))
+    whole = lexicon().scan(joined)
+    if len(right) > 1 and right[0].lower() not in LEADS and len(whole) == 1 and (
+        whole[0].start == 0 and whole[0].end == len(joined)
+    ):  # "northern ... hemisphere": the left word shares the right's noun
         options = [elided, plain]
     elif len(right) == 1 and len(left) > 1:
         options = [shared, plain]
@@ -154,6 +160,8 @@ def parse(question: str) -> Parsed:
                 continue  # "far from Paris": not a guess
             target = atom.value if target is None else target
         atoms.append(atom)
+    if " ".join(toks).endswith(ALL_YEAR) or any(p in " ".join(toks) for p in ALL_YEAR):
+        atoms = [Atom("weather_all", a.value, a.neg) if a.rel == "weather" else a for a in atoms]
     negated = any(w in ("not", "non", "never") for w in toks[2:]) or toks[0] == "not"
     if (toks[0] in WH and target is None) or not atoms:
         intent = intent_of(set(toks))
@@ -221,6 +229,15 @@ def holds(atom: Atom, c: City, index: int) -> bool:
         ok = v in near or (v == "mountains" and c.climate == "highland")
     elif rel == "near_city":
         ok = v != index and _km(c, cities()[v]) < 250
+    elif rel == "largest":
+        ok = c.pop >= max(o.pop for o in cities() if o.country == c.country)
+    elif rel == "citystate":
+        ok = any(fold(n) == fold(a) for n in c.country_names for a in c.aliases)
+    elif rel == "weather_all":  # "hot all year": hot, and never cold
+        opposite = {"hot": {"cold", "snowy", "cool"}, "warm": {"cold", "snowy"},
+                    "cold": {"hot", "warm", "mild"}, "humid": {"dry"}, "dry": {"rainy", "humid"},
+                    "rainy": {"dry"}}.get(v, set())  # fmt: skip
+        ok = v in c.weather and not (opposite & c.weather)
     elif rel == "food":
         ok = _contains(c.foods, v)
     else:

@@ -181,6 +181,11 @@ def lexicon() -> Lexicon:
         lex.add(w, Atom("pop", ("<", 3.0)))
     for w in ("biggest city", "largest city", "biggest", "largest", "most populous"):
         lex.add(w, Atom("pop", (">=", 15.0)))
+    for w in ("biggest city in", "largest city in", "most populous city in", "biggest city of",
+              "largest city of", "biggest in", "largest in"):
+        lex.add(w, Atom("largest", True), inflect=False)  # of its country: "in Canada" follows
+    for w in ("city state", "citystate", "city country"):
+        lex.add(w, Atom("citystate", True))
     for side in ("left", "right"):
         for w in (f"drive on {side}", f"drive on {side} side", f"{side} hand traffic",
                   f"{side} side of road", f"{side} hand side", f"drive on {side} hand side"):

@@ -35,6 +35,7 @@ from functools import cache, lru_cache
 
 from envs.questions.task import OracleReply
 from envs.questions.text import (
+    PERSONS,
     STOPWORDS,
     Atom,
     Lexicon,
@@ -227,6 +228,8 @@ def parse(question: str) -> Parsed:
             or not any(a.rel in IDENTITY_RELS for a in last.atoms)
         ):
             return Parsed((), False, negated, None, unlisted=named)
+    if len(toks) > 2 and toks[0] in VERB_OPENERS and toks[1] in PERSONS and toks[1] != "you":
+        toks = [toks[0], "you", *toks[2:]]  # "Do kids eat it?": a person, not what it is for
     toks = _rewrite(toks)
     size_atom, toks = _size_comparison(toks)
     if size_atom:
