@@ -24,8 +24,7 @@ something else (a person's "sometimes", a free sentence), it listens instead: an
 evidence over weighted secrets (:mod:`envs.questions.engine`), the same recipe runs over those
 weights, and its questions are chosen by expected information. With any oracle but the embedded
 one an asker never asks the same question twice in an episode (guesses included); against the
-embedded one the recipe is kept as it was, with its rare repeats (two of Guess My City's bank
-questions share a text).
+embedded one the recipe is kept as it was (every bank question has its own text).
 """
 
 from __future__ import annotations

@@ -21,7 +21,10 @@ Who answers (checked in this order at each step):
    carries ``"understood": False`` when it could not map the question to its knowledge.
 
 Correct guess (any oracle): the question names the secret (:meth:`QuestionTask.guess_target`) and
-the reply is a yes. Any text is a question: empty, huge, non-ASCII or control-character text costs
+the reply is a yes. A guess of something that is no secret of the task (``"Is it a giraffe?"``,
+:meth:`QuestionTask.unlisted_guess`) is a wrong guess: its step info carries ``"guess"`` (the name
+as asked) and ``"unlisted": True``, and the embedded oracle answers ``"No."`` (understood). The
+names a guess can win with are :meth:`QuestionTask.guessable` (``state()["guessable"]``). Any text is a question: empty, huge, non-ASCII or control-character text costs
 −1 like any other question and gets a defined answer (the embedded oracle says it did not
 understand), never an exception.
 """
@@ -57,6 +60,9 @@ class Turn:
     guess: str | None
     correct: bool
     normalised: bool
+    unlisted: bool = False
+    reply: str | None = None
+    """The partner's reply as given, when the task changed it (``"sometimes"`` -> ``"No."``)."""
 
 
 class QuestionTask(TaskBase):
@@ -115,6 +121,16 @@ class QuestionTask(TaskBase):
         """The secret index the question names as a guess, if any (independent of the secret)."""
         raise NotImplementedError
 
+    def unlisted_guess(self, question: str) -> str | None:
+        """What the question names as a guess when that is no secret of the task (``"Is it a
+        giraffe?"`` -> ``"giraffe"``): a wrong guess, whoever answers. None otherwise."""
+        return None
+
+    def guessable(self) -> list[str]:
+        """The names a guess can win with, one per secret, in index order (what a person
+        guessing may pick from; ``state()["guessable"]``)."""
+        return [self.guess_name(i) for i in range(self.n_secrets)]
+
     def oracle_prompt(self, question: str) -> str:
         raise NotImplementedError
 
@@ -163,6 +179,9 @@ class QuestionTask(TaskBase):
         left = self.max_questions - n
         if target is not None:
             info["guess"] = self.guess_name(target)
+        elif (named := self.unlisted_guess(question)) is not None:
+            info["guess"] = named
+            info["unlisted"] = True  # not on the list: a wrong guess, not a misunderstanding
         if normalised:
             info["normalised"] = True
         info["questions_left"] = left
@@ -172,7 +191,8 @@ class QuestionTask(TaskBase):
             info["success"] = correct
             info["secret"] = self.secret_name()
         self._turns.append(
-            Turn(question, answer, info.get("understood"), info.get("guess"), correct, normalised)
+            Turn(question, answer, info.get("understood"), info.get("guess"), correct, normalised,
+                 bool(info.get("unlisted")), info.get("reply") if normalised else None)  # fmt: skip
         )
         obs = answer + "\n"
         self._hist.append(Text(action, True))
@@ -242,6 +262,7 @@ class QuestionTask(TaskBase):
             "secret": self.secret_state(),
             "answer": self.secret_name() if self._done else None,
             "partner": self.partner_label(),
+            "guessable": self.guessable(),
         }
 
     def partner_label(self) -> str:

@@ -9,8 +9,13 @@ two-sided chat whose ``state()`` has a ``transcript``:
   ``max_turns`` and ``secret`` a list of the state keys that are hidden from the agent.
 
 The secret is shown to a person who plays the partner (the oracle, the buyer) and to everyone when
-the episode is over. A person answering as a yes/no oracle gets Yes/No buttons (and the y/n keys);
-``y``/``yes``/``n``/``no`` typed as a reply are sent as ``"Yes."``/``"No."``.
+the episode is over. A person answering as a yes/no oracle gets Yes/No buttons (and the y/n keys)
+and may also type a reply such as ``sometimes`` (the task says what it accepts and how the asker
+reads it); ``y``/``yes``/``n``/``no`` typed as a reply are sent as ``"Yes."``/``"No."``.
+
+A person guessing in a question task sees what can be guessed (the task's ``state()["guessable"]``)
+beside the dialogue, with a search line that filters it; a guess of something outside the list is
+marked as such in the transcript (a wrong guess, not a misunderstanding).
 """
 
 from __future__ import annotations
@@ -42,8 +47,12 @@ def chat_lines(state: dict[str, Any], roles: Sequence[str]) -> list[tuple[str, s
             note = ""
             if item.get("correct"):
                 note = "correct!"
+            elif item.get("unlisted"):
+                note = f"{item.get('guess')} is not on the list: a wrong guess"
             elif item.get("understood") is False:
                 note = "not understood"
+            elif item.get("normalised") and item.get("reply"):
+                note = f"reply {item['reply']!r} read as {item['answer']!r}"
             elif item.get("normalised"):
                 note = "reply normalised"
             out.append((roles[1] if len(roles) > 1 else "partner", item["answer"], note))
@@ -71,6 +80,12 @@ def secret_lines(state: dict[str, Any]) -> list[str]:
     return lines
 
 
+def filter_names(names: Sequence[str], query: str) -> list[str]:
+    """The names containing every word of ``query`` (case-insensitive), in their order."""
+    words = query.lower().split()
+    return [n for n in names if all(w in n.lower() for w in words)]
+
+
 def progress_line(state: dict[str, Any]) -> str:
     if "questions_left" in state:
         left = state["questions_left"]
@@ -94,6 +109,15 @@ def to_act(state: dict[str, Any]) -> str | None:
 class ChatView(TaskView):
     """The chat play view (see the module docstring)."""
 
+    DEFAULT_CSS = """
+    ChatView #chat-body { height: 1fr; }
+    ChatView #chat-body #chat-log { width: 1fr; }
+    ChatView #chat-list { width: 30; display: none; border: round $secondary; padding: 0 1; }
+    ChatView #chat-list-title { height: auto; color: $text-muted; }
+    ChatView #chat-filter { height: 3; }
+    ChatView #chat-list-scroll { height: 1fr; }
+    """
+
     BINDINGS = [
         Binding("y", "reply_yes", "Yes", id="chat.yes"),
         Binding("n", "reply_no", "No", id="chat.no"),
@@ -113,8 +137,14 @@ class ChatView(TaskView):
         with Vertical():
             yield Static("", id="chat-info")
             yield Static("", id="chat-secret")
-            with VerticalScroll(id="chat-log"):
-                yield Static("", id="chat-text")
+            with Horizontal(id="chat-body"):
+                with VerticalScroll(id="chat-log"):
+                    yield Static("", id="chat-text")
+                with Vertical(id="chat-list"):
+                    yield Static("", id="chat-list-title")
+                    yield Input(placeholder="Search the list", id="chat-filter")
+                    with VerticalScroll(id="chat-list-scroll"):
+                        yield Static("", id="chat-list-names", markup=False)
             yield Static("", id="chat-turn")
             with Horizontal(id="chat-row"):
                 yield Input(placeholder="", id="chat-input", disabled=True)
@@ -183,7 +213,35 @@ class ChatView(TaskView):
         box.update("[b]The secret[/b] (hidden from the guesser)\n" + escape("\n".join(lines)))
         self.query_one("#chat-text", Static).update(self.render_transcript())
         self.query_one("#chat-log", VerticalScroll).scroll_end(animate=False)
+        self._draw_list()
         self._update_controls()
+
+    @property
+    def guessable(self) -> list[str]:
+        """What a guess can name (the task's ``state()["guessable"]``), or [] without a list."""
+        names = self.state.get("guessable")
+        return [str(n) for n in names] if isinstance(names, list) else []
+
+    def _draw_list(self) -> None:
+        """Show the guessable names, filtered by the search line, to a person who guesses."""
+        panels = self.query("#chat-list")
+        if not panels:
+            return
+        names = self.guessable
+        show = bool(names) and self.roles[0] in self.human_roles
+        panels.first().display = show
+        if not show:
+            return
+        shown = filter_names(names, self.query_one("#chat-filter", Input).value)
+        self.query_one("#chat-list-title", Static).update(
+            f"You can guess: {len(shown)} of {len(names)}"
+        )
+        self.query_one("#chat-list-names", Static).update("\n".join(shown) or "(no match)")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "chat-filter":
+            event.stop()
+            self._draw_list()
 
     def _update_controls(self) -> None:
         self.refresh_bindings()
@@ -192,9 +250,9 @@ class ChatView(TaskView):
         for b in self.query("#chat-row Button"):
             b.display = buttons or (self.replying is not None and not self.yes_no)
         if self.replying is not None:
-            inp.disabled = self.yes_no
+            inp.disabled = False
             inp.placeholder = (
-                "Answer yes or no"
+                "Yes / No, or type a reply such as sometimes"
                 if self.yes_no
                 else "Answer (yes, no or a sentence), Enter to send"
             )
@@ -240,6 +298,8 @@ class ChatView(TaskView):
     # -- input --------------------------------------------------------------------------------
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        if event.input.id == "chat-filter":
+            return
         typed = event.value
         if self.replying is not None:
             self._send_reply(typed)
@@ -278,8 +338,11 @@ class ChatView(TaskView):
             text = "Yes."
         elif low in ("n", "no", "nope", "nah"):
             text = "No."
-        elif self.yes_no or not text:
+        elif not text:
             self.show_error("Answer yes or no." if self.yes_no else "Type an answer first.")
+            return
+        elif self.yes_no:  # "sometimes": the task checks it; the reply stands until it is taken
+            self.post_message(self.Submitted(text, role=role))
             return
         self.replying = None
         self.pending = None

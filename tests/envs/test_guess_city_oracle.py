@@ -82,7 +82,7 @@ CASES = [
     ("London", "Is the Eiffel Tower there?", "No."),
     # negation and disjunction
     ("Delhi", "Is it not in Asia?", "No."),
-    ("Delhi", "Is it in Europe or Asia?", "Yes."),
+    ("Delhi", "Is it in Europe or Asia?", "It is in Asia."),
     # guesses, aliases, accents
     ("Delhi", "Is it Delhi?", "Yes."),
     ("Delhi", "Is your city New Delhi?", "Yes."),
@@ -123,7 +123,7 @@ CASES = [
     ("Delhi", "What is the currency?", NOT_SURE),
     ("Delhi", "blorf?", NOT_SURE),
     ("Delhi", "", NOT_SURE),
-    ("Delhi", "Is it near Mumbai?", NOT_SURE),
+    ("Delhi", "Is it near Mumbai?", "No."),
 ]
 
 

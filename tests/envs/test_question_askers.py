@@ -135,8 +135,10 @@ def test_chair_with_a_person_who_disagrees_with_the_bank(policy):
 
 # (c) against the embedded oracle the askers play exactly as before (tests/test_golden_exports.py
 # checks the generated datasets; this checks more seeds of every asker, quickly)
-BEFORE = "3e91755177bb47c45e887e6da7a83becfb13022b993ab1c2cb6be7b2878ab5eb"
-"""The digest of 300 seeds of every asker on both tasks, from the askers before this change."""
+BEFORE = "067fd03f1df9016138a866cc45cabdd44abecc30344fb3768b9b8197bb9184ea"
+"""The digest of 300 seeds of every asker on both tasks. Last changed on purpose by issue #13: the
+oracles answer more questions correctly (their bank answers change) and Guess My City's bank
+asks "Is it in North America?" once."""
 
 
 def _fingerprint(n: int) -> str:

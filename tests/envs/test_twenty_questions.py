@@ -116,9 +116,10 @@ def test_state_exposes_transcript_questions_left_secret_and_turn():
     st1 = t.state()
     assert st1["transcript"] == [
         {"question": "Is it an animal?", "answer": "Yes.", "understood": True, "guess": None,
-         "correct": False, "normalised": False}
+         "correct": False, "normalised": False, "unlisted": False, "reply": None}
     ]  # fmt: skip
     assert st1["questions_left"] == 19 and st1["secret"]["name"] == "Dog"
+    assert len(st1["guessable"]) == len(objects()) and "Dog" in st1["guessable"]
     assert st1["partner"] == "embedded"
     json.dumps(st1)
     t.step("Is it a dog?\n")
@@ -192,8 +193,42 @@ def test_parse_input_and_parse_reply():
         with pytest.raises(InvalidInput):
             t.parse_input(bad)
     assert t.parse_reply("y") == "Yes." and t.parse_reply("No.") == "No."
-    with pytest.raises(InvalidInput):
-        t.parse_reply("maybe")
+    for bad in ("", "purple", "What?"):
+        with pytest.raises(InvalidInput):
+            t.parse_reply(bad)
+
+
+@pytest.mark.parametrize("hedge", ["sometimes", "Maybe", "it depends", "not sure", "Yes, usually."])
+def test_a_persons_hedge_reaches_the_asker_as_lmrl_reads_it(hedge):
+    """A person playing the oracle may answer "sometimes": the asker sees LMRL's reading ("No.";
+    "Yes, usually." is yes), the step keeps what the person typed."""
+    t = envs.make(TASK)
+    typed = t.parse_reply(hedge)
+    assert typed == hedge  # kept as typed, not turned into "No." yet
+    person = _Scripted([typed])
+    t = envs.make(TASK, partner=person, secret="Dog")
+    t.reset(0)
+    step = t.step("Is it alive?\n")
+    expected = "Yes.\n" if hedge.startswith("Yes") else "No.\n"
+    assert step.observation == expected and step.info["reply"] == hedge
+    assert step.info["normalised"] is True and step.info["answer_source"] == "partner"
+    assert t.state()["transcript"][-1]["reply"] == hedge
+    assert t.history()[-1].text == expected
+
+
+class _Scripted:
+    """A partner that answers from a list (a person's typed replies)."""
+
+    kind, name = "human", "scripted-person"
+
+    def __init__(self, replies):
+        self.replies = list(replies)
+
+    def reset(self, task, seed=None):
+        pass
+
+    def act(self, history):
+        return self.replies.pop(0)
 
 
 def test_question_bank_is_understood_and_guesses_name_their_object():

@@ -142,3 +142,87 @@ def test_chat_screen_snapshot(snap_compare, tmp_path):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
+
+
+async def test_person_guessing_sees_the_searchable_list_and_unlisted_guesses_are_wrong(store):
+    app = make_app(store, player="dee")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = app.start_session("twenty-questions", None, None, 4, "dee")
+        await pilot.pause()
+        view = screen.query_one(ChatView)
+        task = screen.session.task
+        panel = view.query_one("#chat-list")
+        assert panel.display  # a person guesses: the list is shown
+        names = str(view.query_one("#chat-list-names").render())
+        assert all(n in names for n in task.guessable()) and len(task.guessable()) > 100
+        view.query_one("#chat-filter").value = "ball"
+        await pilot.pause()
+        shown = str(view.query_one("#chat-list-names").render()).splitlines()
+        assert shown and all("ball" in n.lower() for n in shown) and "Basketball" in shown
+        assert "Dog" not in shown
+        view.query_one("#chat-filter").value = "zzzz"
+        await pilot.pause()
+        assert "(no match)" in str(view.query_one("#chat-list-names").render())
+        await ask(pilot, screen, "Is it a giraffe?")  # not on the list: a wrong guess
+        assert len(screen.session.transitions) == 1  # the search line asked nothing
+        step = screen.session.transitions[0].step
+        assert step.reward == -1.0 and step.observation == "No.\n"
+        assert step.info["guess"] == "giraffe" and step.info["unlisted"] is True
+        text = str(view.render_transcript())
+        assert "giraffe is not on the list: a wrong guess" in text and "not understood" not in text
+    ep = store.recent_episodes(1)[0]
+    steps = store.steps(ep["id"])
+    assert steps[0]["info"]["unlisted"] is True and steps[0]["info"]["understood"] is True
+
+
+async def test_the_list_is_hidden_from_a_person_playing_the_oracle_and_offered_for_cities(store):
+    app = make_app(store, player="eve")
+    async with app.run_test(size=(140, 40)) as pilot:
+        agent = envs.make_policy("twenty-questions", "strong")
+        screen = app.start_session("twenty-questions", agent, HumanAgent("eve", role="oracle"), 9, "eve")
+        await pilot.pause()
+        assert not screen.query_one(ChatView).query_one("#chat-list").display
+    app = make_app(store, player="eve")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = app.start_session("guess-city", None, None, 1, "eve")
+        await pilot.pause()
+        view = screen.query_one(ChatView)
+        assert view.query_one("#chat-list").display
+        view.query_one("#chat-filter").value = "san"
+        await pilot.pause()
+        shown = str(view.query_one("#chat-list-names").render()).splitlines()
+        assert "San Francisco" in shown and "Santiago" in shown and "Tokyo" not in shown
+
+
+async def test_person_oracle_may_answer_sometimes_which_the_asker_reads_as_no(store):
+    app = make_app(store, player="fay")
+    async with app.run_test(size=(140, 40)) as pilot:
+        agent = envs.make_policy("twenty-questions", "strong")
+        partner = HumanAgent("fay", role="oracle")
+        screen = app.start_session("twenty-questions", agent, partner, 9, "fay")
+        screen.speed_index = 5
+        await pilot.pause()
+        view = screen.query_one(ChatView)
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if view.replying is not None:
+                break
+        inp = view.query_one("#chat-input")
+        assert not inp.disabled and view.query_one("#chat-yes").display
+        inp.focus()
+        await pilot.pause()
+        inp.value = "purple"  # not an answer: explained, still the person's turn
+        await pilot.press("enter")
+        await pilot.pause()
+        assert view.replying is not None and screen.session.transitions == []
+        inp.value = "sometimes"
+        await pilot.press("enter")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if screen.session.transitions:
+                break
+        step = screen.session.transitions[0].step
+        assert step.observation == "No.\n" and step.info["reply"] == "sometimes"
+        assert step.info["normalised"] is True
+        assert "reply 'sometimes' read as 'No.'" in str(view.render_transcript())
+        assert screen.session.task.history()[2].text == "No.\n"  # what the asker saw

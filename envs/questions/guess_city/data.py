@@ -1,9 +1,11 @@
 """Guess My City knowledge: the cities (``assets/cities.txt``), the words that name
-countries, continents, climates and weather, and the oracle's sentences about a city.
+countries, continents, climates, weather and places (``assets/words.json``), and the oracle's
+sentences about a city.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -11,62 +13,28 @@ from importlib import resources
 
 from envs.questions.text import fold
 
-DEMONYMS = {
-    "Japan": "japanese", "South Korea": "korean, korea", "China": "chinese", "Taiwan": "taiwanese",
-    "Indonesia": "indonesian", "Philippines": "filipino, philippine", "Thailand": "thai",
-    "Vietnam": "vietnamese", "Malaysia": "malaysian", "Singapore": "singaporean",
-    "Myanmar": "burmese, burma", "India": "indian", "Pakistan": "pakistani",
-    "Bangladesh": "bangladeshi", "Nepal": "nepalese, nepali", "Sri Lanka": "sri lankan",
-    "Turkey": "turkish, turkiye", "Iran": "iranian, persian", "Iraq": "iraqi",
-    "Saudi Arabia": "saudi", "United Arab Emirates": "emirati, uae, emirates", "Qatar": "qatari",
-    "Israel": "israeli", "Jordan": "jordanian", "Uzbekistan": "uzbek", "Kazakhstan": "kazakh",
-    "United Kingdom": "british, english, uk, britain, great britain, england",
-    "France": "french", "Spain": "spanish", "Italy": "italian", "Germany": "german",
-    "Russia": "russian", "Ukraine": "ukrainian", "Poland": "polish", "Austria": "austrian",
-    "Netherlands": "dutch, holland", "Belgium": "belgian", "Greece": "greek",
-    "Portugal": "portuguese", "Sweden": "swedish", "Norway": "norwegian", "Denmark": "danish",
-    "Finland": "finnish", "Ireland": "irish", "Czech Republic": "czech", "Hungary": "hungarian",
-    "Romania": "romanian", "Switzerland": "swiss", "Nigeria": "nigerian", "Egypt": "egyptian",
-    "Democratic Republic of the Congo": "congolese", "Angola": "angolan",
-    "South Africa": "south african", "Kenya": "kenyan", "Ethiopia": "ethiopian",
-    "Tanzania": "tanzanian", "Sudan": "sudanese", "Ghana": "ghanaian", "Ivory Coast": "ivorian",
-    "Morocco": "moroccan", "Algeria": "algerian",
-    "United States": "american, america, usa, united states of america, states",
-    "Canada": "canadian", "Mexico": "mexican", "Cuba": "cuban", "Brazil": "brazilian",
-    "Argentina": "argentine, argentinian", "Peru": "peruvian", "Colombia": "colombian",
-    "Chile": "chilean", "Venezuela": "venezuelan", "Ecuador": "ecuadorian",
-    "Australia": "australian, aussie", "New Zealand": "kiwi",
-}  # fmt: skip
-CONTINENT_WORDS = {
-    "Asia": "asian", "Europe": "european", "Africa": "african",
-    "North America": "north american", "South America": "south american",
-    "Oceania": "oceanian, pacific islands",
-}  # fmt: skip
-REGION_WORDS = {
-    "Northern Europe": "scandinavia, scandinavian, nordic",
-    "Middle East": "mideast, near east",
-}
-CLIMATES = {
-    "tropical": "It is hot and humid all year, with a rainy season.",
-    "arid": "It has a hot desert climate: very dry, with little rain.",
-    "semi-arid": "It is fairly dry, with hot summers and little rain.",
-    "mediterranean": "It has hot, dry summers and mild, wet winters.",
-    "humid subtropical": "Summers are hot and humid, and winters are mild.",
-    "oceanic": "It is mild and often rainy, without great heat or cold.",
-    "continental": "Summers are warm, and winters are cold and snowy.",
-    "highland": "It is mild all year because it is high up, with a rainy season.",
-}
-CLIMATE_WORDS = {
-    "arid": "desert, desert climate",
-    "humid subtropical": "subtropical",
-    "oceanic": "maritime",
-    "highland": "high altitude, mountain climate",
-}
-WEATHER_WORDS = {
-    "hot": "heat, very warm", "warm": "", "mild": "temperate", "cool": "chilly",
-    "cold": "freezing, cold winters", "humid": "muggy", "dry": "", "rainy": "rain, rainfall, wet",
-    "snowy": "snow, snowfall",
-}  # fmt: skip
+_WORDS = json.loads(
+    resources.files("envs.questions.guess_city").joinpath("assets/words.json").read_text("utf-8")
+)
+DEMONYMS: dict[str, str] = _WORDS["demonyms"]
+"""Country -> the other words that name it (``"french"``), comma-separated."""
+CONTINENT_WORDS: dict[str, str] = _WORDS["continent_words"]
+REGION_WORDS: dict[str, str] = _WORDS["region_words"]
+CLIMATES: dict[str, str] = _WORDS["climates"]
+"""Climate band -> the oracle's sentence about it."""
+CLIMATE_WORDS: dict[str, str] = _WORDS["climate_words"]
+WEATHER_WORDS: dict[str, str] = _WORDS["weather_words"]
+DRIVE_LEFT = frozenset(_WORDS["drive_left"])
+"""Countries where traffic keeps to the left (everywhere else of the base: the right)."""
+DRIVE_LEFT_CITIES = frozenset(_WORDS["drive_left_cities"])
+"""Cities that keep to the left in a country that keeps to the right."""
+AREAS: dict[str, str] = _WORDS["areas"]
+"""The city's state, province or part of its country (as people name them)."""
+OTHER_PLACES: str = _WORDS["other_places"]
+"""Places that people may ask about (``Is it in Scotland?``): every area of :data:`AREAS` and
+these, each true only of the cities whose area it is."""
+NEAR: dict[str, str] = _WORDS["near"]
+"""Natural features and sights near a city that its own facts do not name."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +94,11 @@ def parse_cities(text: str) -> list[City]:
 
 @cache
 def cities() -> tuple[City, ...]:
-    text = resources.files("envs.questions.guess_city").joinpath("assets/cities.txt").read_text("utf-8")
+    text = (
+        resources.files("envs.questions.guess_city")
+        .joinpath("assets/cities.txt")
+        .read_text("utf-8")
+    )
     return tuple(parse_cities(text))
 
 
@@ -188,3 +160,4 @@ def redact(text: str, c: City) -> str:
     for a in sorted(c.aliases, key=len, reverse=True):
         text = re.sub(rf"(?<!\w){re.escape(a)}(?!\w)", "my city", text, flags=re.IGNORECASE)
     return text
+

@@ -8,205 +8,49 @@ replaced by "my city") until the city is guessed; naming it is a guess, ended by
 Yes/no questions are mapped, like the Twenty Questions oracle, to facts found by words in any
 inflection (continent, region, country or its demonym, language, climate and weather, coast and
 sea, river, capital, hemisphere, tropics, population such as ``more than 10 million people``,
-foods, landmarks); several facts are joined by *and*, or by *or*; ``not`` negates. Questions it
-cannot map get ``"I'm not sure how to answer that."`` and ``understood = False``.
+foods, landmarks, the river by its name, the side of the road, states and provinces, nearby
+features, ``near`` another city within 250 km); several facts are joined by *and*, or by *or*;
+``not`` negates. An either-or question (``Is it in the northern or southern hemisphere?``, ``Is it
+inland or on the coast?``, ``Is it a capital or not?``) gets one sentence naming the alternative
+that holds, in the asker's words. A guess of a place that is none of the cities (``Is it
+Kyoto?``, ``Are you from Abu Dhabi?``) is a wrong guess: ``"No."``, understood, ``Parsed.unlisted``
+naming it. Questions it cannot map get ``"I'm not sure how to answer that."`` and ``understood =
+False``.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from envs.questions.guess_city.data import (
-    CLIMATE_WORDS,
-    CLIMATES,
-    CONTINENT_WORDS,
-    DEMONYMS,
-    REGION_WORDS,
-    WEATHER_WORDS,
+    AREAS,
+    DRIVE_LEFT,
+    DRIVE_LEFT_CITIES,
+    NEAR,
     City,
     cities,
     open_answer,
     redact,
     split_list,
 )
+from envs.questions.guess_city.text import (
+    AWAY,
+    NOT_SURE,
+    PRIORITY,
+    RELATIONAL,
+    TRIGGERS,
+    WH,
+    lexicon,
+    population,
+)
+from envs.questions.guess_city.text import (
+    intent as intent_of,
+)
 from envs.questions.task import OracleReply
-from envs.questions.text import Atom, Lexicon, clean_text, fold, resolve, tokens
-
-STOP_CONTENT = frozenset(
-    "the of and a with city old new national great big famous museum park river street square "
-    "market house modern ancient royal grand temple tower bridge garden gardens center centre "
-    "district central nearby building sea lake mountains mountain island hill sauce rice soup "
-    "cakes cake bread fish winter summer night nights white black red blue green yellow gold "
-    "golden little".split()
-)
-TRIGGERS = {
-    "lang": frozenset({"speak", "spoken", "language", "languages", "speaking", "talk", "say"}),
-    "food": frozenset({"eat", "food", "dish", "dishes", "cuisine", "known", "famous", "drink"}),
-    "sight": frozenset({"see", "visit", "landmark", "landmarks", "famous", "known", "there"}),
-}
-PRIORITY = (
-    "city",
-    "country",
-    "continent",
-    "region",
-    "lang",
-    "climate",
-    "weather",
-    "coast",
-    "coastal",
-    "river",
-    "has_river",
-    "capital",
-    "hemi",
-    "tropics",
-    "pop",
-    "food",
-    "sight",
-)
-WH = frozenset(
-    {
-        "what",
-        "which",
-        "where",
-        "who",
-        "why",
-        "how",
-        "when",
-        "whose",
-        "tell",
-        "describe",
-        "name",
-        "give",
-        "list",
-    }
-)
-RELATIONAL = frozenset({"near", "close", "than", "like", "between", "far", "next", "to", "and"})
-AWAY = frozenset({"far", "away", "distance", "miles", "kilometers", "km", "hours", "drive"})
-NUMBER_WORDS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-}
-MORE = frozenset({"more", "over", "greater", "bigger", "larger", "above", "least", "exceed"})
-LESS = frozenset({"less", "fewer", "under", "below", "smaller", "most"})
-NOT_SURE = "I'm not sure how to answer that."
-
-
-def _add_words(lex: Lexicon, words: str, atom: Atom) -> None:
-    for w in split_list(words):
-        lex.add(w, atom)
-
-
-@cache
-def lexicon() -> Lexicon:
-    lex = Lexicon()
-    cs = cities()
-    for i, c in enumerate(cs):
-        for a in c.aliases:
-            lex.add(a, Atom("city", i), ing=False)
-        for n in c.country_names:
-            lex.add(n, Atom("country", c.country))
-        _add_words(lex, DEMONYMS.get(c.country, ""), Atom("country", c.country))
-        for cont in c.continents:
-            lex.add(cont, Atom("continent", cont))
-            _add_words(lex, CONTINENT_WORDS.get(cont, ""), Atom("continent", cont))
-        lex.add(c.region, Atom("region", c.region))
-        _add_words(lex, REGION_WORDS.get(c.region, ""), Atom("region", c.region))
-        for lang in c.langs:
-            lex.add(lang, Atom("lang", fold(lang)))
-        for body in c.coasts:
-            lex.add(body, Atom("coast", body))
-            if body.endswith(" Ocean"):
-                lex.add(body[: -len(" Ocean")], Atom("coast", body))
-        if c.river:
-            lex.add(c.river + " river", Atom("river", c.river))
-            lex.add("river " + c.river, Atom("river", c.river))
-        for phrase in (*c.foods, *c.sights):
-            rel = "food" if phrase in c.foods else "sight"
-            toks = tokens(phrase)
-            lex.add(toks, Atom(rel, " ".join(toks)))
-            for w in toks:
-                if w not in STOP_CONTENT and len(w) > 3:
-                    lex.add(w, Atom(rel, w))
-    for band in CLIMATES:
-        lex.add(band, Atom("climate", band))
-        lex.add(band + " climate", Atom("climate", band))
-        _add_words(lex, CLIMATE_WORDS.get(band, ""), Atom("climate", band))
-    for tag, words in WEATHER_WORDS.items():
-        lex.add(tag, Atom("weather", tag))
-        _add_words(lex, words, Atom("weather", tag))
-    for w in (
-        "coast",
-        "coastal",
-        "sea",
-        "ocean",
-        "seaside",
-        "port",
-        "beach",
-        "on water",
-        "shore",
-        "harbour",
-        "harbor",
-        "waterfront",
-    ):
-        lex.add(w, Atom("coastal", True))
-    for w in ("inland", "landlocked"):
-        lex.add(w, Atom("coastal", True, True))
-    lex.add("river", Atom("has_river", True))
-    for w in ("capital", "capital city", "seat of government"):
-        lex.add(w, Atom("capital", True))
-    for side in ("north", "south", "east", "west"):
-        lex.add(f"{side}ern hemisphere", Atom("hemi", side))
-        lex.add(
-            f"{side} of equator" if side in ("north", "south") else f"{side}ern half",
-            Atom("hemi", side),
-        )
-    for w in ("tropics", "between tropics", "near equator", "close to equator"):
-        lex.add(w, Atom("tropics", True))
-    for w in ("megacity", "megalopolis", "big city", "large city", "huge city", "big", "large"):
-        lex.add(w, Atom("pop", (">=", 10.0)))
-    for w in ("small city", "small", "town"):
-        lex.add(w, Atom("pop", ("<", 3.0)))
-    return lex
-
-
-_NUM = re.compile(r"^\d+(\.\d+)?$")
-
-
-def _population(toks: list[str]) -> tuple[Atom | None, list[str]]:
-    """``more than 10 million (people)``, ``under 5 million``, ``over 20m``."""
-    for i, w in enumerate(toks):
-        if w not in ("million", "millions", "m") or i == 0:
-            continue
-        num = toks[i - 1]
-        value = float(num) if _NUM.match(num) else NUMBER_WORDS.get(num)
-        if value is None:
-            continue
-        before = set(toks[max(0, i - 5) : i - 1])
-        op = ">" if before & MORE else "<" if before & LESS else None
-        if op is None:
-            continue
-        if "least" in before:
-            op = ">="
-        elif "most" in before:
-            op = "<="
-        start = max(0, i - 5)
-        while start < i - 1 and toks[start] not in MORE | LESS | {"at"}:
-            start += 1
-        return Atom("pop", (op, value)), toks[:start] + toks[i + 1 :]
-    return None, toks
+from envs.questions.text import Atom, clean_text, fold, resolve, tokens
 
 
 @dataclass(frozen=True)
@@ -217,42 +61,81 @@ class Parsed:
     negated: bool
     target: int | None
     reason: str = ""
+    unlisted: str | None = None
+    """The place a guess names when it is none of the cities (``"Kyoto"``)."""
+    either: tuple[tuple[str, Parsed], ...] = ()
+    """An either-or question's alternatives: (how to say it, its parse)."""
 
 
-INTENTS: tuple[tuple[str, frozenset[str]], ...] = tuple(
-    (name, frozenset(words.split()))
-    for name, words in (
-        ("river", "river rivers"),
-        ("coast", "coast ocean sea beach port water coastal seaside"),
-        ("lang", "language languages speak spoken"),
-        ("continent", "continent continents"),
-        ("country", "country nation countries"),
-        ("hemi", "hemisphere hemispheres equator"),
-        ("food", "food foods eat dish dishes cuisine drink"),
-        (
-            "weather",
-            "weather climate temperature temperatures season seasons rain hot cold snow "
-            "summer summers winter winters warm",
-        ),
-        ("pop", "population people inhabitants populated big large size residents"),
-        (
-            "sight",
-            "famous known landmark landmarks attraction attractions sight sights monument "
-            "monuments see visit tourist tourists building buildings special",
-        ),
-        ("region", "where region located part area"),
-        ("capital", "capital"),
-        ("name", "name called"),
-        ("hint", "hint clue tell describe anything about"),
-    )
+GUESS = re.compile(
+    r"^(?:is it|is your city|is the city|is this city|is this|are you from|do you live in|"
+    r"do you come from|could it be|might it be|is your home|is your hometown) (?P<x>[^?.!]+)$",
+    re.IGNORECASE,
 )
+"""A question naming a place as the answer: ``Is it Kyoto?``, ``Are you from Abu Dhabi?``."""
+EXPLICIT = ("are you from", "do you live in", "do you come from", "is your hometown")
+"""Openings that only name a place, so a name after them is a guess in lower case too."""
+ALL_YEAR = ("all year", "year round", "all time", "always", "whole year", "every day")
+"""Words that ask whether a kind of weather lasts all year (``Is it hot all year?``)."""
+LEADS = frozenset("in on near a an the at by from to of not close far".split())
+OPENERS = re.compile(r"^(?:is it|is your city|is the city|is this city|does it|do people|do they"
+                     r"|does your city|is there|are there)\s+", re.IGNORECASE)  # fmt: skip
 
 
-def _intent(words: set[str]) -> str | None:
-    for name, keys in INTENTS:
-        if words & keys:
-            return name
-    return None
+def _unlisted(question: str, atoms: list[Atom]) -> str | None:
+    """The name a guess-shaped question gives when it is none of the cities (module docstring)."""
+    text = " ".join(clean_text(question).rstrip("?.! ").split())
+    m = GUESS.match(text)
+    if m is None:
+        return None
+    x = m.group("x").strip()
+    words = x.split()
+    if not words or words[0].lower() in LEADS or len(words) > 4:
+        return None
+    explicit = text.lower().startswith(EXPLICIT)
+    if not explicit and not all(w[0].isupper() for w in words if w.lower() not in ("de", "la", "es")):
+        return None
+    toks = tokens(x)
+    scan = lexicon().scan(toks)
+    whole = len(scan) == 1 and scan[0].start == 0 and scan[0].end == len(toks)
+    if whole and any(a.rel == "city" for a in scan[0].atoms):
+        return None  # one of the cities: a real guess
+    if whole and not {a.rel for a in scan[0].atoms} <= {"food", "sight", "near"}:
+        return None  # "Is it Asian?", "Is your city big?": a fact, not a name
+    return x
+
+
+def _either(question: str) -> tuple[tuple[str, Parsed], ...]:
+    """The alternatives of ``Is it in the northern or southern hemisphere?``, ``Is it inland or
+    on the coast?``, ``Is it a capital or not?``; () when the question is not an either-or one."""
+    text = " ".join(clean_text(question).rstrip("?.! ").split())
+    parts = re.split(r"\s+or\s+", text, flags=re.IGNORECASE)
+    if len(parts) != 2 or not OPENERS.match(parts[0]):
+        return ()
+    opener = OPENERS.match(parts[0]).group(0)  # type: ignore[union-attr]
+    left, right = parts[0][len(opener) :].split(), parts[1].split()
+    if not left or not right:
+        return ()
+    if [w.lower() for w in right] in (["not"], ["no"], ["is", "it", "not"]):
+        return ((" ".join(left), parse(opener + " ".join(left))),)
+    plain = (" ".join(left), " ".join(right))  # "inland" / "on the coast"
+    shared = (" ".join(left), " ".join(left[:-1] + right))  # "in Asia" / "in Europe"
+    elided = (" ".join(left + right[1:]), " ".join(left[:-1] + right))  # "northern ... hemisphere"
+    joined = tokens(" ".join([left[-1], *right[1:]]))
+    whole = lexicon().scan(joined)
+    if len(right) > 1 and right[0].lower() not in LEADS and len(whole) == 1 and (
+        whole[0].start == 0 and whole[0].end == len(joined)
+    ):  # "northern ... hemisphere": the left word shares the right's noun
+        options = [elided, plain]
+    elif len(right) == 1 and len(left) > 1:
+        options = [shared, plain]
+    else:
+        options = [plain]
+    for a, b in options:
+        pa, pb = parse(opener + a), parse(opener + b)
+        if pa.atoms and pb.atoms and not pa.either and not pb.either and pa.atoms != pb.atoms:
+            return ((a, pa), (b, pb))
+    return ()
 
 
 @lru_cache(maxsize=16384)
@@ -260,7 +143,9 @@ def parse(question: str) -> Parsed:
     toks = tokens(clean_text(question))
     if not toks:
         return Parsed(None, (), False, False, None, "empty question")
-    pop, rest = _population(toks)
+    if toks[0] not in WH and "or" in toks and (either := _either(question)):
+        return Parsed(None, (), False, False, None, either=either)
+    pop, rest = population(toks)
     atoms: list[Atom] = [pop] if pop is not None else []
     target = None
     for m in lexicon().scan(rest):
@@ -268,17 +153,31 @@ def parse(question: str) -> Parsed:
         if atom.rel == "city":
             prev = rest[m.start - 1] if m.start > 0 else ""
             prev2 = rest[m.start - 2] if m.start > 1 else ""
+            if prev in ("near", "close", "next") or (prev == "to" and prev2 in ("close", "next")):
+                atoms.append(Atom("near_city", atom.value))  # "Is it near Paris?"
+                continue
             if prev in RELATIONAL or (prev == "from" and prev2 in AWAY):
-                continue  # "near Paris", "far from Paris": not a guess
+                continue  # "far from Paris": not a guess
             target = atom.value if target is None else target
         atoms.append(atom)
+    if " ".join(toks).endswith(ALL_YEAR) or any(p in " ".join(toks) for p in ALL_YEAR):
+        atoms = [Atom("weather_all", a.value, a.neg) if a.rel == "weather" else a for a in atoms]
     negated = any(w in ("not", "non", "never") for w in toks[2:]) or toks[0] == "not"
     if (toks[0] in WH and target is None) or not atoms:
-        intent = _intent(set(toks))
+        intent = intent_of(set(toks))
         if intent is not None:
             return Parsed(intent, (), False, False, None)
+    if toks[0] not in WH and (named := _unlisted(question, atoms)) is not None:
+        return Parsed(None, (), False, negated, None, unlisted=named)
+    if (toks[0] in WH and target is None) or not atoms:
         return Parsed(None, (), False, negated, None, "nothing I know about")
     return Parsed(None, tuple(atoms), "or" in toks, negated, target)
+
+
+def _km(a: City, b: City) -> float:
+    la1, lo1, la2, lo2 = map(math.radians, (a.lat, a.lon, b.lat, b.lon))
+    h = math.sin((la2 - la1) / 2) ** 2 + math.cos(la1) * math.cos(la2) * math.sin((lo2 - lo1) / 2) ** 2
+    return 12742 * math.asin(math.sqrt(h))
 
 
 def _contains(phrases: tuple[str, ...], value: str) -> bool:
@@ -320,6 +219,25 @@ def holds(atom: Atom, c: City, index: int) -> bool:
     elif rel == "pop":
         op, n = v
         ok = {">": c.pop > n, "<": c.pop < n, ">=": c.pop >= n, "<=": c.pop <= n}[op]
+    elif rel == "drive":
+        left = c.country in DRIVE_LEFT or c.name in DRIVE_LEFT_CITIES
+        ok = (v == "left") == left
+    elif rel == "area":
+        ok = v in {fold(a) for a in split_list(AREAS.get(c.name, ""))}
+    elif rel == "near":
+        near = split_list(NEAR.get(c.name, ""))
+        ok = v in near or (v == "mountains" and c.climate == "highland")
+    elif rel == "near_city":
+        ok = v != index and _km(c, cities()[v]) < 250
+    elif rel == "largest":
+        ok = c.pop >= max(o.pop for o in cities() if o.country == c.country)
+    elif rel == "citystate":
+        ok = any(fold(n) == fold(a) for n in c.country_names for a in c.aliases)
+    elif rel == "weather_all":  # "hot all year": hot, and never cold
+        opposite = {"hot": {"cold", "snowy", "cool"}, "warm": {"cold", "snowy"},
+                    "cold": {"hot", "warm", "mild"}, "humid": {"dry"}, "dry": {"rainy", "humid"},
+                    "rainy": {"dry"}}.get(v, set())  # fmt: skip
+        ok = v in c.weather and not (opposite & c.weather)
     elif rel == "food":
         ok = _contains(c.foods, v)
     else:
@@ -331,6 +249,10 @@ def answer(question: str, secret: int) -> OracleReply:
     """The embedded oracle's reply to ``question`` about city ``secret``."""
     p = parse(question)
     c = cities()[secret]
+    if p.unlisted is not None:  # a guess of a place that is none of the cities: a wrong guess
+        return OracleReply("No.", True, f"not on the list: {p.unlisted}")
+    if p.either:
+        return OracleReply(redact(_say_either(p, c, secret), c), True)
     if p.open_intent is not None:
         return OracleReply(redact(open_answer(p.open_intent, c), c), True)
     if not p.atoms:
@@ -338,3 +260,22 @@ def answer(question: str, secret: int) -> OracleReply:
     results = [holds(a, c, secret) for a in p.atoms]
     yes = any(results) if p.any_of else all(results)
     return OracleReply("Yes." if yes != p.negated else "No.", True)
+
+
+def _say_either(p: Parsed, c: City, secret: int) -> str:
+    """The answer to an either-or question: the alternative that holds, in the asker's words."""
+
+    def true(q: Parsed) -> bool:
+        results = [holds(a, c, secret) for a in q.atoms]
+        return (any(results) if q.any_of else all(results)) != q.negated
+
+    if len(p.either) == 1:  # "Is it a capital or not?"
+        said, q = p.either[0]
+        return f"It is {said}." if true(q) else f"It is not {said}."
+    (sa, qa), (sb, qb) = p.either
+    ta, tb = true(qa), true(qb)
+    if ta and tb:
+        return f"Both: it is {sa} and {sb}."
+    if ta or tb:
+        return f"It is {sa if ta else sb}."
+    return f"Neither: it is not {sa}, nor {sb}."

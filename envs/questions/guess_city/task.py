@@ -92,6 +92,9 @@ class GuessCityTask(QuestionTask):
     def guess_target(self, question: str) -> int | None:
         return parse(question).target
 
+    def unlisted_guess(self, question: str) -> str | None:
+        return parse(question).unlisted
+
     def oracle_prompt(self, question: str) -> str:
         return (
             "Answer the question about the city truthfully.\n"
@@ -119,6 +122,10 @@ turn: yes/no questions (*Is it in Asia?*, *Is it on the coast?*) or open ones (*
 weather like?*, *What food is it known for?*). Name the city to win: *Is it Lagos?*
 
 * Every question costs **-1**; the question that names the city is free and wins.
+* The city is one of the list shown beside the dialogue (type in its search line to filter it).
+  Naming a place that is not on the list is a wrong guess.
+* Either-or questions get the alternative that holds: *Is it in the northern or southern
+  hemisphere?*
 * You have **20** questions. The city is shown at the end.
 * When you play the **oracle**, answer about the city shown to you, without naming it.
 """

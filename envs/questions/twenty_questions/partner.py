@@ -1,4 +1,4 @@
-"""Twenty Questions knowledge base (``assets/objects.txt``) and embedded oracle.
+"""Twenty Questions' embedded oracle (the knowledge is in :mod:`envs.questions.twenty_questions.data`).
 
 The oracle maps a question to facts about the secret object and answers ``"Yes."`` or ``"No."``
 (LMRL-Gym's output vocabulary):
@@ -7,6 +7,15 @@ The oracle maps a question to facts about the secret object and answers ``"Yes."
   properties, abilities, the objects' names and synonyms) are found in the question in any
   inflection (``berries``, ``cutting``), with accents, case and punctuation ignored; extra
   synonyms (``living``, ``electric``, ``edible``, ``hold it in your hand`` ...) are built in.
+* Verb phrases (``assets/actions.txt``) are matched first, in any inflection and with a few words
+  between their words: ``Do you wear it on your feet?``, ``Does it give off light?``, ``Do you eat
+  with it?`` (a person does it) versus ``Does it eat grass?`` (the object does it).
+* A colour that is also an object's name is the colour unless an article makes it the object
+  (``Is it orange?`` versus ``Is it an orange?``).
+* An identity question (``Is it a ...?``) asks what the object is (an object, a kind, a category),
+  not what it has or is used for (``Is it a lock?`` is not ``Is it used for locking?``); one that
+  names something outside the list (``Is it a giraffe?``, ``Is it a rugby ball?``) is a wrong
+  guess: ``"No."``, understood, ``Parsed.unlisted`` naming it.
 * Sizes are against references: ``bigger than a breadbox`` (or a hand, a person, a house, or any
   object of the base), ``small``, ``huge`` ...
 * Several facts are joined by *and*, or by *or* when the question says ``or``.
@@ -20,207 +29,43 @@ The oracle maps a question to facts about the secret object and answers ``"Yes."
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from importlib import resources
 
 from envs.questions.task import OracleReply
-from envs.questions.text import Atom, Lexicon, Match, canonical, clean_text, resolve, tokens
-
-RELATIONS = ("made", "color", "in", "for", "has", "is", "can")
-SIZE_RANK = {"tiny": 0, "small": 1, "medium": 3, "large": 4, "huge": 5}
-INDOOR = frozenset(
-    "house kitchen bedroom living room bathroom office school classroom store gym garage closet "
-    "restaurant library hospital museum studio dining room workshop playroom desk bed pocket "
-    "toolbox jewelry box palace hotel bar concert bowling alley".split()
-) | {"living room", "dining room", "jewelry box", "bowling alley", "indoor"}
-OUTDOOR = frozenset(
-    "garden yard farm forest jungle ocean sea river lake park street road field sky desert "
-    "mountain beach zoo stadium playground savanna pond space court snow airport station water "
-    "orchard city railway ground vine hive flower tree rink ice shed wall outdoors golf course".split()
-) | {"golf course", "outdoor"}
-REF_SIZES = {
-    "breadbox": 2.0, "bread box": 2.0, "bread bin": 2.0, "shoebox": 1.5, "shoe box": 1.5,
-    "hand": 0.5, "fist": 0.5, "coin": -0.5, "person": 3.5, "human": 3.5, "man": 3.5,
-    "adult": 3.5, "me": 3.5, "you": 3.5, "house": 4.5, "building": 4.5, "room": 4.5,
-}  # fmt: skip
-COMPARE = {
-    "bigger": ">", "larger": ">", "greater": ">", "taller": ">", "heavier": ">", "longer": ">",
-    "smaller": "<", "tinier": "<", "shorter": "<", "lighter": "<", "littler": "<",
-}  # fmt: skip
-WH = frozenset({"what", "which", "where", "who", "why", "how", "when", "whose", "whom"})
-NEGATORS = frozenset({"not", "non", "never"})
-RELATIONAL = frozenset(
-    "than like with in on inside into from near under at by for to about as of onto".split()
+from envs.questions.text import (
+    PERSONS,
+    STOPWORDS,
+    Atom,
+    Lexicon,
+    Match,
+    Phrase,
+    clean_text,
+    fold,
+    match_phrases,
+    resolve,
+    tokens,
 )
-COUNTERS = frozenset(
-    {"kind", "type", "sort", "pair", "pairs", "piece", "pieces", "set", "bunch", "bar", "bars"}
+from envs.questions.twenty_questions.data import Thing, objects, read_actions
+from envs.questions.twenty_questions.text import (
+    COMPARE,
+    COUNTERS,
+    DISPLAY,
+    NEGATORS,
+    PRIORITY,
+    REF_SIZES,
+    RELATIONAL,
+    SYNONYMS,
+    TRIGGERS,
+    WH,
 )
-TRIGGERS = {
-    "made": frozenset({"made", "material", "materials", "consist", "consists", "built", "out"}),
-    "for": frozenset({"used", "use", "for", "purpose", "useful", "uses"}),
-    "in": frozenset({"in", "found", "find", "live", "lives", "located", "kept", "keep", "grow",
-                     "grows", "on", "at", "inside", "near", "see"}),
-    "has": frozenset({"have", "has", "with", "got", "contain", "contains"}),
-    "can": frozenset({"can", "able", "could"}),
-    "color": frozenset({"color", "colour", "colored", "coloured"}),
-}  # fmt: skip
-DISPLAY: dict[str, str] = {}
-"""Canonical fact value -> its spelling in the knowledge base (for the question bank)."""
-PRIORITY = ("obj", "cat", "kind", "size", "is", "color", "has", "can", "for", "in", "made")
-
-SYNONYMS: list[tuple[str, Atom]] = [
-    *[(w, Atom("is", "alive")) for w in ("living", "living thing", "organism", "life",
-                                         "living creature", "creature")],
-    ("inanimate", Atom("is", "alive", True)), ("nonliving", Atom("is", "alive", True)),
-    ("dead", Atom("is", "alive", True)),
-    *[(w, Atom("is", "natural")) for w in ("nature", "naturally occurring", "found in nature")],
-    *[(w, Atom("is", "manmade")) for w in ("man made", "human made", "artificial", "manufactured",
-                                           "made by people", "made by humans", "invented",
-                                           "machine made", "built by people", "synthetic")],
-    *[(w, Atom("is", "electronic")) for w in ("electric", "electrical", "electronics",
-                                              "electricity", "powered", "battery", "batteries",
-                                              "plug", "plugged in", "digital", "gadget", "device",
-                                              "needs power", "run on power")],
-    *[(w, Atom("is", "edible")) for w in ("eat", "eaten", "eatable", "food", "consume", "consumed",
-                                          "something to eat", "snack")],
-    *[(w, Atom("is", "wearable")) for w in ("wear", "worn", "wearing", "put on")],
-    *[(w, Atom("is", "handheld")) for w in ("hold it in hand", "hold in hand", "hold it in one hand",
-                                            "fit in hand", "fits in hand", "handheld", "hand held",
-                                            "held in hand", "carry it in hand", "hold it")],
-    *[(w, Atom("size", ("<=", 0))) for w in ("fit in pocket", "fits in pocket", "pocket sized",
-                                             "tiny", "very small", "miniature")],
-    *[(w, Atom("size", ("<=", 1))) for w in ("small", "little", "compact")],
-    *[(w, Atom("size", (">=", 4))) for w in ("big", "large")],
-    *[(w, Atom("size", (">=", 5))) for w in ("huge", "enormous", "gigantic", "giant", "massive",
-                                             "very big", "very large")],
-    ("medium", Atom("size", ("==", 3))), ("medium sized", Atom("size", ("==", 3))),
-    *[(w, Atom("is", "indoors")) for w in ("indoors", "inside", "indoor", "inside house",
-                                           "inside home")],
-    *[(w, Atom("is", "outdoors")) for w in ("outdoors", "outside", "outdoor", "open air")],
-    *[(w, Atom("is", "sharp")) for w in ("pointy", "pointed")],
-    *[(w, Atom("is", "soft")) for w in ("squishy", "squashy")],
-    *[(w, Atom("is", "expensive")) for w in ("costly", "pricey", "valuable")],
-    *[(w, Atom("is", "loud")) for w in ("noisy", "make noise", "makes noise", "make sound",
-                                        "makes sound", "make a sound")],
-    *[(w, Atom("is", "round")) for w in ("circular", "spherical", "ball shaped")],
-    *[(w, Atom("is", "fragile")) for w in ("breakable", "delicate")],
-    *[(w, Atom("is", "dangerous")) for w in ("harmful", "deadly", "hurt", "hurt you")],
-    *[(w, Atom("is", "colorful")) for w in ("colourful", "many colors", "multicolored")],
-    *[(w, Atom("is", "heavy")) for w in ("weigh a lot", "weighs a lot")],
-    *[(w, Atom("for", "transport")) for w in ("transportation", "get around", "ride in",
-                                              "carry people", "travel in")],
-    *[(w, Atom("for", "music")) for w in ("musical", "make music", "play music")],
-    *[(w, Atom("for", "playing")) for w in ("play with", "toy for")],
-    ("metallic", Atom("made", "metal")), ("steel", Atom("made", "metal")),
-    ("iron", Atom("made", "metal")), ("wooden", Atom("made", "wood")),
-    ("timber", Atom("made", "wood")), ("cloth", Atom("made", "fabric")),
-    ("textile", Atom("made", "fabric")), ("cardboard", Atom("made", "paper")),
-    ("porcelain", Atom("made", "ceramic")), ("golden", Atom("made", "gold")),
-    ("grey", Atom("color", "gray")),
-    ("animal", Atom("kind", "animal")), ("plant", Atom("kind", "plant")),
-    ("machine", Atom("kind", "machine")), ("appliance", Atom("kind", "appliance")),
-    ("instrument", Atom("kind", "musical instrument")), ("toy", Atom("kind", "toy")),
-    ("clothes", Atom("kind", "clothing")), ("garment", Atom("kind", "clothing")),
-    ("outfit", Atom("kind", "clothing")), ("accessory", Atom("kind", "accessory")),
-    ("jewellery", Atom("kind", "jewelry")), ("jewel", Atom("kind", "jewelry")),
-    ("utensil", Atom("kind", "kitchen utensil")), ("gadget", Atom("kind", "electronic device")),
-    ("electronic device", Atom("kind", "electronic device")),
-    ("sport", Atom("for", "sport")), ("sports", Atom("for", "sport")),
-]  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Thing:
-    """One object of the base: names, category, size and the facts per relation."""
-
-    name: str
-    variants: tuple[str, ...]
-    category: str
-    kinds: frozenset[str]
-    size: str
-    facts: dict[str, frozenset[str]]
-
-    @property
-    def rank(self) -> int:
-        return SIZE_RANK[self.size]
-
-    def n_facts(self) -> int:
-        return len(self.kinds) + 1 + sum(len(v) for v in self.facts.values())
-
-
-def _fields(parts: list[str]) -> dict[str, tuple[set[str], set[str]]]:
-    out: dict[str, tuple[set[str], set[str]]] = {}
-    for part in parts:
-        if ":" not in part:
-            raise ValueError(f"field without a key: {part!r}")
-        key, _, vals = part.partition(":")
-        pos, neg = out.setdefault(key.strip(), (set(), set()))
-        for v in vals.split(","):
-            v = v.strip().lower()
-            if not v:
-                continue
-            target = neg if v.startswith("-") else pos
-            v = v.lstrip("-").strip()
-            c = canonical(v) if key != "size" else v
-            DISPLAY.setdefault(c, v)
-            target.add(c)
-    return out
-
-
-def parse_objects(text: str) -> list[Thing]:
-    """Parse the knowledge-base format (see the header of ``objects.txt``)."""
-    things: list[Thing] = []
-    category = ""
-    defaults: dict[str, tuple[set[str], set[str]]] = {}
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("["):
-            category, defaults = line.strip("[]").strip(), {}
-            continue
-        if line.startswith("*"):
-            defaults = _fields(line[1:].split("|"))
-            continue
-        names, *parts = line.split("|")
-        variants = tuple(v.strip() for v in names.split(";") if v.strip())
-        own = _fields(parts)
-        merged: dict[str, set[str]] = {}
-        removed: dict[str, set[str]] = {}
-        for key in {*defaults, *own}:
-            dpos, dneg = defaults.get(key, (set(), set()))
-            opos, oneg = own.get(key, (set(), set()))
-            merged[key] = (dpos | opos) - oneg
-            removed[key] = dneg | oneg
-        size = next(iter(merged.pop("size", {"medium"})))
-        kinds = merged.pop("kind", set())
-        facts = {r: set(merged.get(r, set())) for r in RELATIONS}
-        places, props = facts["in"], facts["is"]
-        if "natural" not in props:
-            props.add("manmade")
-        if places & INDOOR:
-            props.add("indoors")
-        if places & OUTDOOR:
-            props.add("outdoors")
-        places -= {"indoor", "outdoor"}
-        if SIZE_RANK[size] <= 1 and "handheld" not in removed.get("is", set()):
-            props.add("handheld")
-        if SIZE_RANK[size] >= 4 and "heavy" not in removed.get("is", set()):
-            props.add("heavy")
-        things.append(
-            Thing(variants[0], variants, category, frozenset(kinds), size,
-                  {r: frozenset(v) for r, v in facts.items()})
-        )  # fmt: skip
-    return things
 
 
 @cache
-def objects() -> tuple[Thing, ...]:
-    text = (
-        resources.files("envs.questions.twenty_questions").joinpath("assets/objects.txt").read_text("utf-8")
-    )
-    return tuple(parse_objects(text))
+def actions() -> tuple[list[Phrase], dict[str, frozenset[int]]]:
+    """The action phrases (longest first) and the objects each is true of."""
+    return read_actions(objects())
 
 
 @cache
@@ -241,6 +86,12 @@ def lexicon() -> Lexicon:
                 lex.add(DISPLAY.get(v, v), Atom(rel, v), ing=rel in ("for", "can"))
     for phrase, atom in SYNONYMS:
         lex.add(phrase, atom, ing=True)
+    for (
+        key,
+        atoms,
+    ) in lex.entries.items():  # "tool", "electronic": the kind or fact, not the category
+        if any(a.rel == "cat" for a in atoms) and any(a.rel in ("kind", "is") for a in atoms):
+            lex.entries[key] = [a for a in atoms if a.rel != "cat"]
     return lex
 
 
@@ -253,6 +104,8 @@ class Parsed:
     negated: bool
     target: int | None
     reason: str = ""
+    unlisted: str | None = None
+    """What an identity question names when it is no object of the base (``"rugby ball"``)."""
 
 
 REWRITES = {
@@ -266,7 +119,16 @@ REWRITES = {
 abilities; "grows on trees" says where it is found."""
 
 
+CONTAIN = frozenset("hold holds store stores contain contains keep keeps carry carries".split())
+"""Verbs that ask what the object is for when a noun follows (``Does it hold books?``)."""
+NOT_CONTENTS = frozenset({"it", "in", "on", "with", "you", "hand", "hands", "up", "together"})
+
+
 def _rewrite(toks: list[str]) -> list[str]:
+    toks = [
+        "for" if t in CONTAIN and i + 1 < len(toks) and toks[i + 1] not in NOT_CONTENTS else t
+        for i, t in enumerate(toks)
+    ]
     out: list[str] = []
     i = 0
     while i < len(toks):
@@ -298,9 +160,50 @@ def _size_comparison(toks: list[str]) -> tuple[Atom | None, list[str]]:
     return None, toks
 
 
+IDENTITY = re.compile(
+    r"^(?:(?:is|are|was|could|would|might|can|must)\s+)?(?:it|this|that|they|the object|your object"
+    r"|the thing|your thing)\s+(?:be\s+)?(?:a|an)\s+(?:(?:kind|type|sort|form|piece|pair) of\s+"
+    r"(?:a\s+|an\s+)?)?(?P<x>.+)$"
+)
+"""A question asking what the object is: ``Is it a rugby ball?``, ``Could it be an orange?``."""
+IDENTITY_RELS = frozenset({"obj", "kind", "cat"})
+VAGUE_NOUNS = frozenset(
+    "item items thing things object objects means form example member piece part bit product "
+    "stuff good nice common popular real normal regular typical usual of".split()
+)
+"""Words of an identity question that name no kind (``a household item``, ``a good pet``)."""
+CLAUSE = frozenset("or and not that which who with for in on used made than like as to".split())
+_RAW = re.compile(r"[a-z0-9]+")
+VERB_OPENERS = frozenset({"does", "do", "did", "can", "will", "would", "could", "has", "have"})
+PRONOUNS = {"they": "it", "them": "it", "these": "it", "those": "it"}
+
+
+def _identity(question: str) -> str | None:
+    """The named thing of an identity question (``"rugby ball"``), None for other questions."""
+    words = _RAW.findall(fold(clean_text(question)).replace("'", ""))
+    m = IDENTITY.match(" ".join(words))
+    if m is None:
+        return None
+    x = m.group("x").split()
+    if not 1 <= len(x) <= 4 or CLAUSE & set(x):
+        return None
+    return " ".join(x)
+
+
+def _unknown_words(toks: list[str]) -> list[str]:
+    """Content words of ``toks`` that no entry of the lexicon covers."""
+    covered: set[int] = set()
+    for m in lexicon().scan(toks):
+        covered.update(range(m.start, m.end))
+    return [
+        t for i, t in enumerate(toks)
+        if i not in covered and t not in STOPWORDS and t not in VAGUE_NOUNS
+    ]  # fmt: skip
+
+
 @lru_cache(maxsize=16384)
 def parse(question: str) -> Parsed:
-    toks = tokens(clean_text(question))
+    toks = [PRONOUNS.get(w, w) for w in tokens(clean_text(question))]
     if not toks:
         return Parsed((), False, False, None, "empty question")
     if toks[0] in WH:
@@ -308,15 +211,43 @@ def parse(question: str) -> Parsed:
     negated = any(w in NEGATORS for w in toks[2:]) or (
         toks[0] in NEGATORS or (len(toks) > 1 and toks[1] == "non")
     )
+    phrases, _ = actions()
+    found, used = match_phrases(toks, phrases)
+    atoms: list[Atom] = [Atom("does", v) for v in found]
+    if used:
+        toks = [t for i, t in enumerate(toks) if i not in used]
+    named = None if found else _identity(question)
+    if named is not None:
+        head = tokens(named)
+        matches = lexicon().scan(head)
+        last = matches[-1] if matches else None
+        if (
+            _unknown_words(head)
+            or last is None
+            or last.end != len(head)
+            or not any(a.rel in IDENTITY_RELS for a in last.atoms)
+        ):
+            return Parsed((), False, negated, None, unlisted=named)
+    if len(toks) > 2 and toks[0] in VERB_OPENERS and toks[1] in PERSONS and toks[1] != "you":
+        toks = [toks[0], "you", *toks[2:]]  # "Do kids eat it?": a person, not what it is for
     toks = _rewrite(toks)
     size_atom, toks = _size_comparison(toks)
-    atoms: list[Atom] = [size_atom] if size_atom else []
+    if size_atom:
+        atoms.append(size_atom)
     matches: list[Match] = lexicon().scan(toks)
     objs: list[tuple[Match, Atom]] = []
+    kept: list[tuple[Match, Atom]] = []
     for m in matches:
         if m.end < len(toks) and toks[m.end] == "of" and toks[m.start] in COUNTERS:
             continue  # "a piece of", "a pair of": counters, as LMRL ignores them
-        atom = resolve(m.atoms, toks, m.start, m.end, TRIGGERS, PRIORITY)
+        options = m.atoms
+        if named is not None and m.end == len(toks):  # "Is it an orange?": what it is
+            options = [a for a in m.atoms if a.rel in IDENTITY_RELS]
+        elif any(a.rel != "obj" for a in m.atoms) and m.end - m.start < len(toks) and (
+            any(a.rel in ("color", "is") for a in m.atoms) or toks[0] in VERB_OPENERS
+        ):  # "Is it orange?": the colour; "Does it ring?": what it does, not the ring
+            options = [a for a in m.atoms if a.rel != "obj"]
+        atom = resolve(options, toks, m.start, m.end, TRIGGERS, PRIORITY)
         if atom.rel == "obj":
             prev = toks[m.start - 1] if m.start > 0 else ""
             if prev in RELATIONAL and not (
@@ -325,6 +256,12 @@ def parse(question: str) -> Parsed:
                 continue  # "found in a car", "used with a pen": not a guess
             objs.append((m, atom))
         atoms.append(atom)
+        kept.append((m, atom))
+    for i in range(len(kept) - 1):  # "Does it have long ears?": the ears, whatever their length
+        (ma, a), (mb, b) = kept[i], kept[i + 1]
+        if a.rel in ("is", "size", "color") and b.rel == "has" and ma.end == mb.start:
+            if any(w in ("have", "has", "with") for w in toks[: ma.start]):
+                atoms.remove(a)
     any_of = "or" in toks
     target = None
     if len(objs) == 1 and not any_of and not negated and objs[0][0].end == len(toks):
@@ -346,6 +283,10 @@ def holds(atom: Atom, thing: Thing, index: int) -> bool:
         op, ref = value
         r = thing.rank
         ok = {">": r > ref, "<": r < ref, ">=": r >= ref, "<=": r <= ref, "==": r == ref}[op]
+    elif rel == "for":  # what it is for or holds: "Does it use paper?" (a printer has paper)
+        ok = value in thing.facts.get("for", frozenset()) or value in thing.facts.get("has", ())
+    elif rel == "does":
+        ok = index in actions()[1][value]
     else:
         ok = value in thing.facts.get(rel, frozenset())
     return ok != atom.neg
@@ -354,6 +295,8 @@ def holds(atom: Atom, thing: Thing, index: int) -> bool:
 def answer(question: str, secret: int) -> OracleReply:
     """The embedded oracle's reply to ``question`` about object ``secret``."""
     p = parse(question)
+    if p.unlisted is not None:  # a guess of something that is not on the list: a wrong guess
+        return OracleReply("No.", True, f"not on the list: {p.unlisted}")
     if not p.atoms:
         return OracleReply("No.", False, p.reason)
     thing = objects()[secret]

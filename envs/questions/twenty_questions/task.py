@@ -19,7 +19,9 @@ The oracle (role ``"oracle"``) is the embedded knowledge-base oracle
 (:mod:`envs.questions.twenty_questions.partner`) unless the option ``partner`` gives an agent (a person, a
 model) or ``partner_replies`` recorded replies; see :mod:`envs.questions.task`. A partner's reply is
 normalised as LMRL does: after stripping and lower-casing, one starting with ``yes`` is
-``"Yes."``, anything else ``"No."`` (``info["normalised"]`` marks a changed reply).
+``"Yes."``, anything else ``"No."`` (``info["normalised"]`` marks a changed reply, and
+``info["reply"]`` keeps it as given): a person's ``"sometimes"``, ``"maybe"`` or ``"it depends"``
+reaches the asker as ``"No."``.
 
 Options: ``partner``, ``partner_replies``, ``max_questions`` (20), ``deterministic``, ``secret``.
 Scripted guessers: ``strong`` (best-split asker), ``behaviour`` (LMRL-like data, success ≈ 0.31),
@@ -32,7 +34,15 @@ from typing import Any
 
 from envs.core import InvalidInput, TaskSpec
 from envs.questions.task import OracleReply, QuestionTask
-from envs.questions.text import fold, short_yes_no, yes_no
+from envs.questions.text import (
+    REPLY_LIMIT,
+    clean_text,
+    fold,
+    reply_yes_no,
+    short_yes_no,
+    vague,
+    yes_no,
+)
 from envs.questions.twenty_questions.partner import Thing, answer, objects, parse
 
 TASK_ID = "twenty-questions"
@@ -93,6 +103,9 @@ class TwentyQuestionsTask(QuestionTask):
     def guess_target(self, question: str) -> int | None:
         return parse(question).target
 
+    def unlisted_guess(self, question: str) -> str | None:
+        return parse(question).unlisted
+
     def oracle_prompt(self, question: str) -> str:
         t = self.things[self.secret]
         return (
@@ -106,10 +119,17 @@ class TwentyQuestionsTask(QuestionTask):
         return "Yes." if yes_no(raw.strip()) is True else "No."
 
     def parse_reply(self, typed: str) -> str:
+        """A person's answer as the oracle: ``y``/``n`` (and the like) become ``"Yes."``/``"No."``;
+        a hedge (``"sometimes"``, ``"maybe"``, ``"it depends"``) or a longer yes/no (``"yes,
+        usually"``) is kept as typed, so the step records it (``info["reply"]``) while the asker
+        sees LMRL's reading of it (anything not starting with yes is ``"No."``)."""
         reply = short_yes_no(typed)
-        if reply is None:
-            raise InvalidInput("Answer yes or no (y / n).")
-        return reply
+        if reply is not None:
+            return reply
+        text = clean_text(typed, REPLY_LIMIT)
+        if text and (vague(text) or reply_yes_no(text) is not None):
+            return text
+        raise InvalidInput("Answer yes or no (y / n); sometimes / maybe / it depends count as no.")
 
 
 HELP = """\
@@ -120,9 +140,12 @@ object when you think you know it: *Is it an animal?*, *Is it bigger than a brea
 *Can you eat it?*, then *Is it a dog?*.
 
 * Every question costs **-1**; the question that names the object is free and wins.
+* The object is one of the list shown beside the dialogue (type in its search line to filter it).
+  Naming something that is not on the list is a wrong guess.
 * You have **20** questions. The object is shown at the end.
 * When you play the **oracle**, answer the scripted guesser's questions with **yes** or **no**
-  about the object shown to you.
+  about the object shown to you (*sometimes*, *maybe* or *it depends* reach the guesser as
+  **no**, as in LMRL-Gym).
 """
 
 

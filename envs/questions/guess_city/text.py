@@ -1,0 +1,262 @@
+"""Guess My City's vocabulary: the lexicon of words that name facts of a city (countries,
+continents, languages, climates, seas, rivers, areas, driving side ...), the population
+comparisons, and the kinds of open questions."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from envs.questions.guess_city.data import (
+    AREAS,
+    CLIMATE_WORDS,
+    CLIMATES,
+    CONTINENT_WORDS,
+    DEMONYMS,
+    NEAR,
+    OTHER_PLACES,
+    REGION_WORDS,
+    WEATHER_WORDS,
+    cities,
+    split_list,
+)
+from envs.questions.text import Atom, Lexicon, fold, tokens
+
+STOP_CONTENT = frozenset(
+    "the of and a with city old new national great big famous museum park river street square "
+    "market house modern ancient royal grand temple tower bridge garden gardens center centre "
+    "district central nearby building sea lake mountains mountain island hill sauce rice soup "
+    "cakes cake bread fish winter summer night nights white black red blue green yellow gold "
+    "golden little world".split()
+)
+COMMON_WORDS = frozenset({"red", "pearl", "min", "hai", "wei", "han", "red river"})
+"""River names too common to be taken alone as the river (``red``)."""
+TRIGGERS = {
+    "coast": frozenset({"on", "by", "along", "border", "borders", "beside", "shore", "coast"}),
+    "area": frozenset({"in", "state", "province", "part"}),
+    "lang": frozenset({"speak", "spoken", "language", "languages", "speaking", "talk", "say"}),
+    "food": frozenset({"eat", "food", "dish", "dishes", "cuisine", "known", "famous", "drink"}),
+    "sight": frozenset({"see", "visit", "landmark", "landmarks", "famous", "known", "there"}),
+}
+PRIORITY = (
+    "city",
+    "area",
+    "drive",
+    "near",
+    "country",
+    "continent",
+    "region",
+    "lang",
+    "climate",
+    "weather",
+    "coast",
+    "coastal",
+    "river",
+    "has_river",
+    "capital",
+    "hemi",
+    "tropics",
+    "pop",
+    "food",
+    "sight",
+)
+WH = frozenset(
+    {
+        "what",
+        "which",
+        "where",
+        "who",
+        "why",
+        "how",
+        "when",
+        "whose",
+        "tell",
+        "describe",
+        "name",
+        "give",
+        "list",
+    }
+)
+RELATIONAL = frozenset({"near", "close", "than", "like", "between", "far", "next", "to", "and"})
+AWAY = frozenset({"far", "away", "distance", "miles", "kilometers", "km", "hours", "drive"})
+NUMBER_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+}
+MORE = frozenset({"more", "over", "greater", "bigger", "larger", "above", "least", "exceed"})
+LESS = frozenset({"less", "fewer", "under", "below", "smaller", "most"})
+NOT_SURE = "I'm not sure how to answer that."
+
+
+def _add_words(lex: Lexicon, words: str, atom: Atom) -> None:
+    for w in split_list(words):
+        lex.add(w, atom)
+
+
+@cache
+def lexicon() -> Lexicon:
+    lex = Lexicon()
+    cs = cities()
+    own_names = {fold(a) for c in cs for a in c.aliases}
+    for i, c in enumerate(cs):
+        for a in c.aliases:
+            lex.add(a, Atom("city", i), ing=False)
+        for n in c.country_names:
+            lex.add(n, Atom("country", c.country))
+        _add_words(lex, DEMONYMS.get(c.country, ""), Atom("country", c.country))
+        for cont in c.continents:
+            lex.add(cont, Atom("continent", cont))
+            _add_words(lex, CONTINENT_WORDS.get(cont, ""), Atom("continent", cont))
+        lex.add(c.region, Atom("region", c.region))
+        _add_words(lex, REGION_WORDS.get(c.region, ""), Atom("region", c.region))
+        for lang in c.langs:
+            lex.add(lang, Atom("lang", fold(lang)))
+        for body in c.coasts:
+            lex.add(body, Atom("coast", body))
+            for tail in (" Ocean", " Sea"):
+                short = body[: -len(tail)]
+                if body.endswith(tail) and tokens(short) and tokens(short)[-1] not in STOP_CONTENT:
+                    lex.add(short, Atom("coast", body))
+        if c.river:
+            lex.add(c.river + " river", Atom("river", c.river))
+            lex.add("river " + c.river, Atom("river", c.river))
+            if fold(c.river) not in own_names and fold(c.river) not in COMMON_WORDS:
+                lex.add(c.river, Atom("river", c.river))  # "Does the Nile flow through it?"
+        for phrase in (*c.foods, *c.sights):
+            rel = "food" if phrase in c.foods else "sight"
+            toks = tokens(phrase)
+            lex.add(toks, Atom(rel, " ".join(toks)))
+            for w in toks:
+                if w not in STOP_CONTENT and len(w) > 3:
+                    lex.add(w, Atom(rel, w))
+    for band in CLIMATES:
+        lex.add(band, Atom("climate", band))
+        lex.add(band + " climate", Atom("climate", band))
+        _add_words(lex, CLIMATE_WORDS.get(band, ""), Atom("climate", band))
+    for tag, words in WEATHER_WORDS.items():
+        lex.add(tag, Atom("weather", tag))
+        _add_words(lex, words, Atom("weather", tag))
+    for w in (
+        "coast",
+        "coastal",
+        "sea",
+        "ocean",
+        "seaside",
+        "port",
+        "beach",
+        "on water",
+        "shore",
+        "harbour",
+        "harbor",
+        "waterfront",
+    ):
+        lex.add(w, Atom("coastal", True))
+    for w in ("inland", "landlocked"):
+        lex.add(w, Atom("coastal", True, True))
+    lex.add("river", Atom("has_river", True))
+    for w in ("capital", "capital city", "seat of government"):
+        lex.add(w, Atom("capital", True))
+    for side in ("north", "south", "east", "west"):
+        lex.add(f"{side}ern hemisphere", Atom("hemi", side))
+        lex.add(
+            f"{side} of equator" if side in ("north", "south") else f"{side}ern half",
+            Atom("hemi", side),
+        )
+    for w in ("tropics", "between tropics", "near equator", "close to equator"):
+        lex.add(w, Atom("tropics", True))
+    for w in ("megacity", "megalopolis", "big city", "large city", "huge city", "big", "large"):
+        lex.add(w, Atom("pop", (">=", 10.0)))
+    for w in ("small city", "small", "town"):
+        lex.add(w, Atom("pop", ("<", 3.0)))
+    for w in ("biggest city", "largest city", "biggest", "largest", "most populous"):
+        lex.add(w, Atom("pop", (">=", 15.0)))
+    for w in ("biggest city in", "largest city in", "most populous city in", "biggest city of",
+              "largest city of", "biggest in", "largest in"):
+        lex.add(w, Atom("largest", True), inflect=False)  # of its country: "in Canada" follows
+    for w in ("city state", "citystate", "city country"):
+        lex.add(w, Atom("citystate", True))
+    for side in ("left", "right"):
+        for w in (f"drive on {side}", f"drive on {side} side", f"{side} hand traffic",
+                  f"{side} side of road", f"{side} hand side", f"drive on {side} hand side"):
+            lex.add(w, Atom("drive", side))  # fmt: skip
+    for place in {*split_list(OTHER_PLACES), *(a for v in AREAS.values() for a in split_list(v))}:
+        lex.add(place, Atom("area", fold(place)))
+        if place.endswith(" State"):
+            lex.add(place[: -len(" State")] + " state", Atom("area", fold(place)))
+    for w in {n for v in NEAR.values() for n in split_list(v)}:
+        lex.add(w, Atom("near", w))
+    return lex
+
+
+_NUM = re.compile(r"^\d+(\.\d+)?$")
+
+
+def population(toks: list[str]) -> tuple[Atom | None, list[str]]:
+    """``more than 10 million (people)``, ``under 5 million``, ``over 20m``."""
+    for i, w in enumerate(toks):
+        if w not in ("million", "millions", "m") or i == 0:
+            continue
+        num = toks[i - 1]
+        value = float(num) if _NUM.match(num) else NUMBER_WORDS.get(num)
+        if value is None:
+            continue
+        before = set(toks[max(0, i - 5) : i - 1])
+        op = ">" if before & MORE else "<" if before & LESS else None
+        if op is None:
+            continue
+        if "least" in before:
+            op = ">="
+        elif "most" in before:
+            op = "<="
+        start = max(0, i - 5)
+        while start < i - 1 and toks[start] not in MORE | LESS | {"at"}:
+            start += 1
+        return Atom("pop", (op, value)), toks[:start] + toks[i + 1 :]
+    return None, toks
+
+
+INTENTS: tuple[tuple[str, frozenset[str]], ...] = tuple(
+    (name, frozenset(words.split()))
+    for name, words in (
+        ("river", "river rivers"),
+        ("coast", "coast ocean sea beach port water coastal seaside"),
+        ("lang", "language languages speak spoken"),
+        ("continent", "continent continents"),
+        ("country", "country nation countries"),
+        ("hemi", "hemisphere hemispheres equator"),
+        ("food", "food foods eat dish dishes cuisine drink"),
+        (
+            "weather",
+            "weather climate temperature temperatures season seasons rain hot cold snow "
+            "summer summers winter winters warm",
+        ),
+        ("pop", "population people inhabitants populated big large size residents"),
+        (
+            "sight",
+            "famous known landmark landmarks attraction attractions sight sights monument "
+            "monuments see visit tourist tourists building buildings special",
+        ),
+        ("region", "where region located part area"),
+        ("capital", "capital"),
+        ("name", "name called"),
+        ("hint", "hint clue tell describe anything about"),
+    )
+)
+
+
+def intent(words: set[str]) -> str | None:
+    for name, keys in INTENTS:
+        if words & keys:
+            return name
+    return None
