@@ -109,15 +109,6 @@ def to_act(state: dict[str, Any]) -> str | None:
 class ChatView(TaskView):
     """The chat play view (see the module docstring)."""
 
-    DEFAULT_CSS = """
-    ChatView #chat-body { height: 1fr; }
-    ChatView #chat-body #chat-log { width: 1fr; }
-    ChatView #chat-list { width: 30; display: none; border: round $secondary; padding: 0 1; }
-    ChatView #chat-list-title { height: auto; color: $text-muted; }
-    ChatView #chat-filter { height: 3; }
-    ChatView #chat-list-scroll { height: 1fr; }
-    """
-
     BINDINGS = [
         Binding("y", "reply_yes", "Yes", id="chat.yes"),
         Binding("n", "reply_no", "No", id="chat.no"),
