@@ -222,7 +222,7 @@ class ChatEndpointAgent:
                 raise EndpointError(f"{self.url} answered HTTP {status}{hint}: {_short(raw)}")
             try:
                 return json.loads(raw)
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
                 raise EndpointError(f"{self.url} sent a malformed reply (not JSON): {_short(raw)}") from None
         tries = self.retries + 1
         if reached:
