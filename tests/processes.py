@@ -40,8 +40,15 @@ def group_members(pgid: int) -> list[int]:
 
 
 def open_fds() -> set[int]:
-    """This process's open file descriptors."""
-    return {int(fd) for fd in os.listdir("/proc/self/fd")}
+    """This process's open file descriptors (without the one that listing them used)."""
+    out = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # the listing's own, closed by now
+            continue
+        out.add(int(fd))
+    return out
 
 
 def thread_names() -> list[str]:

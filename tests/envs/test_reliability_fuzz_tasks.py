@@ -13,6 +13,7 @@ import json
 import pytest
 from fuzz_text import fuzz, odd_text
 from hypothesis import given
+from hypothesis import strategies as st
 
 import envs
 from envs.core import InvalidInput, Step
@@ -39,17 +40,29 @@ def _task(tasks, task_id: str) -> envs.Task:
     return t
 
 
+moves = st.lists(st.one_of(odd_text(), st.integers(0, 10_000)), min_size=1, max_size=6)
+"""Odd text, or (an integer) one of the task's legal actions then: odd text deeper in an episode."""
+
+
 @pytest.mark.parametrize("task_id", TASKS)
 def test_step_takes_any_text(task_id: str, tasks) -> None:
     @FUZZ
-    @given(text=odd_text())
-    def check(text: str) -> None:
+    @given(moves=moves)
+    def check(moves: list[str | int]) -> None:
         t = _task(tasks, task_id)
-        st_ = t.step(text)
-        assert isinstance(st_, Step)
-        _check_step(task_id, t.spec, st_)
-        json.dumps(t.state())
-        assert isinstance(t.history(), tuple)
+        for move in moves:
+            if isinstance(move, int):
+                legal = t.legal_actions()
+                if not legal:
+                    continue
+                move = legal[move % len(legal)]
+            st_ = t.step(move)
+            assert isinstance(st_, Step)
+            _check_step(task_id, t.spec, st_)
+            json.dumps(t.state())
+            assert isinstance(t.history(), tuple)
+            if st_.terminated or st_.truncated:
+                break
 
     check()
 
