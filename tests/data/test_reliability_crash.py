@@ -156,6 +156,8 @@ def test_generate_survives_sigkill_anywhere(task: str, tmp_path: Path) -> None:
         finally:
             store.close()
     assert killed == GENERATE_KILLS  # a million episodes never finish within MAX_DELAY
+    with Store(db) as store:
+        print(f"generate {task}: {killed} SIGKILLs, {store.count(task=task)} episodes kept, all checks held")
 
 
 @pytest.mark.slow
@@ -186,6 +188,7 @@ def test_play_session_survives_sigkill_mid_episode(task: str, tmp_path: Path) ->
             _write_one(store)
         finally:
             store.close()
+    print(f"play {task}: {PLAY_KILLS} SIGKILLs, {resumed} mid-episode (listed unfinished, resumed exactly)")
     if HEAVY:
         assert resumed >= PLAY_KILLS // 2  # most kills land mid-episode
 

@@ -12,7 +12,7 @@ from processes import Baseline
 from data.store import Store
 from lmrl_tui.app import make_app
 
-pytestmark = pytest.mark.stockfish
+pytestmark = [pytest.mark.stockfish, pytest.mark.slow]  # two app runs: ~8-13 s
 
 
 async def _play(db) -> int:
