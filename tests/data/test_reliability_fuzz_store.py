@@ -166,3 +166,32 @@ def test_batch_write(fuzz_store: Store, steps, seed, player, labels) -> None:
     assert store.episode(eid)["seed"] == seed
     assert [(lab["label"], lab["value"]) for lab in store.labels(eid)] == [
         (clean_text(lab), None if v is None else clean_text(v)) for lab, v in labels]
+
+
+@FUZZ
+@given(typed=st.lists(text, min_size=1, max_size=4), strict=st.booleans(), player=short)
+def test_a_recorded_play_session_keeps_what_was_typed(fuzz_store: Store, typed, strict, player) -> None:
+    """A person's odd keys through PlaySession and its recorder: every step written reads back
+    as played (typed text cleaned), every refused input is kept as an attempt."""
+    from data.session import PlaySession
+    from envs.core import InvalidInput
+
+    session = PlaySession(fuzz_store, "wordle", player=player, seed=3, strict=strict)
+    session.start()
+    played = []
+    for t in typed:
+        try:
+            out = session.human_input(t)
+        except InvalidInput:
+            continue
+        played.append((clean_text(t), out.action))
+        if session.done:
+            break
+    if not session.done:
+        session.abandon()
+    steps = fuzz_store.steps(session.episode_id)
+    assert [(s["typed"], s["action"]) for s in steps] == played
+    ep = fuzz_store.episode(session.episode_id)
+    assert ep["player"] == clean_text(player) and ep["n_steps"] == len(played)
+    ended = bool(steps) and bool(steps[-1]["terminated"] or steps[-1]["truncated"])
+    assert ep["status"] == ("finished" if ended else "abandoned")
