@@ -43,13 +43,16 @@ def sql_int(v: int | None, field: str) -> int | None:
         return None
     n = int(v)
     if n not in INT64:
-        raise ValueError(f"{field} must be a whole number from -2**63 to 2**63-1, not {n:.3g}")
+        raise ValueError(f"{field} must be a whole number from -2**63 to 2**63-1, not one of {n.bit_length()} bits")
     return n
 
 
 def finite(v: float, field: str) -> float:
     """``v`` as a float; ValueError for NaN and the infinities (SQLite would store NULL)."""
-    x = float(v)
+    try:
+        x = float(v)
+    except OverflowError:  # an int past the largest float
+        x = math.inf
     if not math.isfinite(x):
         raise ValueError(f"{field} must be a finite number, not {x}")
     return x
