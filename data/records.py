@@ -26,10 +26,40 @@ def now() -> str:
 
 
 def dumps(obj: Any) -> str:
-    """A JSON column's text: ``"{}"`` for nothing, else compact JSON (non-ASCII kept)."""
+    """A JSON column's text: ``"{}"`` for nothing, else compact JSON (non-ASCII kept, a lone
+    surrogate in its text made U+FFFD as :func:`clean_text` does)."""
     if not obj:
         return "{}"
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return clean_text(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+
+
+INT64 = range(-(2**63), 2**63)
+"""SQLite's INTEGER range."""
+
+
+def sql_int(v: int | None, field: str) -> int | None:
+    """``v`` as SQLite can store it (None stays None); ValueError outside its 64-bit range."""
+    if v is None:
+        return None
+    n = int(v)
+    if n not in INT64:
+        raise ValueError(f"{field} must be a whole number from -2**63 to 2**63-1, not one of {n.bit_length()} bits")
+    return n
+
+
+def finite(v: float, field: str) -> float:
+    """``v`` as a float; ValueError for NaN and the infinities (SQLite would store NULL)."""
+    try:
+        x = float(v)
+    except OverflowError:  # an int past the largest float
+        x = math.inf
+    if not math.isfinite(x):
+        raise ValueError(f"{field} must be a finite number, not {x}")
+    return x
+
+
+def opt_clean(text: str | None) -> str | None:
+    return None if text is None else clean_text(text)
 
 
 @dataclass(frozen=True)
@@ -96,14 +126,16 @@ class EpisodeRecord:
     def episode_row(self, eid: int, stamp: str) -> dict[str, Any]:
         last = self.steps[-1] if self.steps else None
         return {
-            "id": eid, "task": self.task, "task_version": self.task_version, "seed": self.seed,
-            "options": dumps(self.options), "agent_kind": self.agent.kind,
-            "agent_name": self.agent.name,
-            "partner_kind": self.partner.kind if self.partner else None,
-            "partner_name": self.partner.name if self.partner else None,
-            "player": self.player, "source": self.source, "run_id": self.run_id,
+            "id": eid, "task": clean_text(self.task), "task_version": sql_int(self.task_version, "task_version"),
+            "seed": sql_int(self.seed, "seed"),
+            "options": dumps(self.options), "agent_kind": clean_text(self.agent.kind),
+            "agent_name": clean_text(self.agent.name),
+            "partner_kind": opt_clean(self.partner.kind) if self.partner else None,
+            "partner_name": opt_clean(self.partner.name) if self.partner else None,
+            "player": opt_clean(self.player), "source": clean_text(self.source), "run_id": self.run_id,
             "status": self.status, "first_observation": clean_text(self.first_observation),
-            "n_steps": len(self.steps), "return": math.fsum(s.reward for s in self.steps),
+            "n_steps": len(self.steps),
+            "return": math.fsum(finite(s.reward, f"steps[{i}].reward") for i, s in enumerate(self.steps)),
             "success": None if self.success is None else int(self.success),
             "terminated": int(bool(last and last.terminated)),
             "truncated": int(bool(last and last.truncated)),
@@ -114,9 +146,9 @@ class EpisodeRecord:
     def step_rows(self, eid: int, stamp: str) -> list[tuple[Any, ...]]:
         """Rows in the order of :data:`STEP_COLUMNS`."""
         return [
-            (eid, i, s.role, clean_text(s.action), s.typed if s.typed is None else clean_text(s.typed),
-             clean_text(s.observation), float(s.reward), int(s.terminated),
-             int(s.truncated), dumps(s.info), s.think_ms, stamp)  # fmt: skip
+            (eid, i, clean_text(s.role), clean_text(s.action), opt_clean(s.typed),
+             clean_text(s.observation), finite(s.reward, f"steps[{i}].reward"), int(s.terminated),
+             int(s.truncated), dumps(s.info), sql_int(s.think_ms, f"steps[{i}].think_ms"), stamp)  # fmt: skip
             for i, s in enumerate(self.steps)
         ]
 

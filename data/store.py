@@ -26,7 +26,10 @@ from data.records import (  # noqa: F401 - the record types are importable from 
     Who,
     decode_row,
     dumps,
+    finite,
     now,
+    opt_clean,
+    sql_int,
 )
 from envs.core.api import clean_text
 
@@ -185,7 +188,7 @@ class Store:
         with self._writing():
             self.db.execute(
                 "INSERT OR IGNORE INTO players(name, kind, created_at) VALUES (?, ?, ?)",
-                [name, kind, now()],
+                [clean_text(name), clean_text(kind), now()],
             )
 
     def start_episode(
@@ -203,18 +206,20 @@ class Store:
         run_id: int | None = None,
         meta: Mapping[str, Any] | None = None,
     ) -> int:
-        """Insert an ``in_progress`` episode and commit; returns its id."""
-        if player:
-            self.ensure_player(player)
+        """Insert an ``in_progress`` episode and commit; returns its id (text is stored after
+        :func:`clean_text`; a number SQLite cannot hold raises ValueError)."""
         with self._writing():
+            if player is not None:
+                self.ensure_player(player)  # joins this transaction
             cur = self.db.execute(
                 """INSERT INTO episodes(task, task_version, seed, options, agent_kind, agent_name,
                    partner_kind, partner_name, player, source, run_id, status, first_observation,
                    started_at, meta) VALUES (?,?,?,?,?,?,?,?,?,?,?,'in_progress',?,?,?)""",
                 [
-                    task, task_version, seed, dumps(options), agent.kind, agent.name,
-                    partner.kind if partner else None, partner.name if partner else None,
-                    player, source, run_id, clean_text(first_observation), now(), dumps(meta),
+                    clean_text(task), sql_int(task_version, "task_version"), sql_int(seed, "seed"),
+                    dumps(options), clean_text(agent.kind), clean_text(agent.name),
+                    opt_clean(partner and partner.kind), opt_clean(partner and partner.name),
+                    opt_clean(player), clean_text(source), run_id, clean_text(first_observation), now(), dumps(meta),
                 ],
             )  # fmt: skip
         return int(cur.lastrowid)
@@ -241,14 +246,14 @@ class Store:
                    terminated, truncated, info, think_ms, created_at)
                    VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
                 [
-                    episode_id, idx, role, clean_text(action), typed if typed is None else clean_text(typed),
-                    clean_text(observation), float(reward),
-                    int(terminated), int(truncated), dumps(dict(info or {})), think_ms, now(),
+                    episode_id, sql_int(idx, "idx"), clean_text(role), clean_text(action), opt_clean(typed),
+                    clean_text(observation), finite(reward, "reward"), int(terminated), int(truncated),
+                    dumps(dict(info or {})), sql_int(think_ms, "think_ms"), now(),
                 ],
             )  # fmt: skip
             self.db.execute(
                 "UPDATE episodes SET n_steps = n_steps + 1, return = return + ? WHERE id = ?",
-                [float(reward), episode_id],
+                [finite(reward, "reward"), episode_id],
             )
 
     def finish_episode(
@@ -306,8 +311,8 @@ class Store:
             # an INSERT per chunk (and inspecting every value) as insert_all does.
             self._conn.executemany(STEP_INSERT, step_rows)
             label_rows = [
-                (eid, lab.get("step_idx"), lab["label"], lab.get("value"), lab.get("author"),
-                 lab.get("created_at") or stamp)  # fmt: skip
+                (eid, sql_int(lab.get("step_idx"), "step_idx"), clean_text(lab["label"]),
+                 opt_clean(lab.get("value")), opt_clean(lab.get("author")), lab.get("created_at") or stamp)  # fmt: skip
                 for eid, ep in zip(ids, eps, strict=True)
                 for lab in ep.labels or ()
             ]
@@ -330,13 +335,13 @@ class Store:
         author: str | None = None,
     ) -> int:
         """Attach a human label to an episode or one of its steps (e.g. ``good``, ``bad``, a note)."""
-        label = label.strip()
+        label = clean_text(label.strip())
         if not label:
             raise ValueError("a label needs some text")
         with self._writing():
             cur = self.db.execute(
                 "INSERT INTO labels(episode_id, step_idx, label, value, author, created_at) VALUES (?,?,?,?,?,?)",
-                [episode_id, step_idx, label[:200], value, author, now()],
+                [episode_id, sql_int(step_idx, "step_idx"), label[:200], opt_clean(value), opt_clean(author), now()],
             )
         return int(cur.lastrowid)
 

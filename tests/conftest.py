@@ -4,7 +4,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_endpoint import FakeServer
+from fake_endpoint import FakeProxy, FakeServer, make_certificate
 
 from data.store import Store
 
@@ -36,3 +36,25 @@ def server() -> Iterator[FakeServer]:
     s = FakeServer()
     yield s
     s.close()
+
+
+@pytest.fixture
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A self-signed (certificate, key) pair for 127.0.0.1, made with the openssl CLI."""
+    return make_certificate(tmp_path_factory.mktemp("tls"))
+
+
+@pytest.fixture
+def https_server(certificate: tuple[Path, Path]) -> Iterator[FakeServer]:
+    """The fake endpoint over https with the self-signed ``certificate`` (``server.url``)."""
+    s = FakeServer(tls=certificate)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def proxy() -> Iterator[FakeProxy]:
+    """A tiny HTTP proxy on 127.0.0.1 (``proxy.url``; CONNECT for https; ``proxy.seen``)."""
+    p = FakeProxy()
+    yield p
+    p.close()

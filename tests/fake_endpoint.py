@@ -8,9 +8,16 @@
 from __future__ import annotations
 
 import json
+import select
+import socket
+import socketserver
+import ssl
+import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 CUT = "cut"
 """A 200 whose body stops half-way (the server closes the connection)."""
@@ -33,7 +40,8 @@ class FakeServer:
     are refused from then on), like an endpoint that dies part-way through a run.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, tls: tuple[Path, Path] | None = None) -> None:
+        """``tls``: (certificate, key) PEM files; the server then speaks https."""
         self.script: list[tuple[int, Any] | str] = []
         self.default: tuple[int, Any] | str = (200, OK_BODY)
         self.requests: list[dict[str, Any]] = []
@@ -75,7 +83,16 @@ class FakeServer:
                 pass
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.httpd.handle_error = lambda request, address: None  # a client that broke off (TLS)
+        scheme = "http"
+        if tls is not None:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*tls)
+            # The handshake happens in the handler's thread, on the first read.
+            self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True,
+                                                do_handshake_on_connect=False)  # fmt: skip
+            scheme = "https"
+        self.url = f"{scheme}://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
 
@@ -116,3 +133,88 @@ class FakeServer:
     def close(self) -> None:
         self._closing.set()
         self.die()
+
+
+def make_certificate(folder: Path, host: str = "127.0.0.1") -> tuple[Path, Path]:
+    """A self-signed certificate for ``host`` (and localhost), made with the openssl CLI;
+    returns (certificate, key) PEM files. The certificate is its own CA."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+         "-out", str(cert), "-days", "2", "-subj", f"/CN={host}",
+         "-addext", f"subjectAltName=IP:{host},DNS:localhost"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+STALL = "stall"
+"""The proxy reads the request and then says nothing (until closed)."""
+
+
+class FakeProxy:
+    """A tiny HTTP proxy on 127.0.0.1: ``CONNECT host:port`` tunnels (https) and requests with an
+    absolute URL (http), forwarded with ``Connection: close``. ``seen`` records each request line;
+    ``fault`` = :data:`STALL` makes it go quiet after reading one."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.fault: str | None = None
+        self._closing = threading.Event()
+        proxy = self
+
+        class Handler(socketserver.StreamRequestHandler):
+            def handle(self) -> None:
+                try:
+                    proxy._handle(self)
+                except OSError:  # either side went away
+                    pass
+
+        socketserver.ThreadingTCPServer.allow_reuse_address = True
+        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
+        self.thread.start()
+
+    def _handle(self, h: socketserver.StreamRequestHandler) -> None:
+        line = h.rfile.readline(65537).decode("latin-1").strip()
+        headers = []
+        while (hl := h.rfile.readline(65537)) not in (b"\r\n", b"\n", b""):
+            headers.append(hl.decode("latin-1").rstrip("\r\n"))
+        self.seen.append(line)
+        method, target, _ = line.split(" ", 2)
+        if self.fault == STALL:
+            self._closing.wait(30)
+            return
+        if method == "CONNECT":
+            host, port = target.rsplit(":", 1)
+            with socket.create_connection((host, int(port)), timeout=10) as up:
+                h.wfile.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                h.wfile.flush()
+                self._relay(h.connection, up)
+            return
+        url = urlsplit(target)
+        n = next((int(x.split(":", 1)[1]) for x in headers if x.lower().startswith("content-length:")), 0)
+        body = h.rfile.read(n)
+        keep = [x for x in headers if not x.lower().startswith(("proxy-", "connection:"))]
+        head = "\r\n".join([f"{method} {url.path or '/'} HTTP/1.1", *keep, "Connection: close", "", ""])
+        with socket.create_connection((url.hostname, url.port or 80), timeout=10) as up:
+            up.sendall(head.encode("latin-1") + body)
+            while data := up.recv(65536):
+                h.wfile.write(data)
+
+    def _relay(self, a: socket.socket, b: socket.socket) -> None:
+        """Copy bytes both ways until either side closes (or the proxy does)."""
+        while not self._closing.is_set():
+            ready, _, _ = select.select([a, b], [], [], 0.05)
+            for src in ready:
+                data = src.recv(65536)
+                if not data:
+                    return
+                (b if src is a else a).sendall(data)
+
+    def close(self) -> None:
+        self._closing.set()
+        self.server.shutdown()
+        self.server.server_close()

@@ -3,7 +3,8 @@
 It checks the API shape, seeded determinism, that replaying recorded actions from the recorded
 seed reproduces an episode exactly, that rewards stay in ``spec.reward_range``, that episodes end
 within the horizon, and that arbitrary text (empty, huge, non-ASCII, control characters) is an
-invalid action with a defined reward rather than an exception.
+invalid action with a defined reward rather than an exception (and that ``parse_input`` and
+``parse_reply`` raise :class:`InvalidInput`, if anything, for it).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from envs.core import (
     Agent,
     Episode,
+    InvalidInput,
     Step,
     Task,
     TaskSpec,
@@ -34,7 +36,13 @@ NASTY_INPUTS = [
     "\x00\x01\x1b[31m\n",
     "move up",
     "\t\r\n",
+    "\ud800 lone surrogate \udfff\n",
+    "\u2028\u2029\x85\x7f\x9b\ufeff\n",
+    "two\nlines\n",
+    "\U0001f600" * 1000,
 ]
+"""A fixed sample of what people and models type; tests/envs/test_reliability_fuzz_tasks.py
+tries every task with random text of these kinds (hypothesis, a test dependency only)."""
 
 
 class TaskCheckError(AssertionError):
@@ -145,9 +153,10 @@ def check_task(
             _fail(task_id, f"step({text[:20]!r}) raised {type(e).__name__}: {e}")
         _check_step(task_id, spec, st)
         json.dumps(t.state())
-        try:
-            t.parse_input(text)
-        except ValueError:
-            pass
-        except Exception as e:  # noqa: BLE001
-            _fail(task_id, f"parse_input({text[:20]!r}) raised {type(e).__name__} (use InvalidInput)")
+        for side in ("parse_input", "parse_reply"):
+            try:
+                getattr(t, side)(text)
+            except InvalidInput:
+                pass
+            except Exception as e:  # noqa: BLE001
+                _fail(task_id, f"{side}({text[:20]!r}) raised {type(e).__name__} (use InvalidInput)")

@@ -12,6 +12,9 @@ and 5xx and replies broken off mid-way are retried with exponential backoff; oth
 and malformed replies are not. Each call, retries included, ends by a deadline
 (``$LMRL_ENDPOINT_DEADLINE`` seconds, 60 by default), even against a server that trickles its
 reply, and a reply body over a cap (``$LMRL_ENDPOINT_MAX_BYTES``, 1 MiB by default) is refused.
+``https`` endpoints are checked against the default CAs plus ``$LMRL_ENDPOINT_CA`` (a CA file or
+folder, for a self-signed server); ``HTTP_PROXY`` / ``HTTPS_PROXY`` / ``NO_PROXY`` are honoured,
+the deadline included (see :mod:`envs.core.remote_http`).
 """
 
 from __future__ import annotations
@@ -179,7 +182,10 @@ class ChatEndpointAgent:
         from envs.core import remote_http as h
 
         if self._client is None:
-            self._client = h.DeadlineClient(self.timeout)
+            try:
+                self._client = h.DeadlineClient(self.timeout)
+            except h.BadSetting as e:
+                raise EndpointError(str(e)) from None
         body = json.dumps(payload).encode("utf-8")
         deadline = time.monotonic() + self.deadline
         last, reached = "", False  # the last failure; whether the server answered it
@@ -198,6 +204,13 @@ class ChatEndpointAgent:
                 raise EndpointError(f"the reply from {self.host} is larger than {_size(self.max_reply_bytes)}") from None
             except h.Undecodable as e:
                 raise EndpointError(f"{self.url} sent a malformed reply ({_short(str(e))})") from None
+            except h.Untrusted as e:
+                raise EndpointError(
+                    f"the TLS certificate of {self.host} is not trusted ({_short(str(e))}); "
+                    f"name its CA file in ${h.CA_ENV} or SSL_CERT_FILE"
+                ) from None
+            except h.BadSetting as e:
+                raise EndpointError(str(e)) from None
             except h.Unreachable as e:
                 last, reached = _short(str(e)), e.connected
                 continue
@@ -209,7 +222,7 @@ class ChatEndpointAgent:
                 raise EndpointError(f"{self.url} answered HTTP {status}{hint}: {_short(raw)}")
             try:
                 return json.loads(raw)
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
                 raise EndpointError(f"{self.url} sent a malformed reply (not JSON): {_short(raw)}") from None
         tries = self.retries + 1
         if reached:

@@ -7,6 +7,12 @@ timeout of every operation at the time left until the deadline of the request in
 a request ends by its deadline whatever the server does. The reply body is read as a stream and
 refused once it passes a size cap.
 
+Proxies come from the environment as httpx and curl read them (``HTTP_PROXY``, ``HTTPS_PROXY``,
+``ALL_PROXY``, ``NO_PROXY``, either case): the proxy's connection, its ``CONNECT`` tunnel for
+``https`` and the TLS inside run over the same deadline backend, so the deadline holds end to end.
+Certificates are checked against the default CAs (or ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``) plus
+the CA file or folder in ``$LMRL_ENDPOINT_CA`` (a self-signed local server).
+
 This module imports httpx; :mod:`envs.core.remote` imports it only when an endpoint agent first
 calls out, so ``import envs`` (and the app's start) stays light.
 """
@@ -14,8 +20,11 @@ calls out, so ``import envs`` (and the app's start) stays light.
 from __future__ import annotations
 
 import contextlib
+import os
+import ssl
 import threading
 import time
+import urllib.request
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -24,6 +33,8 @@ import httpx
 
 ERROR_DETAIL_BYTES = 4096
 """How much of an error reply (HTTP 4xx/5xx) is read: enough for its one-line detail."""
+CA_ENV = "LMRL_ENDPOINT_CA"
+"""A CA certificate file (PEM) or folder trusted besides the default ones."""
 
 
 class Unreachable(Exception):
@@ -47,19 +58,69 @@ class Undecodable(Exception):
     """The reply's content encoding could not be decoded."""
 
 
+class Untrusted(Exception):
+    """The server's TLS certificate did not verify (not worth another try)."""
+
+
+class BadSetting(Exception):
+    """A CA file or proxy setting in the environment cannot be used."""
+
+
+def ssl_context() -> ssl.SSLContext:
+    """The default trust (``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` if set) plus ``$LMRL_ENDPOINT_CA``."""
+    extra = os.environ.get(CA_ENV, "").strip()
+    try:
+        ctx = httpx.create_ssl_context()
+    except (OSError, ssl.SSLError) as e:
+        raise BadSetting(f"cannot load the CA certificates in $SSL_CERT_FILE / $SSL_CERT_DIR ({e})") from None
+    if extra:
+        try:
+            if os.path.isdir(extra):
+                ctx.load_verify_locations(capath=extra)
+            else:
+                ctx.load_verify_locations(cafile=extra)
+        except (OSError, ssl.SSLError) as e:
+            raise BadSetting(f"${CA_ENV}={extra} is not a CA certificate file or folder ({e})") from None
+    return ctx
+
+
+def proxy_for(scheme: str, host: str) -> str | None:
+    """The proxy URL the environment names for a request to ``scheme://host`` (None: direct)."""
+    proxies = urllib.request.getproxies_environment()
+    if not proxies or urllib.request.proxy_bypass_environment(host, proxies):
+        return None
+    return proxies.get(scheme) or proxies.get("all") or None
+
+
+def _untrusted(e: BaseException) -> ssl.SSLCertVerificationError | None:
+    """The certificate failure somewhere in ``e``'s chain of causes."""
+    seen: set[int] = set()
+    cur: BaseException | None = e
+    while cur is not None and id(cur) not in seen:
+        if isinstance(cur, ssl.SSLCertVerificationError):
+            return cur
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    return None
+
+
 class DeadlineClient:
     """``post`` over one kept-alive httpx client, each call bounded by its deadline and cap."""
 
     def __init__(self, timeout: float) -> None:
         self._backend = _DeadlineBackend()
-        self._client = httpx.Client(transport=_Transport(self._backend), timeout=timeout)
+        # trust_env=False: proxies are chosen per request by the transport (httpx would send
+        # them past it, over a backend without the deadline).
+        self._client = httpx.Client(transport=_Transport(self._backend, ssl_context()), timeout=timeout,
+                                    trust_env=False)  # fmt: skip
 
     def post(self, url: str, body: bytes, headers: Mapping[str, str], *, deadline: float,
              max_bytes: int) -> tuple[int, bytes]:  # fmt: skip
         """POST ``body``; returns (status, reply body). ``deadline`` is a :func:`time.monotonic`
         time; error replies are cut to their first :data:`ERROR_DETAIL_BYTES`.
 
-        Raises :class:`Late`, :class:`TooLarge`, :class:`Undecodable` or :class:`Unreachable`.
+        Raises :class:`Late`, :class:`TooLarge`, :class:`Undecodable`, :class:`Untrusted`,
+        :class:`BadSetting` or :class:`Unreachable`.
         """
         self._backend.deadline = deadline
         try:
@@ -86,6 +147,8 @@ class DeadlineClient:
         except httpx.TransportError as e:
             if time.monotonic() >= deadline:
                 raise Late from None
+            if (bad := _untrusted(e)) is not None:
+                raise Untrusted(bad.verify_message or str(bad)) from None
             connected = not isinstance(e, httpx.ConnectError | httpx.ConnectTimeout)
             raise Unreachable(str(e) or type(e).__name__, connected=connected) from None
         finally:
@@ -204,10 +267,35 @@ class _Body(httpx.SyncByteStream):
 
 
 class _Transport(httpx.BaseTransport):
-    """httpx's transport over an httpcore connection pool that uses ``backend``."""
+    """httpx's transport over httpcore connection pools that use ``backend``: one direct, one
+    per proxy the environment names (``CONNECT`` tunnels for https)."""
 
-    def __init__(self, backend: httpcore.NetworkBackend) -> None:
-        self._pool = httpcore.ConnectionPool(ssl_context=httpx.create_ssl_context(), network_backend=backend)
+    def __init__(self, backend: httpcore.NetworkBackend, ctx: ssl.SSLContext) -> None:
+        self._backend = backend
+        self._ssl = ctx
+        self._pools: dict[str | None, httpcore.ConnectionPool] = {}
+
+    def _pool(self, url: httpx.URL) -> httpcore.ConnectionPool:
+        proxy = proxy_for(url.scheme, url.host)
+        pool = self._pools.get(proxy)
+        if pool is not None:
+            return pool
+        if proxy is None:
+            pool = httpcore.ConnectionPool(ssl_context=self._ssl, network_backend=self._backend)
+        else:
+            try:
+                p = httpx.URL(proxy if "://" in proxy else f"http://{proxy}")
+            except httpx.InvalidURL as e:
+                raise BadSetting(f"the proxy {proxy!r} is not a URL ({e})") from None
+            if p.scheme not in ("http", "https") or not p.host:
+                raise BadSetting(f"the proxy {proxy!r} is not an http(s) proxy (the only kind supported)")
+            auth = (p.username, p.password) if p.username else None
+            pool = httpcore.HTTPProxy(
+                proxy_url=httpcore.URL(scheme=p.raw_scheme, host=p.raw_host, port=p.port, target=b"/"),
+                proxy_auth=auth, ssl_context=self._ssl, network_backend=self._backend,
+            )  # fmt: skip
+        self._pools[proxy] = pool
+        return pool
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
@@ -218,11 +306,14 @@ class _Transport(httpx.BaseTransport):
             content=request.stream,
             extensions=request.extensions,
         )
+        pool = self._pool(url)
         with _as_httpx_errors():
-            resp = self._pool.handle_request(req)
+            resp = pool.handle_request(req)
         assert isinstance(resp.stream, Iterable)
         return httpx.Response(resp.status, headers=resp.headers, stream=_Body(resp.stream),
                               extensions=resp.extensions)  # fmt: skip
 
     def close(self) -> None:
-        self._pool.close()
+        for pool in self._pools.values():
+            pool.close()
+        self._pools.clear()
