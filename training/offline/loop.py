@@ -47,9 +47,10 @@ def _set_seed(seed: int) -> None:
 def build_model(cfg: TrainConfig, windows, init: str | None = None):
     """(lm, tokenizer) for ``cfg.model``: ``tiny`` from scratch, an lmrl checkpoint, or an HF LM."""
     from training.checkpoint import is_checkpoint
+    from training.pretrained import resolve
     from training.tokenization import build_tokenizer, ensure_pad, load_tokenizer
 
-    src = init or cfg.model
+    src = resolve(init or cfg.model)  # a prior's name (smollm2-135m) -> its converted folder
     if src == "tiny":
         tok = build_tokenizer(segment_texts(windows), cfg.vocab_size, cfg.tokenizer)
         lm = tiny_lm(len(tok), _positions(cfg), cfg.n_layer, cfg.n_embd, cfg.n_head, cfg.dropout,
