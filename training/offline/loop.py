@@ -24,7 +24,7 @@ from training.checkpoint import load_checkpoint, load_trainer_state, restore_rng
 from training.config import TrainConfig
 from training.dataset import PackedDataset
 from training.errors import TrainingError
-from training.models import LossModule, PolicyValueModel, load_lm, tiny_lm
+from training.models import LossModule, PolicyValueModel, load_lm, tiny_lm, train_top_layers
 from training.offline.data_source import load_windows, segment_texts, select_ids
 
 
@@ -47,9 +47,10 @@ def _set_seed(seed: int) -> None:
 def build_model(cfg: TrainConfig, windows, init: str | None = None):
     """(lm, tokenizer) for ``cfg.model``: ``tiny`` from scratch, an lmrl checkpoint, or an HF LM."""
     from training.checkpoint import is_checkpoint
+    from training.pretrained import resolve
     from training.tokenization import build_tokenizer, ensure_pad, load_tokenizer
 
-    src = init or cfg.model
+    src = resolve(init or cfg.model)  # a prior's name (smollm2-135m) -> its converted folder
     if src == "tiny":
         tok = build_tokenizer(segment_texts(windows), cfg.vocab_size, cfg.tokenizer)
         lm = tiny_lm(len(tok), _positions(cfg), cfg.n_layer, cfg.n_embd, cfg.n_head, cfg.dropout,
@@ -86,6 +87,7 @@ def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | No
         windows = load_windows(store, ids, cfg.windows, cfg.truncation)
         lm, tok = build_model(cfg, windows)
         model = PolicyValueModel(lm, cfg.algo, target=cfg.target, pi_beta=cfg.pi_beta, head_bias=cfg.head_bias)
+    train_top_layers(model.lm, cfg.train_layers)
     from training.tokenization import encode
 
     ds = PackedDataset(windows, lambda t: encode(tok, t), tok.pad_token_id, gamma=cfg.gamma,
