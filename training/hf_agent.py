@@ -81,6 +81,14 @@ class HFAgent:
 
             self._tok = load_tokenizer(self.tokenizer_id)
             self._model = load_lm(self.model_id)
+        rows = self._model.get_input_embeddings().num_embeddings
+        if len(self._tok) > rows:
+            from training.errors import TrainingError
+
+            raise TrainingError(
+                f"the tokenizer of {self.tokenizer_id} has {len(self._tok)} tokens but the model's "
+                f"embedding table holds {rows}: they do not belong together"
+            )
         self._model = self._model.to(self.device).eval()
         if self.max_prompt_tokens is None:
             ctx = getattr(self._model.config, "max_position_embeddings", None) or getattr(

@@ -56,11 +56,17 @@ def tiny_lm(vocab_size: int, n_positions: int, n_layer: int = 2, n_embd: int = 1
 
 def load_lm(path: str) -> PreTrainedModel:
     """A causal LM from a local folder (or the local hub cache); never downloads or unpickles."""
+    from transformers.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # its warnings and load report would come before our one line
     try:
         model = AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True, use_safetensors=True)
     except Exception as e:  # noqa: BLE001 - transformers/safetensors raise many error types
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise TrainingError(f"{path} is not a loadable causal language model ({first[:160]})") from None
+    finally:
+        hf_logging.set_verbosity(verbosity)
     if not hasattr(model, "get_output_embeddings") or model.get_output_embeddings() is None:
         raise TrainingError(f"{path} is not a causal language model (no output head)")
     return model

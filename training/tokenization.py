@@ -36,10 +36,18 @@ def build_tokenizer(texts: Iterable[str], vocab_size: int = 512, kind: str = "bp
 
 def load_tokenizer(path: str | Path) -> PreTrainedTokenizerBase:
     """A tokenizer from a local folder or hub id (never downloads: ``local_files_only``)."""
+    from transformers.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # its warnings (e.g. an unknown model type) would precede our line
     try:
         tok = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
     except Exception as e:  # noqa: BLE001 - transformers raises many types
         raise TrainingError(f"cannot load a tokenizer from {path}: {type(e).__name__}") from None
+    finally:
+        hf_logging.set_verbosity(verbosity)
+    if len(tok) < 2:  # a folder without tokenizer files gives an empty tokenizer, not an error
+        raise TrainingError(f"no tokenizer in {path} (expected tokenizer.json or the vocabulary files)")
     return tok
 
 
