@@ -57,7 +57,8 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, required: bool = Fals
     """``--task`` and ``--option key=value`` (into ``args.task`` and ``args.task_options``)."""
     parser.add_argument("--task", required=required, default=None, help=task_help)
     parser.add_argument("--option", type=task_option, action="append", default=[], dest="task_options",
-                        metavar="KEY=VALUE", help=option_help)
+                        metavar="KEY=VALUE", help=f"{option_help}; `lmrl tasks` lists every task's options "
+                        "with their values and defaults")
 
 
 def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
