@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import torch
 import torch.nn.functional as F
 
+from training.batched import left_pad, position_ids
 from training.losses import perturb_logits
 from training.tokenization import encode, never_sampled, newline_id
 
@@ -67,26 +68,29 @@ class Decoder:
         return self._heads(out.logits, out.hidden, beta_logits)
 
     # -- enumerable actions ---------------------------------------------------------------------
-    @torch.no_grad()
-    def action_scores(self, prompt: str, actions: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
-        """(reranker score, exact log-probability under the sampling policy) of each action."""
-        key = (prompt, tuple(actions))
-        if key in self._cache:
-            s, lp = self._cache[key]
-            return s, lp
+    def _rows(self, prompt: str, actions: Sequence[str]) -> list[tuple[list[int], list[int]]]:
+        """(prompt tokens, action tokens) of each action, the prompt cut so both fit."""
         p_ids = encode(self.tok, prompt)
         seqs = []
         for a in actions:
             a_ids = encode(self.tok, a)
             keep = self.n_positions - len(a_ids)
             seqs.append((p_ids[-keep:] if keep > 0 else [], a_ids))
+        return seqs
+
+    @torch.no_grad()
+    def _score_rows(self, seqs: Sequence[tuple[list[int], list[int]]]) -> tuple[list, list]:
+        """Per (prompt, action) row: (reranker score, log-probability under the sampling policy),
+        in one right-padded forward (padding after a row never changes its causal logits)."""
         width = max(len(p) + len(a) for p, a in seqs)
         ids = torch.full((len(seqs), width), self.pad, dtype=torch.long)
         attn = torch.zeros_like(ids)
         for i, (p, a) in enumerate(seqs):
             ids[i, : len(p) + len(a)] = torch.tensor(p + a)
             attn[i, : len(p) + len(a)] = 1
-        guided, logp_beta, score = self._forward(ids, attn)
+        dev = _device(self.model)
+        guided, logp_beta, score = self._forward(ids.to(dev), attn.to(dev))
+        guided, logp_beta, score = guided.cpu(), logp_beta.cpu(), score.cpu()
         logp_pol = F.log_softmax(guided / max(self.temperature, 1e-6), dim=-1)
         scores, logps = [], []
         ratio = self.algo == "qsft" and self.cfg.extra.get("qsft_policy") == "ratio"
@@ -105,15 +109,46 @@ class Decoder:
                 s = s + self.cfg.logit_weight * lb.sum()
             scores.append(s)
             logps.append(logp_pol[i, pos].gather(-1, tgt.unsqueeze(-1)).sum())
-        out = (torch.stack(scores).float(), torch.stack(logps).float())
+        return scores, logps
+
+    def _remember(self, key, out) -> None:
         if len(self._cache) > 4096:
             self._cache.clear()
         self._cache[key] = out
-        return out
+
+    @torch.no_grad()
+    def action_scores(self, prompt: str, actions: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+        """(reranker score, exact log-probability under the sampling policy) of each action."""
+        return self.action_scores_batch([prompt], [actions])[0]
+
+    @torch.no_grad()
+    def action_scores_batch(self, prompts: Sequence[str], action_lists: Sequence[Sequence[str]],
+                            max_rows: int = 256) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """:meth:`action_scores` of many prompts, their (prompt, action) rows in few forwards of at
+        most ``max_rows`` rows (one prompt's rows are never split)."""
+        keys = [(p, tuple(a)) for p, a in zip(prompts, action_lists, strict=True)]
+        found = {k: self._cache[k] for k in dict.fromkeys(keys) if k in self._cache}
+        todo = [k for k in dict.fromkeys(keys) if k not in found]
+        chunk: list = []
+        for n, key in enumerate(todo):
+            chunk.append((key, self._rows(*key)))
+            rows = sum(len(r) for _, r in chunk)
+            if rows >= max_rows or n == len(todo) - 1:
+                scores, logps = self._score_rows([r for _, rs in chunk for r in rs])
+                at = 0
+                for k, rs in chunk:
+                    found[k] = (torch.stack(scores[at: at + len(rs)]).float(),
+                                torch.stack(logps[at: at + len(rs)]).float())
+                    self._remember(k, found[k])
+                    at += len(rs)
+                chunk = []
+        return [found[k] for k in keys]
 
     def action_distribution(self, prompt: str, actions: Sequence[str]) -> list[float]:
         """Probability of each action under this decoder (the rest is invalid text when sampling)."""
-        scores, logps = self.action_scores(prompt, actions)
+        return self._distribution(*self.action_scores(prompt, actions))
+
+    def _distribution(self, scores: torch.Tensor, logps: torch.Tensor) -> list[float]:
         if self.decoding in ("rerank", "greedy"):
             src = scores if self.decoding == "rerank" else logps
             probs = torch.zeros_like(src)
@@ -124,12 +159,29 @@ class Decoder:
         return logps.exp().tolist()
 
     def choose(self, prompt: str, actions: Sequence[str], generator: torch.Generator) -> str:
-        probs = torch.tensor(self.action_distribution(prompt, actions))
         if self.decoding in ("rerank", "greedy", "rerank_sample"):
-            return actions[int(torch.multinomial(probs, 1, generator=generator))]
+            return self.choose_batch([prompt], [actions], [generator])[0]
         return self.sample(prompt, generator)
 
+    def choose_batch(self, prompts: Sequence[str], action_lists: Sequence[Sequence[str]],
+                     generators: Sequence[torch.Generator]) -> list[str]:
+        """:meth:`choose` for many prompts: their actions scored together, each drawn with its own
+        generator (so a choice does not depend on the batch it was made in)."""
+        if self.decoding not in ("rerank", "greedy", "rerank_sample"):
+            return self.sample_batch(prompts, generators)[0]
+        out = []
+        scored = self.action_scores_batch(prompts, action_lists)
+        for actions, (sc, lp), g in zip(action_lists, scored, generators, strict=True):
+            probs = torch.tensor(self._distribution(sc, lp))
+            out.append(actions[int(torch.multinomial(probs, 1, generator=g))])
+        return out
+
     # -- free-text generation -------------------------------------------------------------------
+    def sample_batch(self, prompts: Sequence[str], generators: Sequence[torch.Generator],
+                     greedy: bool | None = None) -> tuple[list[str], list[bool]]:
+        """:meth:`sample` of many prompts in one batch: (utterances, cut flags)."""
+        return _sample_batch(self, prompts, generators, greedy)
+
     @torch.no_grad()
     def sample(self, prompt: str, generator: torch.Generator, greedy: bool | None = None) -> str:
         """Token-by-token decoding with KV caches for the trunk and (if frozen) π_β."""
@@ -166,12 +218,73 @@ class Decoder:
         return text.removesuffix("\n") + "\n"
 
 
-def _cached_step(lm, ids: torch.Tensor, cache, hidden: bool):
-    """One forward with a KV cache; transformers >= 5 calls it ``cache``, older ``past_key_values``."""
+@torch.no_grad()
+def _sample_batch(dec: Decoder, prompts: Sequence[str], generators: Sequence[torch.Generator],
+                  greedy: bool | None = None) -> tuple[list[str], list[bool]]:
+    """:meth:`Decoder.sample` of many prompts at once: one left-padded, KV-cached forward per token
+    for all rows (position ids count real tokens only), each row drawn with its own generator.
+    Returns (utterances, cut flags: the row hit ``max_new_tokens``)."""
+    greedy = dec.decoding == "greedy" if greedy is None else greedy
+    if not prompts:
+        return [], []
+    m = dec.model
+    keep = max(dec.n_positions - dec.max_new_tokens, 1)
+    ids, attn = left_pad([encode(dec.tok, p)[-keep:] or [dec.pad] for p in prompts], dec.pad)
+    dev = _device(m)
+    ids, attn = ids.to(dev), attn.to(dev)
+    pos = position_ids(attn)
+    lms = [m.lm] + ([m.pi_beta_lm] if m.pi_beta_lm is not None else [])
+    pasts: list = [None] * len(lms)
+    rows = len(prompts)
+    out_ids: list[list[int]] = [[] for _ in range(rows)]
+    live = list(range(rows))
+    step_ids = ids
+    for _ in range(dec.max_new_tokens):
+        outs = []
+        for k, lm in enumerate(lms):
+            o, pasts[k] = _cached_step(lm, step_ids, pasts[k], hidden=(k == 0), attention_mask=attn,
+                                       position_ids=pos)  # fmt: skip
+            outs.append(o)
+        logits = outs[0].logits[:, -1:]
+        h = outs[0].hidden_states[-1][:, -1:]
+        beta_logits = outs[1].logits[:, -1:] if len(outs) > 1 else (
+            m.beta_head(h) if m.beta_head is not None else None)
+        guided, _, _ = dec._heads(logits, h, beta_logits)
+        z = (guided[:, -1] / max(dec.temperature, 1e-6)).cpu()
+        if dec.banned:
+            z[:, dec.banned] = float("-inf")
+        nxt = torch.full((rows,), dec.pad, dtype=torch.long)
+        still = []
+        for i in live:
+            if greedy:
+                t = int(torch.argmax(z[i]))
+            else:
+                t = int(torch.multinomial(torch.softmax(z[i], dim=-1), 1, generator=generators[i]))
+            nxt[i] = t
+            out_ids[i].append(t)
+            if t != dec.eos:
+                still.append(i)
+        live = still
+        if not live:
+            break
+        step_ids = nxt.unsqueeze(1).to(dev)
+        attn = torch.cat([attn, attn.new_ones((rows, 1))], dim=1)
+        pos = pos[:, -1:] + 1
+    texts = [dec.tok.decode(r, skip_special_tokens=False) for r in out_ids]
+    return [t.removesuffix("\n") + "\n" for t in texts], [dec.eos not in r for r in out_ids]
+
+
+def _device(model) -> torch.device:
+    return next(model.parameters()).device
+
+
+def _cached_step(lm, ids: torch.Tensor, cache, hidden: bool, **extra):
+    """One forward with a KV cache; transformers >= 5 calls it ``cache``, older ``past_key_values``.
+    ``extra``: ``attention_mask`` (past and new tokens), ``position_ids`` (new tokens)."""
     import inspect
 
     new_api = "cache" in inspect.signature(lm.forward).parameters
     kw = {"cache": cache} if new_api else {"past_key_values": cache}
-    out = lm(input_ids=ids, use_cache=True, output_hidden_states=hidden, **kw)
+    out = lm(input_ids=ids, use_cache=True, output_hidden_states=hidden, **kw, **extra)
     nxt = out.get("cache") if new_api else out.get("past_key_values")
     return out, nxt
