@@ -45,10 +45,12 @@ class CheckpointAgent:
             return self.decoder.choose(prompt, legal, self._gen)
         return self.decoder.sample(prompt, self._gen)
 
-    def act_batch(self, tasks: Sequence, generators: Sequence[torch.Generator]) -> tuple[list[str], list[bool]]:
+    def act_batch(self, tasks: Sequence, generators: Sequence[torch.Generator],
+                  memos: Sequence[dict] | None = None) -> tuple[list[str], list[bool]]:
         """:meth:`act` for many episodes at once (each task's own history and legal actions, each
         episode's own generator): the reranked ones in one scoring pass, the rest generated in one
-        batch. Returns (actions, cut flags)."""
+        batch. ``memos``: one dict per episode, kept by the caller for the episode's length (the
+        decoder's cache of its prompt lives there). Returns (actions, cut flags)."""
         prompts = [history_to_str(t.history()) for t in tasks]
         rerank = self.decoder.decoding in ("rerank", "rerank_sample")
         legal = [t.legal_actions() if rerank else None for t in tasks]
@@ -62,7 +64,13 @@ class CheckpointAgent:
             for i, a in zip(ranked, chosen, strict=True):
                 actions[i] = a
         if free:
-            texts, cut = self.decoder.sample_batch([prompts[i] for i in free], [generators[i] for i in free])
+            states = None
+            if memos is not None:
+                from training.batched_decode import RowState
+
+                states = [memos[i].setdefault("decode", RowState()) for i in free]
+            texts, cut = self.decoder.sample_batch([prompts[i] for i in free], [generators[i] for i in free],
+                                                   states=states)  # fmt: skip
             for i, a, c in zip(free, texts, cut, strict=True):
                 actions[i], cuts[i] = a, c
         return actions, cuts

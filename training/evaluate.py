@@ -81,11 +81,13 @@ def _batched(task_id: str, agent, seeds: list[int], task_options: dict | None, b
     from training.batched import TaskPool, play
 
     gens = [agent.generator_for(s) for s in seeds]
+    memos: list[dict] = [{} for _ in seeds]  # what the agent keeps per episode (its prompt's cache)
 
     def act(idx: list[int], tasks: list) -> tuple[list[str], list[bool]]:
-        return agent.act_batch(tasks, [gens[i] for i in idx])
+        return agent.act_batch(tasks, [gens[i] for i in idx], [memos[i] for i in idx])
 
-    def done(_i: int, _ep) -> None:
+    def done(i: int, _ep) -> None:
+        memos[i] = {}
         if bar is not None:
             bar.update(1)
 

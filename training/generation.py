@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import torch
 import torch.nn.functional as F
 
-from training.batched import left_pad, position_ids
+from training.batched_decode import RowState, _cached_step, sample_batch
 from training.losses import perturb_logits
 from training.tokenization import encode, never_sampled, newline_id
 
@@ -178,9 +178,11 @@ class Decoder:
 
     # -- free-text generation -------------------------------------------------------------------
     def sample_batch(self, prompts: Sequence[str], generators: Sequence[torch.Generator],
-                     greedy: bool | None = None) -> tuple[list[str], list[bool]]:
-        """:meth:`sample` of many prompts in one batch: (utterances, cut flags)."""
-        return _sample_batch(self, prompts, generators, greedy)
+                     greedy: bool | None = None, states: Sequence[RowState | None] | None = None,
+                     ) -> tuple[list[str], list[bool]]:
+        """:meth:`sample` of many prompts in one batch: (utterances, cut flags); ``states`` keep
+        each episode's cache between turns (:mod:`training.batched_decode`)."""
+        return sample_batch(self, prompts, generators, greedy, states)
 
     @torch.no_grad()
     def sample(self, prompt: str, generator: torch.Generator, greedy: bool | None = None) -> str:
@@ -218,73 +220,5 @@ class Decoder:
         return text.removesuffix("\n") + "\n"
 
 
-@torch.no_grad()
-def _sample_batch(dec: Decoder, prompts: Sequence[str], generators: Sequence[torch.Generator],
-                  greedy: bool | None = None) -> tuple[list[str], list[bool]]:
-    """:meth:`Decoder.sample` of many prompts at once: one left-padded, KV-cached forward per token
-    for all rows (position ids count real tokens only), each row drawn with its own generator.
-    Returns (utterances, cut flags: the row hit ``max_new_tokens``)."""
-    greedy = dec.decoding == "greedy" if greedy is None else greedy
-    if not prompts:
-        return [], []
-    m = dec.model
-    keep = max(dec.n_positions - dec.max_new_tokens, 1)
-    ids, attn = left_pad([encode(dec.tok, p)[-keep:] or [dec.pad] for p in prompts], dec.pad)
-    dev = _device(m)
-    ids, attn = ids.to(dev), attn.to(dev)
-    pos = position_ids(attn)
-    lms = [m.lm] + ([m.pi_beta_lm] if m.pi_beta_lm is not None else [])
-    pasts: list = [None] * len(lms)
-    rows = len(prompts)
-    out_ids: list[list[int]] = [[] for _ in range(rows)]
-    live = list(range(rows))
-    step_ids = ids
-    for _ in range(dec.max_new_tokens):
-        outs = []
-        for k, lm in enumerate(lms):
-            o, pasts[k] = _cached_step(lm, step_ids, pasts[k], hidden=(k == 0), attention_mask=attn,
-                                       position_ids=pos)  # fmt: skip
-            outs.append(o)
-        logits = outs[0].logits[:, -1:]
-        h = outs[0].hidden_states[-1][:, -1:]
-        beta_logits = outs[1].logits[:, -1:] if len(outs) > 1 else (
-            m.beta_head(h) if m.beta_head is not None else None)
-        guided, _, _ = dec._heads(logits, h, beta_logits)
-        z = (guided[:, -1] / max(dec.temperature, 1e-6)).cpu()
-        if dec.banned:
-            z[:, dec.banned] = float("-inf")
-        nxt = torch.full((rows,), dec.pad, dtype=torch.long)
-        still = []
-        for i in live:
-            if greedy:
-                t = int(torch.argmax(z[i]))
-            else:
-                t = int(torch.multinomial(torch.softmax(z[i], dim=-1), 1, generator=generators[i]))
-            nxt[i] = t
-            out_ids[i].append(t)
-            if t != dec.eos:
-                still.append(i)
-        live = still
-        if not live:
-            break
-        step_ids = nxt.unsqueeze(1).to(dev)
-        attn = torch.cat([attn, attn.new_ones((rows, 1))], dim=1)
-        pos = pos[:, -1:] + 1
-    texts = [dec.tok.decode(r, skip_special_tokens=False) for r in out_ids]
-    return [t.removesuffix("\n") + "\n" for t in texts], [dec.eos not in r for r in out_ids]
-
-
 def _device(model) -> torch.device:
     return next(model.parameters()).device
-
-
-def _cached_step(lm, ids: torch.Tensor, cache, hidden: bool, **extra):
-    """One forward with a KV cache; transformers >= 5 calls it ``cache``, older ``past_key_values``.
-    ``extra``: ``attention_mask`` (past and new tokens), ``position_ids`` (new tokens)."""
-    import inspect
-
-    new_api = "cache" in inspect.signature(lm.forward).parameters
-    kw = {"cache": cache} if new_api else {"past_key_values": cache}
-    out = lm(input_ids=ids, use_cache=True, output_hidden_states=hidden, **kw, **extra)
-    nxt = out.get("cache") if new_api else out.get("past_key_values")
-    return out, nxt
