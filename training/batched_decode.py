@@ -41,15 +41,15 @@ def _lcp(a: Sequence[int], b: Sequence[int]) -> int:
     return i
 
 
-def _kv_of(cache) -> list[tuple[torch.Tensor, torch.Tensor]] | None:
-    """Per layer (K, V) [B, H, T, D] of a transformers cache (None where the API is unknown)."""
+def _kv_of(cache) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """Per layer (K, V) [B, H, T, D] of a transformers cache."""
     layers = getattr(cache, "layers", None)
     if layers is not None and all(getattr(la, "keys", None) is not None for la in layers):
         return [(la.keys, la.values) for la in layers]
     keys, values = getattr(cache, "key_cache", None), getattr(cache, "value_cache", None)
     if keys is not None and values is not None:
         return list(zip(keys, values, strict=True))
-    return None
+    raise RuntimeError(f"batched decoding does not know this transformers cache ({type(cache).__name__})")
 
 
 def _cache_from(kv: list[tuple[torch.Tensor, torch.Tensor]]):
@@ -60,18 +60,61 @@ def _cache_from(kv: list[tuple[torch.Tensor, torch.Tensor]]):
     return DynamicCache.from_legacy_cache(tuple(kv))
 
 
+def _merge(kvs: Sequence[list[list[tuple[torch.Tensor, torch.Tensor]]]], lengths: Sequence[int], n_lms: int,
+           dev) -> tuple[list, torch.Tensor]:
+    """Batch caches (one per LM) from per-row keys and values (their first ``lengths[i]``
+    tokens), each row packed to the right; and the [B, width] mask of their real tokens."""
+    wide = max(lengths)
+    mask = torch.zeros((len(lengths), wide), dtype=torch.long)
+    for i, c in enumerate(lengths):
+        mask[i, wide - c:] = 1
+    if wide == 0:
+        return [None] * n_lms, mask.to(dev)
+    ref_row = next(i for i, c in enumerate(lengths) if c)
+    pasts = []
+    for k in range(n_lms):
+        layers = []
+        for layer, (ref, _) in enumerate(kvs[ref_row][k]):
+            kk = ref.new_zeros((len(lengths), ref.shape[0], wide, ref.shape[2]))
+            vv = torch.zeros_like(kk)
+            for i, c in enumerate(lengths):
+                if c:
+                    kk[i, :, wide - c:] = kvs[i][k][layer][0][:, :c]
+                    vv[i, :, wide - c:] = kvs[i][k][layer][1][:, :c]
+            layers.append((kk.to(dev), vv.to(dev)))
+        pasts.append(_cache_from(layers))
+    return pasts, mask.to(dev)
+
+
+def _groups(order: list[int], n_new: Sequence[int], slack: int = 32) -> list[list[int]]:
+    """Rows (sorted by new tokens) cut into prefill groups whose lengths differ by <= ``slack``
+    tokens, so a short row is not padded to a long one."""
+    out: list[list[int]] = []
+    for i in order:
+        if out and n_new[i] - n_new[out[-1][0]] <= slack:
+            out[-1].append(i)
+        else:
+            out.append([i])
+    return out
+
+
 @torch.no_grad()
 def sample_batch(dec, prompts: Sequence[str], generators: Sequence[torch.Generator],
                  greedy: bool | None = None, states: Sequence[RowState | None] | None = None,
                  ) -> tuple[list[str], list[bool]]:
     """:meth:`Decoder.sample` of many prompts at once; ``states`` (one per prompt, or None) carry
     each row's cache from one turn to the next. Returns (utterances, cut flags: the row hit
-    ``max_new_tokens``)."""
+    ``max_new_tokens``).
+
+    The prompts' uncached tokens are fed in groups of similar length (a prompt that outgrew the
+    model's window is fed whole, one whose history only grew just its new tokens); then all rows
+    generate together, one forward per token, a row leaving the batch when it says ``"\n"``."""
     greedy = dec.decoding == "greedy" if greedy is None else greedy
     if not prompts:
         return [], []
     m = dec.model
-    states = list(states) if states is not None else [None] * len(prompts)
+    b = len(prompts)
+    states = list(states) if states is not None else [None] * b
     keep = max(dec.n_positions - dec.max_new_tokens, 1)
     rows = [encode(dec.tok, p)[-keep:] or [dec.pad] for p in prompts]
     lms = [m.lm] + ([m.pi_beta_lm] if m.pi_beta_lm is not None else [])
@@ -80,89 +123,105 @@ def sample_batch(dec, prompts: Sequence[str], generators: Sequence[torch.Generat
         usable = st is not None and len(st.kv) == len(lms)
         reuse.append(min(_lcp(st.tokens, r), len(r) - 1) if usable else 0)
     dev = next(m.parameters()).device
-    ids, attn = left_pad([r[c:] for r, c in zip(rows, reuse, strict=True)], dec.pad)
     n_new = [len(r) - c for r, c in zip(rows, reuse, strict=True)]
-    width = ids.shape[1]
-    pos = torch.zeros_like(ids)
-    for i, (c, n) in enumerate(zip(reuse, n_new, strict=True)):
-        pos[i, width - n:] = torch.arange(c, c + n)
-    pasts: list = [None] * len(lms)
-    if max(reuse) > 0:
-        wide = max(reuse)
-        cache_mask = torch.zeros((len(rows), wide), dtype=attn.dtype)
-        for i, c in enumerate(reuse):
-            cache_mask[i, wide - c:] = 1
-        for k in range(len(lms)):
-            layers = []
-            for layer in range(len(states[next(i for i, c in enumerate(reuse) if c)].kv[k])):
-                ref = next(st.kv[k][layer][0] for st, c in zip(states, reuse, strict=True) if c)
-                kk = ref.new_zeros((len(rows), ref.shape[0], wide, ref.shape[2]))
-                vv = torch.zeros_like(kk)
-                for i, (st, c) in enumerate(zip(states, reuse, strict=True)):
-                    if c:
-                        kk[i, :, wide - c:] = st.kv[k][layer][0][:, :c]
-                        vv[i, :, wide - c:] = st.kv[k][layer][1][:, :c]
-                layers.append((kk.to(dev), vv.to(dev)))
-            pasts[k] = _cache_from(layers)
-        attn = torch.cat([cache_mask, attn], dim=1)
-    ids, attn, pos = ids.to(dev), attn.to(dev), pos.to(dev)
-    b = len(prompts)
     out_ids: list[list[int]] = [[] for _ in range(b)]
-    live = list(range(b))
-    step_ids = ids
-    for _ in range(dec.max_new_tokens):
-        outs = []
-        for k, lm in enumerate(lms):
-            o, pasts[k] = _cached_step(lm, step_ids, pasts[k], hidden=(k == 0), attention_mask=attn,
-                                       position_ids=pos)  # fmt: skip
-            outs.append(o)
-        logits = outs[0].logits[:, -1:]
-        h = outs[0].hidden_states[-1][:, -1:]
-        beta_logits = outs[1].logits[:, -1:] if len(outs) > 1 else (
-            m.beta_head(h) if m.beta_head is not None else None)
-        guided, _, _ = dec._heads(logits, h, beta_logits)
-        z = (guided[:, -1] / max(dec.temperature, 1e-6)).cpu()
-        if dec.banned:
-            z[:, dec.banned] = float("-inf")
-        nxt = torch.full((b,), dec.pad, dtype=torch.long)
-        still = []
-        for i in live:
-            if greedy:
-                t = int(torch.argmax(z[i]))
-            else:
-                t = int(torch.multinomial(torch.softmax(z[i], dim=-1), 1, generator=generators[i]))
-            nxt[i] = t
-            out_ids[i].append(t)
-            if t != dec.eos:
-                still.append(i)
-        live = still
-        if not live or len(out_ids[live[0]]) >= dec.max_new_tokens:
-            break
-        fed = torch.zeros((b, 1), dtype=attn.dtype)
-        fed[live] = 1  # finished rows feed a masked placeholder
-        step_ids = nxt.unsqueeze(1).to(dev)
-        attn = torch.cat([attn, fed.to(dev)], dim=1)
-        pos = pos[:, -1:] + 1
-    _keep_states(states, rows, out_ids, attn, pasts)
+    kv_rows: list = [None] * b  # each row's keys and values after its prompt
+    z_rows: list = [None] * b
+    for group in _groups(sorted(range(b), key=n_new.__getitem__), n_new):
+        pasts, cmask = _merge([states[i].kv if reuse[i] else None for i in group], [reuse[i] for i in group],
+                              len(lms), dev)  # fmt: skip
+        ids, attn = left_pad([rows[i][reuse[i]:] for i in group], dec.pad)
+        width = ids.shape[1]
+        pos = torch.zeros_like(ids)
+        for j, i in enumerate(group):
+            pos[j, width - n_new[i]:] = torch.arange(reuse[i], len(rows[i]))
+        attn = torch.cat([cmask, attn.to(dev)], dim=1)
+        z, pasts = _step(dec, lms, ids.to(dev), pasts, attn, pos.to(dev))
+        per_lm = [_kv_of(p) for p in pasts]
+        for j, i in enumerate(group):
+            z_rows[i] = z[j]
+            kv_rows[i] = _row_kv(per_lm, j, attn[j].bool())
+    active = [i for i in range(b) if _draw(dec, z_rows[i], greedy, generators[i], out_ids[i])]
+    done = [i for i in range(b) if i not in set(active)]
+    _keep(states, rows, out_ids, {i: kv_rows[i] for i in done})
+    if active:
+        pasts, attn = _merge([kv_rows[i] for i in active], [len(rows[i]) for i in active], len(lms), dev)
+        pos = torch.tensor([[len(rows[i])] for i in active], dtype=torch.long, device=dev)
+        for _ in range(dec.max_new_tokens - 1):
+            step_ids = torch.tensor([[out_ids[i][-1]] for i in active], dtype=torch.long, device=dev)
+            attn = torch.cat([attn, attn.new_ones((len(active), 1))], dim=1)
+            z, pasts = _step(dec, lms, step_ids, pasts, attn, pos)
+            going = [j for j, i in enumerate(active) if _draw(dec, z[j], greedy, generators[i], out_ids[i])]
+            last = len(out_ids[active[0]]) >= dec.max_new_tokens
+            if last or len(going) < len(active):  # rows that said "\n" leave, keeping their cache
+                per_lm = [_kv_of(p) for p in pasts]
+                leave = range(len(active)) if last else [j for j in range(len(active)) if j not in set(going)]
+                _keep(states, rows, out_ids, {active[j]: _row_kv(per_lm, j, attn[j].bool()) for j in leave})
+                if last or not going:
+                    active = []
+                    break
+                sel = torch.tensor(going, dtype=torch.long, device=dev)
+                pasts = [_select(p, sel) for p in pasts]
+                attn, pos = attn[sel], pos[sel]
+                active = [active[j] for j in going]
+            pos = pos + 1
     texts = [dec.tok.decode(r, skip_special_tokens=False) for r in out_ids]
     return [t.removesuffix("\n") + "\n" for t in texts], [dec.eos not in r for r in out_ids]
 
 
-def _keep_states(states, rows, out_ids, attn, pasts) -> None:
-    """Store each row's real (attended) keys and values: its prompt and the tokens it fed."""
-    if not any(st is not None for st in states):
-        return
-    per_lm = [_kv_of(p) for p in pasts]
-    mask = attn.bool().cpu()
-    for i, st in enumerate(states):
+def _step(dec, lms, ids, pasts, attn, pos):
+    """One forward of every LM; (the rows' sampling scores [B, V] on the CPU, the new caches)."""
+    m = dec.model
+    outs, new = [], []
+    for k, lm in enumerate(lms):
+        o, p = _cached_step(lm, ids, pasts[k], hidden=(k == 0), attention_mask=attn, position_ids=pos)
+        outs.append(o)
+        new.append(p)
+    logits = outs[0].logits[:, -1:]
+    h = outs[0].hidden_states[-1][:, -1:]
+    beta_logits = outs[1].logits[:, -1:] if len(outs) > 1 else (
+        m.beta_head(h) if m.beta_head is not None else None)
+    guided, _, _ = dec._heads(logits, h, beta_logits)
+    z = (guided[:, -1] / max(dec.temperature, 1e-6)).cpu()
+    if dec.banned:
+        z[:, dec.banned] = float("-inf")
+    return z, new
+
+
+def _draw(dec, z: torch.Tensor, greedy: bool, generator: torch.Generator, out: list[int]) -> bool:
+    """Append the next token to ``out`` (as :meth:`Decoder.sample` draws it); True to go on."""
+    if greedy:
+        t = int(torch.argmax(z))
+    else:
+        t = int(torch.multinomial(torch.softmax(z, dim=-1), 1, generator=generator))
+    out.append(t)
+    return t != dec.eos and len(out) < dec.max_new_tokens
+
+
+def _row_kv(per_lm, j: int, mask: torch.Tensor):
+    """Row ``j``'s attended keys and values, per LM and layer [H, T, D]."""
+    return [[(k[j][:, mask], v[j][:, mask]) for k, v in kv] for kv in per_lm]
+
+
+def _keep(states, rows, out_ids, kvs: dict[int, list]) -> None:
+    """Remember, for the rows' next turn, the tokens they fed (prompt and all but the last drawn
+    token) with their keys and values."""
+    for i, kv in kvs.items():
+        st = states[i]
         if st is None:
             continue
-        st.tokens, st.kv = [], []
         fed = rows[i] + out_ids[i][:-1]
-        if any(kv is None for kv in per_lm) or int(mask[i].sum()) != len(fed):
-            continue  # unknown cache layout: the next turn starts afresh
-        st.tokens = fed
-        st.kv = [[(k[i][:, mask[i]].cpu(), v[i][:, mask[i]].cpu()) for k, v in kv] for kv in per_lm]
+        ok = kv[0][0][0].shape[1] == len(fed)
+        st.tokens = fed if ok else []
+        st.kv = [[(k.cpu(), v.cpu()) for k, v in layers] for layers in kv] if ok else []
+
+
+def _select(cache, sel: torch.Tensor):
+    """The cache of the batch rows ``sel``."""
+    if hasattr(cache, "batch_select_indices"):
+        cache.batch_select_indices(sel)
+        return cache
+    return _cache_from([(k[sel], v[sel]) for k, v in _kv_of(cache)])
 
 
 _NEW_API: dict[type, bool] = {}
