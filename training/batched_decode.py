@@ -52,16 +52,99 @@ def _kv_of(cache) -> list[tuple[torch.Tensor, torch.Tensor]]:
     raise RuntimeError(f"batched decoding does not know this transformers cache ({type(cache).__name__})")
 
 
-def _cache_from(kv: list[tuple[torch.Tensor, torch.Tensor]]):
+def _cache_from(kv: list[tuple[torch.Tensor, torch.Tensor]], room: int = 0):
+    """A cache holding ``kv``, with ``room`` more tokens preallocated where transformers lets a
+    cache layer be replaced (>= 5: no copy of the whole cache per generated token)."""
     from transformers import DynamicCache
 
+    layer = _room_layer()
+    if layer is not None:
+        cache = DynamicCache()
+        cache.layer_class_to_replicate = layer
+        cache.layers = [layer(k, v, room) for k, v in kv]
+        return cache
     if "ddp_cache_data" in inspect.signature(DynamicCache.__init__).parameters:
         return DynamicCache(ddp_cache_data=kv)
     return DynamicCache.from_legacy_cache(tuple(kv))
 
 
+def _empty_cache():
+    """A cache for a first forward (None: let the model make its own)."""
+    from transformers import DynamicCache
+
+    layer = _room_layer()
+    if layer is None:
+        return None
+    cache = DynamicCache()
+    cache.layer_class_to_replicate = layer
+    return cache
+
+
+_ROOM_LAYER: list = []
+
+
+def _room_layer():
+    """transformers' ``DynamicLayer`` growing into preallocated room instead of concatenating
+    (None where transformers has no cache layers, before 5)."""
+    if _ROOM_LAYER:
+        return _ROOM_LAYER[0]
+    try:
+        from transformers.cache_utils import DynamicCache, DynamicLayer
+    except ImportError:
+        DynamicLayer = None  # noqa: N806
+    if DynamicLayer is None or not hasattr(DynamicCache(), "layers"):
+        _ROOM_LAYER.append(None)
+        return None
+
+    class RoomLayer(DynamicLayer):
+        def __init__(self, keys: torch.Tensor | None = None, values: torch.Tensor | None = None,
+                     room: int = 0) -> None:
+            super().__init__()
+            self.room, self.n = int(room), 0
+            if keys is not None:
+                self.lazy_initialization(keys, values)
+                self._put(keys, values)
+
+        def lazy_initialization(self, key_states, value_states) -> None:
+            self.device, self.is_initialized = key_states.device, True
+            b, h, t, d = key_states.shape
+            self.buf_k = key_states.new_empty((b, h, t + self.room, d))
+            self.buf_v = value_states.new_empty((b, h, t + self.room, value_states.shape[-1]))
+            self.n = 0
+
+        def _put(self, k, v):
+            t = k.shape[-2]
+            if self.n + t > self.buf_k.shape[2]:  # out of room: grow (a copy, as concatenation)
+                more = max(t, self.buf_k.shape[2])
+                self.buf_k = torch.cat([self.buf_k, self.buf_k.new_empty(self.buf_k.shape[:2] + (more,) +
+                                                                          self.buf_k.shape[3:])], dim=2)
+                self.buf_v = torch.cat([self.buf_v, self.buf_v.new_empty(self.buf_v.shape[:2] + (more,) +
+                                                                          self.buf_v.shape[3:])], dim=2)
+            self.buf_k[:, :, self.n: self.n + t] = k
+            self.buf_v[:, :, self.n: self.n + t] = v
+            self.n += t
+            self.keys, self.values = self.buf_k[:, :, : self.n], self.buf_v[:, :, : self.n]
+
+        def update(self, key_states, value_states, *args, **kwargs):
+            if not self.is_initialized:
+                self.lazy_initialization(key_states, value_states)
+            self._put(key_states, value_states)
+            return self.keys, self.values
+
+        def get_seq_length(self) -> int:
+            return self.n if self.is_initialized else 0
+
+        def batch_select_indices(self, indices: torch.Tensor) -> None:
+            if self.is_initialized:
+                self.buf_k, self.buf_v = self.buf_k[indices], self.buf_v[indices]
+                self.keys, self.values = self.buf_k[:, :, : self.n], self.buf_v[:, :, : self.n]
+
+    _ROOM_LAYER.append(RoomLayer)
+    return RoomLayer
+
+
 def _merge(kvs: Sequence[list[list[tuple[torch.Tensor, torch.Tensor]]]], lengths: Sequence[int], n_lms: int,
-           dev) -> tuple[list, torch.Tensor]:
+           dev, room: int = 0) -> tuple[list, torch.Tensor]:
     """Batch caches (one per LM) from per-row keys and values (their first ``lengths[i]``
     tokens), each row packed to the right; and the [B, width] mask of their real tokens."""
     wide = max(lengths)
@@ -69,7 +152,7 @@ def _merge(kvs: Sequence[list[list[tuple[torch.Tensor, torch.Tensor]]]], lengths
     for i, c in enumerate(lengths):
         mask[i, wide - c:] = 1
     if wide == 0:
-        return [None] * n_lms, mask.to(dev)
+        return [_empty_cache() for _ in range(n_lms)], mask.to(dev)
     ref_row = next(i for i, c in enumerate(lengths) if c)
     pasts = []
     for k in range(n_lms):
@@ -82,7 +165,7 @@ def _merge(kvs: Sequence[list[list[tuple[torch.Tensor, torch.Tensor]]]], lengths
                     kk[i, :, wide - c:] = kvs[i][k][layer][0][:, :c]
                     vv[i, :, wide - c:] = kvs[i][k][layer][1][:, :c]
             layers.append((kk.to(dev), vv.to(dev)))
-        pasts.append(_cache_from(layers))
+        pasts.append(_cache_from(layers, room))
     return pasts, mask.to(dev)
 
 
@@ -129,7 +212,7 @@ def sample_batch(dec, prompts: Sequence[str], generators: Sequence[torch.Generat
     z_rows: list = [None] * b
     for group in _groups(sorted(range(b), key=n_new.__getitem__), n_new):
         pasts, cmask = _merge([states[i].kv if reuse[i] else None for i in group], [reuse[i] for i in group],
-                              len(lms), dev)  # fmt: skip
+                              len(lms), dev, room=max(n_new[i] for i in group))  # fmt: skip
         ids, attn = left_pad([rows[i][reuse[i]:] for i in group], dec.pad)
         width = ids.shape[1]
         pos = torch.zeros_like(ids)
@@ -145,7 +228,8 @@ def sample_batch(dec, prompts: Sequence[str], generators: Sequence[torch.Generat
     done = [i for i in range(b) if i not in set(active)]
     _keep(states, rows, out_ids, {i: kv_rows[i] for i in done})
     if active:
-        pasts, attn = _merge([kv_rows[i] for i in active], [len(rows[i]) for i in active], len(lms), dev)
+        pasts, attn = _merge([kv_rows[i] for i in active], [len(rows[i]) for i in active], len(lms), dev,
+                             room=dec.max_new_tokens)  # fmt: skip
         pos = torch.tensor([[len(rows[i])] for i in active], dtype=torch.long, device=dev)
         for _ in range(dec.max_new_tokens - 1):
             step_ids = torch.tensor([[out_ids[i][-1]] for i in active], dtype=torch.long, device=dev)
@@ -174,7 +258,8 @@ def _step(dec, lms, ids, pasts, attn, pos):
     m = dec.model
     outs, new = [], []
     for k, lm in enumerate(lms):
-        o, p = _cached_step(lm, ids, pasts[k], hidden=(k == 0), attention_mask=attn, position_ids=pos)
+        o, p = _cached_step(lm, ids, pasts[k], hidden=(k == 0), last_only=True, attention_mask=attn,
+                            position_ids=pos)  # fmt: skip
         outs.append(o)
         new.append(p)
     logits = outs[0].logits[:, -1:]
@@ -224,16 +309,20 @@ def _select(cache, sel: torch.Tensor):
     return _cache_from([(k[sel], v[sel]) for k, v in _kv_of(cache)])
 
 
-_NEW_API: dict[type, bool] = {}
+_PARAMS: dict[type, frozenset[str]] = {}
 
 
-def _cached_step(lm, ids: torch.Tensor, cache, hidden: bool, **extra):
+def _cached_step(lm, ids: torch.Tensor, cache, hidden: bool, last_only: bool = False, **extra):
     """One forward with a KV cache; transformers >= 5 calls it ``cache``, older ``past_key_values``.
-    ``extra``: ``attention_mask`` (past and new tokens), ``position_ids`` (new tokens)."""
-    new_api = _NEW_API.get(type(lm))
-    if new_api is None:
-        new_api = _NEW_API[type(lm)] = "cache" in inspect.signature(lm.forward).parameters
+    ``extra``: ``attention_mask`` (past and new tokens), ``position_ids`` (new tokens);
+    ``last_only``: logits of the last position only (where the model can skip the others)."""
+    params = _PARAMS.get(type(lm))
+    if params is None:
+        params = _PARAMS[type(lm)] = frozenset(inspect.signature(lm.forward).parameters)
+    new_api = "cache" in params
     kw = {"cache": cache} if new_api else {"past_key_values": cache}
+    if last_only and "logits_to_keep" in params:
+        kw["logits_to_keep"] = 1
     out = lm(input_ids=ids, use_cache=True, output_hidden_states=hidden, **kw, **extra)
     nxt = out.get("cache") if new_api else out.get("past_key_values")
     return out, nxt
