@@ -50,7 +50,7 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=50, help="episodes evaluated each way")
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--train-episodes", type=int, default=200, help="behaviour episodes to train on")
-    ap.add_argument("--steps", type=int, default=60, help="BC steps")
+    ap.add_argument("--steps", type=int, default=300, help="BC steps")
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
 

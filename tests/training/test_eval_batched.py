@@ -188,3 +188,36 @@ def test_cli_batch_size_gives_the_sequential_result(ckpts, tmp_path, capsys):
     assert [o[k] for k in keys for o in outs[:1]] == [outs[1][k] for k in keys]
     rc = main(["--db", db, "eval", ck, "--episodes", "2", "--batch-size", "0"])
     assert rc == 1 and "--batch-size" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_endgames_against_stockfish_batched_equals_sequential(tmp_path):
+    """Tasks whose partner is a process (Stockfish) are stepped in threads; the games are the
+    sequential ones, and no engine outlives the evaluation."""
+    from processes import live_children
+
+    from training.online.toy import tiny_checkpoint
+
+    t = envs.make("endgames")
+    first = t.reset(seed=0)
+    moves = t.legal_actions()
+    t.close()
+    ck = tiny_checkpoint(tmp_path / "eg", "endgames", [(first, m) for m in moves[:4]], bc_steps=30, n_positions=256)
+    agent = _agent(ck, "rerank")
+    one = _played("endgames", agent, 3, batch_size=1)
+    side = _played("endgames", agent, 3, batch_size=3)
+    assert side == one and max(len(a) for _, a, _ in one) >= 2
+    assert live_children() == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task_id", ["guess-city", "car-dealer"])
+def test_scripted_partners_sampled_batched_equals_sequential(task_id, tmp_path):
+    from training.online.toy import tiny_checkpoint
+
+    ck = tiny_checkpoint(tmp_path / task_id, task_id, behaviour_pairs(task_id, 4, 24), bc_steps=10, lr=1e-2,
+                         n_positions=512)  # fmt: skip
+    agent = _agent(ck, "sample", max_new_tokens=10)
+    one = [(s, a) for s, a, _ in _played(task_id, agent, 3, batch_size=1)]
+    side = [(s, a) for s, a, _ in _played(task_id, agent, 3, batch_size=2)]
+    assert side == one and len({tuple(a) for _, a in one}) == 3
