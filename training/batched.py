@@ -142,7 +142,7 @@ def play(tasks: Sequence, task_id: str, seeds: Sequence[int], act: Act, *, refil
             actions, cuts = act(idx, [tasks[s] for s in live])
             actions = [clean_text(a) for a in actions]
             if pool is not None:
-                steps = list(pool.map(lambda sa: tasks[sa[0]].step(sa[1]), zip(live, actions)))
+                steps = list(pool.map(lambda s, a: tasks[s].step(a), live, actions))
             else:
                 steps = [tasks[s].step(a) for s, a in zip(live, actions, strict=True)]
             for s, i, a, cut, st in zip(live, idx, actions, cuts, steps, strict=True):

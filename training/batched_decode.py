@@ -191,7 +191,7 @@ def sample_batch(dec, prompts: Sequence[str], generators: Sequence[torch.Generat
 
     The prompts' uncached tokens are fed in groups of similar length (a prompt that outgrew the
     model's window is fed whole, one whose history only grew just its new tokens); then all rows
-    generate together, one forward per token, a row leaving the batch when it says ``"\n"``."""
+    generate together, one forward per token, a row leaving the batch when it ends its line."""
     greedy = dec.decoding == "greedy" if greedy is None else greedy
     if not prompts:
         return [], []
@@ -298,7 +298,7 @@ def _keep(states, rows, out_ids, kvs: dict[int, list]) -> None:
         fed = rows[i] + out_ids[i][:-1]
         ok = kv[0][0][0].shape[1] == len(fed)
         st.tokens = fed if ok else []
-        st.kv = [[(k.cpu(), v.cpu()) for k, v in layers] for layers in kv] if ok else []
+        st.kv = kv if ok else []
 
 
 def _select(cache, sel: torch.Tensor):
