@@ -51,6 +51,7 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--train-episodes", type=int, default=200, help="behaviour episodes to train on")
     ap.add_argument("--steps", type=int, default=300, help="BC steps")
+    ap.add_argument("--decoding", default=None, help="e.g. rerank (default: the checkpoint's, sample for BC)")
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
 
@@ -61,8 +62,9 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:
         for task_id in args.tasks:
-            name = SHORT.get(task_id, task_id)
-            agent = load_agent(checkpoint(task_id, Path(tmp), args.train_episodes, args.steps))
+            name = SHORT.get(task_id, task_id) + (f"_{args.decoding}" if args.decoding else "")
+            agent = load_agent(checkpoint(task_id, Path(tmp), args.train_episodes, args.steps),
+                               decoding=args.decoding)  # fmt: skip
             seq, eps1 = timed(task_id, agent, args.episodes, 1)
             agent.decoder._cache.clear()  # the batched run scores nothing twice either
             bat, epsb = timed(task_id, agent, args.episodes, args.batch_size)

@@ -57,15 +57,21 @@ class Decoder:
         return lb.float(), logp_beta, logp_beta
 
     @torch.no_grad()
-    def _forward(self, ids: torch.Tensor, attn: torch.Tensor):
+    def _forward(self, ids: torch.Tensor, attn: torch.Tensor, at: torch.Tensor | None = None):
+        """``_heads`` of a forward: at every position, or only at positions ``at`` [B, A] (the
+        heads, the log-softmaxes and the value heads then cost A positions, not the whole row)."""
         m = self.model
         out = m.forward_lm(ids, attn, hidden=True)
+        logits, hidden = out.logits, out.hidden
         beta_logits = None
         if m.pi_beta_lm is not None:
             beta_logits = m.forward_lm(ids, attn, hidden=False, lm=m.pi_beta_lm).logits
-        elif m.beta_head is not None:
-            beta_logits = m.beta_head(out.hidden)
-        return self._heads(out.logits, out.hidden, beta_logits)
+        if at is not None:
+            logits, hidden = _take(logits, at), _take(hidden, at)
+            beta_logits = _take(beta_logits, at) if beta_logits is not None else None
+        if beta_logits is None and m.beta_head is not None:
+            beta_logits = m.beta_head(hidden)
+        return self._heads(logits, hidden, beta_logits)
 
     # -- enumerable actions ---------------------------------------------------------------------
     def _rows(self, prompt: str, actions: Sequence[str]) -> list[tuple[list[int], list[int]]]:
@@ -89,13 +95,17 @@ class Decoder:
             ids[i, : len(p) + len(a)] = torch.tensor(p + a)
             attn[i, : len(p) + len(a)] = 1
         dev = _device(self.model)
-        guided, logp_beta, score = self._forward(ids.to(dev), attn.to(dev))
+        span = max(len(a) for _, a in seqs)  # the positions that predict an action's tokens
+        at = torch.zeros((len(seqs), span), dtype=torch.long)
+        for i, (p, a) in enumerate(seqs):
+            at[i, : len(a)] = torch.arange(len(p) - 1, len(p) + len(a) - 1).clamp(min=0)
+        guided, logp_beta, score = self._forward(ids.to(dev), attn.to(dev), at.to(dev))
         guided, logp_beta, score = guided.cpu(), logp_beta.cpu(), score.cpu()
         logp_pol = F.log_softmax(guided / max(self.temperature, 1e-6), dim=-1)
         scores, logps = [], []
         ratio = self.algo == "qsft" and self.cfg.extra.get("qsft_policy") == "ratio"
         for i, (p, a) in enumerate(seqs):
-            pos = torch.arange(len(p) - 1, len(p) + len(a) - 1)
+            pos = torch.arange(len(a))
             tgt = torch.tensor(a, dtype=torch.long)
             tok_score = score[i, pos].gather(-1, tgt.unsqueeze(-1)).squeeze(-1)
             lb = logp_beta[i, pos].gather(-1, tgt.unsqueeze(-1)).squeeze(-1)
@@ -123,17 +133,17 @@ class Decoder:
 
     @torch.no_grad()
     def action_scores_batch(self, prompts: Sequence[str], action_lists: Sequence[Sequence[str]],
-                            max_rows: int = 256) -> list[tuple[torch.Tensor, torch.Tensor]]:
+                            max_tokens: int = 4096) -> list[tuple[torch.Tensor, torch.Tensor]]:
         """:meth:`action_scores` of many prompts, their (prompt, action) rows in few forwards of at
-        most ``max_rows`` rows (one prompt's rows are never split)."""
+        most about ``max_tokens`` tokens (one prompt's rows are never split)."""
         keys = [(p, tuple(a)) for p, a in zip(prompts, action_lists, strict=True)]
         found = {k: self._cache[k] for k in dict.fromkeys(keys) if k in self._cache}
         todo = [k for k in dict.fromkeys(keys) if k not in found]
         chunk: list = []
         for n, key in enumerate(todo):
             chunk.append((key, self._rows(*key)))
-            rows = sum(len(r) for _, r in chunk)
-            if rows >= max_rows or n == len(todo) - 1:
+            tokens = sum(len(p) + len(a) for _, rs in chunk for p, a in rs)
+            if tokens >= max_tokens or n == len(todo) - 1:
                 scores, logps = self._score_rows([r for _, rs in chunk for r in rs])
                 at = 0
                 for k, rs in chunk:
@@ -218,6 +228,12 @@ class Decoder:
             step_ids = torch.tensor([[nxt]], dtype=torch.long)
         text = self.tok.decode(out_ids, skip_special_tokens=False)
         return text.removesuffix("\n") + "\n"
+
+
+def _take(x: torch.Tensor, at: torch.Tensor) -> torch.Tensor:
+    """``x[b, at[b, j]]`` for every row b: [B, T, ...] -> [B, A, ...]."""
+    idx = at.view(*at.shape, *([1] * (x.dim() - 2))).expand(*at.shape, *x.shape[2:])
+    return x.gather(1, idx)
 
 
 def _device(model) -> torch.device:

@@ -146,7 +146,7 @@ def test_action_scores_batch_equals_one_prompt_at_a_time(ckpts):
         legal.append(task.legal_actions())
     alone = [dec.action_scores(p, a) for p, a in zip(prompts, legal, strict=True)]
     dec._cache.clear()
-    batch = dec.action_scores_batch(prompts, legal, max_rows=6)  # chunks of whole prompts
+    batch = dec.action_scores_batch(prompts, legal, max_tokens=100)  # chunks of whole prompts
     for (s1, l1), (s2, l2) in zip(alone, batch, strict=True):
         torch.testing.assert_close(s1, s2, atol=1e-5, rtol=1e-5)
         torch.testing.assert_close(l1, l2, atol=1e-5, rtol=1e-5)
