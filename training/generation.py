@@ -12,7 +12,8 @@ from collections.abc import Sequence
 import torch
 import torch.nn.functional as F
 
-from training.batched_decode import RowState, _cached_step, sample_batch
+from training.batched import left_pad, position_ids
+from training.batched_decode import RowState, _cache_from, _cached_step, _kv_of, sample_batch
 from training.losses import perturb_logits
 from training.tokenization import encode, never_sampled, newline_id
 
@@ -86,25 +87,57 @@ class Decoder:
 
     @torch.no_grad()
     def _score_rows(self, seqs: Sequence[tuple[list[int], list[int]]]) -> tuple[list, list]:
-        """Per (prompt, action) row: (reranker score, log-probability under the sampling policy),
-        in one right-padded forward (padding after a row never changes its causal logits)."""
-        width = max(len(p) + len(a) for p, a in seqs)
-        ids = torch.full((len(seqs), width), self.pad, dtype=torch.long)
-        attn = torch.zeros_like(ids)
-        for i, (p, a) in enumerate(seqs):
-            ids[i, : len(p) + len(a)] = torch.tensor(p + a)
-            attn[i, : len(p) + len(a)] = 1
-        dev = _device(self.model)
-        span = max(len(a) for _, a in seqs)  # the positions that predict an action's tokens
-        at = torch.zeros((len(seqs), span), dtype=torch.long)
-        for i, (p, a) in enumerate(seqs):
-            at[i, : len(a)] = torch.arange(len(p) - 1, len(p) + len(a) - 1).clamp(min=0)
-        guided, logp_beta, score = self._forward(ids.to(dev), attn.to(dev), at.to(dev))
+        """Per (prompt, action) row: (reranker score, log-probability under the sampling policy).
+        Each distinct prompt is fed once (left-padded, with position ids); its cache is then
+        copied to its actions' rows, which feed only the action tokens."""
+        guided, logp_beta, score = self._shared_prompt_heads(seqs)
+        return self._row_scores(seqs, guided, logp_beta, score)
+
+    @torch.no_grad()
+    def _shared_prompt_heads(self, seqs):
+        m = self.model
+        dev = _device(m)
+        prompts = list(dict.fromkeys(tuple(p) for p, _ in seqs))
+        which = {p: j for j, p in enumerate(prompts)}
+        ids, attn = left_pad([list(p) or [self.pad] for p in prompts], self.pad)
+        plen = attn.sum(1)
+        pos = position_ids(attn)
+        lms = [m.lm] + ([m.pi_beta_lm] if m.pi_beta_lm is not None else [])
+        row_of = torch.tensor([which[tuple(p)] for p, _ in seqs], dtype=torch.long)
+        span = max(len(a) for _, a in seqs)
+        tail = [a[:-1] for _, a in seqs]  # the action tokens fed after the prompt
+        width = max(1, max(len(t) for t in tail))
+        t_ids = torch.full((len(seqs), width), self.pad, dtype=torch.long)
+        t_attn = torch.zeros_like(t_ids)
+        for i, t in enumerate(tail):
+            if t:
+                t_ids[i, : len(t)] = torch.tensor(t)
+                t_attn[i, : len(t)] = 1
+        t_pos = (plen[row_of].unsqueeze(1) + torch.arange(width).unsqueeze(0)).clamp(max=self.n_positions - 1)
+        full_attn = torch.cat([attn[row_of], t_attn], dim=1)
+        outs = []
+        for k, lm in enumerate(lms):
+            first, cache = _cached_step(lm, ids.to(dev), None, hidden=(k == 0), last_only=True,
+                                        attention_mask=attn.to(dev), position_ids=pos.to(dev))  # fmt: skip
+            kv = [(kk[row_of.to(dev)], vv[row_of.to(dev)]) for kk, vv in _kv_of(cache)]
+            rest, _ = _cached_step(lm, t_ids.to(dev), _cache_from(kv, width), hidden=(k == 0),
+                                   attention_mask=full_attn.to(dev), position_ids=t_pos.to(dev))  # fmt: skip
+            lg = torch.cat([first.logits[:, -1:][row_of.to(dev)], rest.logits], dim=1)[:, :span]
+            h = None
+            if k == 0:
+                h = torch.cat([first.hidden_states[-1][:, -1:][row_of.to(dev)], rest.hidden_states[-1]],
+                              dim=1)[:, :span]  # fmt: skip
+            outs.append((lg, h))
+        logits, hidden = outs[0]
+        beta_logits = outs[1][0] if len(outs) > 1 else (m.beta_head(hidden) if m.beta_head is not None else None)
+        return self._heads(logits, hidden, beta_logits)
+
+    def _row_scores(self, seqs, guided, logp_beta, score) -> tuple[list, list]:
         guided, logp_beta, score = guided.cpu(), logp_beta.cpu(), score.cpu()
         logp_pol = F.log_softmax(guided / max(self.temperature, 1e-6), dim=-1)
         scores, logps = [], []
         ratio = self.algo == "qsft" and self.cfg.extra.get("qsft_policy") == "ratio"
-        for i, (p, a) in enumerate(seqs):
+        for i, (_, a) in enumerate(seqs):
             pos = torch.arange(len(a))
             tgt = torch.tensor(a, dtype=torch.long)
             tok_score = score[i, pos].gather(-1, tgt.unsqueeze(-1)).squeeze(-1)
@@ -120,6 +153,23 @@ class Decoder:
             scores.append(s)
             logps.append(logp_pol[i, pos].gather(-1, tgt.unsqueeze(-1)).sum())
         return scores, logps
+
+    @torch.no_grad()
+    def _score_rows_full(self, seqs: Sequence[tuple[list[int], list[int]]]) -> tuple[list, list]:
+        """:meth:`_score_rows` by one right-padded forward of whole rows (no cache)."""
+        width = max(len(p) + len(a) for p, a in seqs)
+        ids = torch.full((len(seqs), width), self.pad, dtype=torch.long)
+        attn = torch.zeros_like(ids)
+        for i, (p, a) in enumerate(seqs):
+            ids[i, : len(p) + len(a)] = torch.tensor(p + a)
+            attn[i, : len(p) + len(a)] = 1
+        dev = _device(self.model)
+        span = max(len(a) for _, a in seqs)  # the positions that predict an action's tokens
+        at = torch.zeros((len(seqs), span), dtype=torch.long)
+        for i, (p, a) in enumerate(seqs):
+            at[i, : len(a)] = torch.arange(len(p) - 1, len(p) + len(a) - 1).clamp(min=0)
+        guided, logp_beta, score = self._forward(ids.to(dev), attn.to(dev), at.to(dev))
+        return self._row_scores(seqs, guided, logp_beta, score)
 
     def _remember(self, key, out) -> None:
         if len(self._cache) > 4096:

@@ -135,8 +135,11 @@ def test_batched_rows_match_single_prompt_logits(ckpts):
             torch.testing.assert_close(batch[i], alone, atol=1e-5, rtol=1e-5)
 
 
-def test_action_scores_batch_equals_one_prompt_at_a_time(ckpts):
-    agent = _agent(ckpts[("ilql", "maze-fo")], "rerank")
+@pytest.mark.parametrize("algo", ["ilql", "mc"])
+def test_action_scores_batch_equals_one_prompt_at_a_time(ckpts, algo):
+    """Scoring many prompts' actions together (each prompt fed once, its cache copied to its
+    actions) gives the scores of whole (prompt, action) rows fed one prompt at a time."""
+    agent = _agent(ckpts[(algo, "maze-fo")], "rerank")
     dec = agent.decoder
     task = envs.make("maze-fo")
     prompts, legal = [], []
@@ -144,7 +147,10 @@ def test_action_scores_batch_equals_one_prompt_at_a_time(ckpts):
         task.reset(s)
         prompts.append(history_to_str(task.history()))
         legal.append(task.legal_actions())
-    alone = [dec.action_scores(p, a) for p, a in zip(prompts, legal, strict=True)]
+    alone = []
+    for p, a in zip(prompts, legal, strict=True):
+        sc, lp = dec._score_rows_full(dec._rows(p, a))  # the uncached reference
+        alone.append((torch.stack(sc).float(), torch.stack(lp).float()))
     dec._cache.clear()
     batch = dec.action_scores_batch(prompts, legal, max_tokens=100)  # chunks of whole prompts
     for (s1, l1), (s2, l2) in zip(alone, batch, strict=True):
