@@ -1,7 +1,12 @@
 """Evaluation: mean return with a 95% confidence interval, success rate, normalised scores (LMRL's
 constants; and the store's own: dataset average = 50, strong policy = 100), the task's exact
 evaluation where its spec offers one (maze-fo: dynamic programming, the policy depends only on the
-cell), and the store's ``evaluations`` table."""
+cell), and the store's ``evaluations`` table.
+
+Sampled evaluation plays its episodes side by side (:func:`play_episodes`: ``batch_size`` task
+instances, one batched forward per turn for all unfinished episodes, :mod:`training.batched`); a
+checkpoint's episodes are the same as one at a time (``batch_size=1``, the reference) for the same
+seeds, as each episode draws from a generator seeded from its own seed."""
 
 from __future__ import annotations
 
