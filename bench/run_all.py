@@ -31,6 +31,7 @@ QUICK: dict[str, list[str]] = {
     "dialogue_qa": [],
     "training": ["--steps", "30", "--repeats", "2", "--episodes", "100"],
     "online": ["--episodes", "16", "--envs", "16"],
+    "eval": ["--episodes", "50", "--train-episodes", "100", "--steps", "200"],
     "gpu": ["--cpu-smoke"],
 }
 """Script (``bench/bench_NAME.py``) -> arguments of the quick run."""
@@ -45,6 +46,8 @@ TARGETS: dict[str, tuple[str, float]] = {
     "textnav-po_random_steps_per_s": (">=", 100_000),
     "bc_step_over_bare": ("<=", 1.10),
     "ilql_step_over_bc": ("<=", 1.6),
+    "eval_20q_batched_speedup": (">=", 10),
+    "eval_textnav_batched_speedup": (">=", 10),
 }
 """Figure -> (direction, target)."""
 

@@ -29,9 +29,14 @@ class CheckpointAgent:
         self._task = None
         self._gen = torch.Generator().manual_seed(0)
 
+    @staticmethod
+    def generator_for(seed: int | None) -> torch.Generator:
+        """The generator an episode from ``seed`` draws its samples from."""
+        return torch.Generator().manual_seed(0 if seed is None else int(seed) * 7919 + 13)
+
     def reset(self, task, seed: int | None = None) -> None:
         self._task = task
-        self._gen = torch.Generator().manual_seed(0 if seed is None else int(seed) * 7919 + 13)
+        self._gen = self.generator_for(seed)
 
     def act(self, history: Sequence[Text]) -> str:
         prompt = history_to_str(history)
@@ -39,6 +44,36 @@ class CheckpointAgent:
         if legal and self.decoder.decoding in ("rerank", "rerank_sample"):
             return self.decoder.choose(prompt, legal, self._gen)
         return self.decoder.sample(prompt, self._gen)
+
+    def act_batch(self, tasks: Sequence, generators: Sequence[torch.Generator],
+                  memos: Sequence[dict] | None = None) -> tuple[list[str], list[bool]]:
+        """:meth:`act` for many episodes at once (each task's own history and legal actions, each
+        episode's own generator): the reranked ones in one scoring pass, the rest generated in one
+        batch. ``memos``: one dict per episode, kept by the caller for the episode's length (the
+        decoder's cache of its prompt lives there). Returns (actions, cut flags)."""
+        prompts = [history_to_str(t.history()) for t in tasks]
+        rerank = self.decoder.decoding in ("rerank", "rerank_sample")
+        legal = [t.legal_actions() if rerank else None for t in tasks]
+        ranked = [i for i, acts in enumerate(legal) if acts]
+        free = [i for i, acts in enumerate(legal) if not acts]
+        actions: list[str] = [""] * len(tasks)
+        cuts = [False] * len(tasks)
+        if ranked:
+            chosen = self.decoder.choose_batch([prompts[i] for i in ranked], [legal[i] for i in ranked],
+                                               [generators[i] for i in ranked])  # fmt: skip
+            for i, a in zip(ranked, chosen, strict=True):
+                actions[i] = a
+        if free:
+            states = None
+            if memos is not None:
+                from training.batched_decode import RowState
+
+                states = [memos[i].setdefault("decode", RowState()) for i in free]
+            texts, cut = self.decoder.sample_batch([prompts[i] for i in free], [generators[i] for i in free],
+                                                   states=states)  # fmt: skip
+            for i, a, c in zip(free, texts, cut, strict=True):
+                actions[i], cuts[i] = a, c
+        return actions, cuts
 
     def action_distribution(self, history: Sequence[Text], actions: Sequence[str]) -> list[float]:
         """Exact probabilities of ``actions`` given ``history`` (used for exact evaluation)."""

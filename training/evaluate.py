@@ -1,7 +1,12 @@
 """Evaluation: mean return with a 95% confidence interval, success rate, normalised scores (LMRL's
 constants; and the store's own: dataset average = 50, strong policy = 100), the task's exact
 evaluation where its spec offers one (maze-fo: dynamic programming, the policy depends only on the
-cell), and the store's ``evaluations`` table."""
+cell), and the store's ``evaluations`` table.
+
+Sampled evaluation plays its episodes side by side (:func:`play_episodes`: ``batch_size`` task
+instances, one batched forward per turn for all unfinished episodes, :mod:`training.batched`); a
+checkpoint's episodes are the same as one at a time (``batch_size=1``, the reference) for the same
+seeds, as each episode draws from a generator seeded from its own seed."""
 
 from __future__ import annotations
 
@@ -29,24 +34,93 @@ def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
 def is_success(task, ep: envs.Episode) -> bool:
     """The task's own success flag (see envs.core.episode_success); tasks that define none count
     an episode that terminated (not cut by the time limit) as a success."""
+    return spec_success(task.spec, ep)
+
+
+def spec_success(spec, ep) -> bool:
+    """:func:`is_success` given the task's spec."""
     last = ep.transitions[-1] if ep.transitions else None
-    s = episode_success(task.spec, last.info if last else None, ep.total_return)
+    s = episode_success(spec, last.info if last else None, ep.total_return)
     if s is not None:
         return s
     return bool(last and last.terminated and not last.truncated)
 
 
-def sampled(task_id: str, agent, episodes: int, seed: int = 0, task_options: dict | None = None) -> dict[str, Any]:
-    """Play ``episodes`` episodes from seeds ``seed ..``; returns mean/CI/success."""
-    task = envs.make(task_id, **(task_options or {}))
-    rets, wins = [], 0
+DEFAULT_BATCH = 32
+"""Episodes ``lmrl eval`` plays side by side unless ``--batch-size`` says otherwise."""
+
+
+def play_episodes(task_id: str, agent, episodes: int, seed: int = 0, task_options: dict | None = None, *,
+                  batch_size: int = DEFAULT_BATCH, progress: bool | None = None,
+                  max_steps: int | None = None) -> list:
+    """The episodes from seeds ``seed .. seed + episodes - 1``, in seed order.
+
+    An agent with ``act_batch`` (a checkpoint) plays ``batch_size`` episodes side by side, one
+    batched forward per turn for all of them (:func:`training.batched.play`); ``batch_size`` 1, or
+    an agent without it, plays them one at a time (:func:`envs.run_episode`, the reference). Each
+    episode samples from its own generator seeded from its seed, so the batch size does not change
+    what it plays. ``progress``: a bar of finished episodes on stderr (None: when stderr is a
+    terminal). ``max_steps`` caps an episode's turns (default: :func:`envs.run_episode`'s)."""
+    seeds = [seed + i for i in range(episodes)]
+    bar = _bar(episodes, task_id, progress)
     try:
-        for i in range(episodes):
-            ep = envs.run_episode(task, agent, seed=seed + i)
-            rets.append(ep.total_return)
-            wins += is_success(task, ep)
+        if batch_size > 1 and hasattr(agent, "act_batch") and episodes > 1:
+            return _batched(task_id, agent, seeds, task_options, batch_size, bar, max_steps)
+        task = envs.make(task_id, **(task_options or {}))
+        out = []
+        try:
+            for s in seeds:
+                out.append(envs.run_episode(task, agent, seed=s, max_steps=max_steps))
+                if bar is not None:
+                    bar.update(1)
+        finally:
+            task.close()
+        return out
     finally:
-        task.close()
+        if bar is not None:
+            bar.close()
+
+
+def _batched(task_id: str, agent, seeds: list[int], task_options: dict | None, batch_size: int, bar,
+             max_steps: int | None) -> list:
+    from training.batched import TaskPool, play
+
+    gens = [agent.generator_for(s) for s in seeds]
+    memos: list[dict] = [{} for _ in seeds]  # what the agent keeps per episode (its prompt's cache)
+
+    def act(idx: list[int], tasks: list) -> tuple[list[str], list[bool]]:
+        return agent.act_batch(tasks, [gens[i] for i in idx], [memos[i] for i in idx])
+
+    def done(i: int, _ep) -> None:
+        memos[i] = {}
+        if bar is not None:
+            bar.update(1)
+
+    with TaskPool(task_id, min(batch_size, len(seeds)), task_options) as pool:
+        return play(pool.tasks, task_id, seeds, act, refill=True, max_steps=max_steps, on_done=done)
+
+
+def _bar(total: int, task_id: str, progress: bool | None):
+    import sys
+
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if not progress:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=f"eval {task_id}", unit="episode", leave=False, file=sys.stderr,
+                mininterval=0, miniters=1)  # an episode takes long enough to draw each one
+
+
+def sampled(task_id: str, agent, episodes: int, seed: int = 0, task_options: dict | None = None, *,
+            batch_size: int = DEFAULT_BATCH, progress: bool | None = False) -> dict[str, Any]:
+    """Play ``episodes`` episodes from seeds ``seed ..`` (:func:`play_episodes`); returns
+    mean/CI/success."""
+    eps = play_episodes(task_id, agent, episodes, seed, task_options, batch_size=batch_size, progress=progress)
+    spec = envs.spec(task_id, **(task_options or {}))
+    rets = [ep.total_return for ep in eps]
+    wins = sum(spec_success(spec, ep) for ep in eps)
     mean, lo, hi = mean_ci(rets)
     return {"episodes": episodes, "mean_return": mean, "ci_low": lo, "ci_high": hi,
             "success_rate": wins / max(episodes, 1), "method": "sampled"}  # fmt: skip
@@ -122,13 +196,18 @@ def normalise(result: dict[str, Any], task_id: str, store=None, strong: float | 
 
 
 def evaluate(agent, task_id: str, episodes: int = 32, *, seed: int = 0, exact: bool | None = None,
-             store=None, strong: float | None = None, task_options: dict | None = None) -> dict[str, Any]:
+             store=None, strong: float | None = None, task_options: dict | None = None,
+             batch_size: int = DEFAULT_BATCH, progress: bool | None = False) -> dict[str, Any]:
     """Evaluate an agent; exactly where the task offers it and the agent exposes action
-    distributions, else by sampling ``episodes`` episodes."""
+    distributions, else by sampling ``episodes`` episodes, ``batch_size`` side by side
+    (:func:`play_episodes`)."""
     use_exact = supports_exact(task_id, task_options) and hasattr(agent, "action_distribution")
     if exact is not None:
         use_exact = use_exact and exact
-    res = exact_result(task_id, agent, task_options) if use_exact else sampled(task_id, agent, episodes, seed, task_options)
+    if use_exact:
+        res = exact_result(task_id, agent, task_options)
+    else:
+        res = sampled(task_id, agent, episodes, seed, task_options, batch_size=batch_size, progress=progress)
     return normalise(res, task_id, store, strong, task_options)
 
 

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 import torch
 import torch.nn.functional as F
 
+from training.batched import left_pad, position_ids
+from training.batched_decode import RowState, _cache_from, _cached_step, _kv_of, sample_batch
 from training.losses import perturb_logits
 from training.tokenization import encode, never_sampled, newline_id
 
@@ -56,42 +58,87 @@ class Decoder:
         return lb.float(), logp_beta, logp_beta
 
     @torch.no_grad()
-    def _forward(self, ids: torch.Tensor, attn: torch.Tensor):
+    def _forward(self, ids: torch.Tensor, attn: torch.Tensor, at: torch.Tensor | None = None):
+        """``_heads`` of a forward: at every position, or only at positions ``at`` [B, A] (the
+        heads, the log-softmaxes and the value heads then cost A positions, not the whole row)."""
         m = self.model
         out = m.forward_lm(ids, attn, hidden=True)
+        logits, hidden = out.logits, out.hidden
         beta_logits = None
         if m.pi_beta_lm is not None:
             beta_logits = m.forward_lm(ids, attn, hidden=False, lm=m.pi_beta_lm).logits
-        elif m.beta_head is not None:
-            beta_logits = m.beta_head(out.hidden)
-        return self._heads(out.logits, out.hidden, beta_logits)
+        if at is not None:
+            logits, hidden = _take(logits, at), _take(hidden, at)
+            beta_logits = _take(beta_logits, at) if beta_logits is not None else None
+        if beta_logits is None and m.beta_head is not None:
+            beta_logits = m.beta_head(hidden)
+        return self._heads(logits, hidden, beta_logits)
 
     # -- enumerable actions ---------------------------------------------------------------------
-    @torch.no_grad()
-    def action_scores(self, prompt: str, actions: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
-        """(reranker score, exact log-probability under the sampling policy) of each action."""
-        key = (prompt, tuple(actions))
-        if key in self._cache:
-            s, lp = self._cache[key]
-            return s, lp
+    def _rows(self, prompt: str, actions: Sequence[str]) -> list[tuple[list[int], list[int]]]:
+        """(prompt tokens, action tokens) of each action, the prompt cut so both fit."""
         p_ids = encode(self.tok, prompt)
         seqs = []
         for a in actions:
             a_ids = encode(self.tok, a)
             keep = self.n_positions - len(a_ids)
             seqs.append((p_ids[-keep:] if keep > 0 else [], a_ids))
-        width = max(len(p) + len(a) for p, a in seqs)
-        ids = torch.full((len(seqs), width), self.pad, dtype=torch.long)
-        attn = torch.zeros_like(ids)
-        for i, (p, a) in enumerate(seqs):
-            ids[i, : len(p) + len(a)] = torch.tensor(p + a)
-            attn[i, : len(p) + len(a)] = 1
-        guided, logp_beta, score = self._forward(ids, attn)
+        return seqs
+
+    @torch.no_grad()
+    def _score_rows(self, seqs: Sequence[tuple[list[int], list[int]]]) -> tuple[list, list]:
+        """Per (prompt, action) row: (reranker score, log-probability under the sampling policy).
+        Each distinct prompt is fed once (left-padded, with position ids); its cache is then
+        copied to its actions' rows, which feed only the action tokens."""
+        guided, logp_beta, score = self._shared_prompt_heads(seqs)
+        return self._row_scores(seqs, guided, logp_beta, score)
+
+    @torch.no_grad()
+    def _shared_prompt_heads(self, seqs):
+        m = self.model
+        dev = _device(m)
+        prompts = list(dict.fromkeys(tuple(p) for p, _ in seqs))
+        which = {p: j for j, p in enumerate(prompts)}
+        ids, attn = left_pad([list(p) or [self.pad] for p in prompts], self.pad)
+        plen = attn.sum(1)
+        pos = position_ids(attn)
+        lms = [m.lm] + ([m.pi_beta_lm] if m.pi_beta_lm is not None else [])
+        row_of = torch.tensor([which[tuple(p)] for p, _ in seqs], dtype=torch.long)
+        span = max(len(a) for _, a in seqs)
+        tail = [a[:-1] for _, a in seqs]  # the action tokens fed after the prompt
+        width = max(1, max(len(t) for t in tail))
+        t_ids = torch.full((len(seqs), width), self.pad, dtype=torch.long)
+        t_attn = torch.zeros_like(t_ids)
+        for i, t in enumerate(tail):
+            if t:
+                t_ids[i, : len(t)] = torch.tensor(t)
+                t_attn[i, : len(t)] = 1
+        t_pos = (plen[row_of].unsqueeze(1) + torch.arange(width).unsqueeze(0)).clamp(max=self.n_positions - 1)
+        full_attn = torch.cat([attn[row_of], t_attn], dim=1)
+        outs = []
+        for k, lm in enumerate(lms):
+            first, cache = _cached_step(lm, ids.to(dev), None, hidden=(k == 0), last_only=True,
+                                        attention_mask=attn.to(dev), position_ids=pos.to(dev))  # fmt: skip
+            kv = [(kk[row_of.to(dev)], vv[row_of.to(dev)]) for kk, vv in _kv_of(cache)]
+            rest, _ = _cached_step(lm, t_ids.to(dev), _cache_from(kv, width), hidden=(k == 0),
+                                   attention_mask=full_attn.to(dev), position_ids=t_pos.to(dev))  # fmt: skip
+            lg = torch.cat([first.logits[:, -1:][row_of.to(dev)], rest.logits], dim=1)[:, :span]
+            h = None
+            if k == 0:
+                h = torch.cat([first.hidden_states[-1][:, -1:][row_of.to(dev)], rest.hidden_states[-1]],
+                              dim=1)[:, :span]  # fmt: skip
+            outs.append((lg, h))
+        logits, hidden = outs[0]
+        beta_logits = outs[1][0] if len(outs) > 1 else (m.beta_head(hidden) if m.beta_head is not None else None)
+        return self._heads(logits, hidden, beta_logits)
+
+    def _row_scores(self, seqs, guided, logp_beta, score) -> tuple[list, list]:
+        guided, logp_beta, score = guided.cpu(), logp_beta.cpu(), score.cpu()
         logp_pol = F.log_softmax(guided / max(self.temperature, 1e-6), dim=-1)
         scores, logps = [], []
         ratio = self.algo == "qsft" and self.cfg.extra.get("qsft_policy") == "ratio"
-        for i, (p, a) in enumerate(seqs):
-            pos = torch.arange(len(p) - 1, len(p) + len(a) - 1)
+        for i, (_, a) in enumerate(seqs):
+            pos = torch.arange(len(a))
             tgt = torch.tensor(a, dtype=torch.long)
             tok_score = score[i, pos].gather(-1, tgt.unsqueeze(-1)).squeeze(-1)
             lb = logp_beta[i, pos].gather(-1, tgt.unsqueeze(-1)).squeeze(-1)
@@ -105,15 +152,63 @@ class Decoder:
                 s = s + self.cfg.logit_weight * lb.sum()
             scores.append(s)
             logps.append(logp_pol[i, pos].gather(-1, tgt.unsqueeze(-1)).sum())
-        out = (torch.stack(scores).float(), torch.stack(logps).float())
+        return scores, logps
+
+    @torch.no_grad()
+    def _score_rows_full(self, seqs: Sequence[tuple[list[int], list[int]]]) -> tuple[list, list]:
+        """:meth:`_score_rows` by one right-padded forward of whole rows (no cache)."""
+        width = max(len(p) + len(a) for p, a in seqs)
+        ids = torch.full((len(seqs), width), self.pad, dtype=torch.long)
+        attn = torch.zeros_like(ids)
+        for i, (p, a) in enumerate(seqs):
+            ids[i, : len(p) + len(a)] = torch.tensor(p + a)
+            attn[i, : len(p) + len(a)] = 1
+        dev = _device(self.model)
+        span = max(len(a) for _, a in seqs)  # the positions that predict an action's tokens
+        at = torch.zeros((len(seqs), span), dtype=torch.long)
+        for i, (p, a) in enumerate(seqs):
+            at[i, : len(a)] = torch.arange(len(p) - 1, len(p) + len(a) - 1).clamp(min=0)
+        guided, logp_beta, score = self._forward(ids.to(dev), attn.to(dev), at.to(dev))
+        return self._row_scores(seqs, guided, logp_beta, score)
+
+    def _remember(self, key, out) -> None:
         if len(self._cache) > 4096:
             self._cache.clear()
         self._cache[key] = out
-        return out
+
+    @torch.no_grad()
+    def action_scores(self, prompt: str, actions: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+        """(reranker score, exact log-probability under the sampling policy) of each action."""
+        return self.action_scores_batch([prompt], [actions])[0]
+
+    @torch.no_grad()
+    def action_scores_batch(self, prompts: Sequence[str], action_lists: Sequence[Sequence[str]],
+                            max_tokens: int = 4096) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """:meth:`action_scores` of many prompts, their (prompt, action) rows in few forwards of at
+        most about ``max_tokens`` tokens (one prompt's rows are never split)."""
+        keys = [(p, tuple(a)) for p, a in zip(prompts, action_lists, strict=True)]
+        found = {k: self._cache[k] for k in dict.fromkeys(keys) if k in self._cache}
+        todo = [k for k in dict.fromkeys(keys) if k not in found]
+        chunk: list = []
+        for n, key in enumerate(todo):
+            chunk.append((key, self._rows(*key)))
+            tokens = sum(len(p) + len(a) for _, rs in chunk for p, a in rs)
+            if tokens >= max_tokens or n == len(todo) - 1:
+                scores, logps = self._score_rows([r for _, rs in chunk for r in rs])
+                at = 0
+                for k, rs in chunk:
+                    found[k] = (torch.stack(scores[at: at + len(rs)]).float(),
+                                torch.stack(logps[at: at + len(rs)]).float())
+                    self._remember(k, found[k])
+                    at += len(rs)
+                chunk = []
+        return [found[k] for k in keys]
 
     def action_distribution(self, prompt: str, actions: Sequence[str]) -> list[float]:
         """Probability of each action under this decoder (the rest is invalid text when sampling)."""
-        scores, logps = self.action_scores(prompt, actions)
+        return self._distribution(*self.action_scores(prompt, actions))
+
+    def _distribution(self, scores: torch.Tensor, logps: torch.Tensor) -> list[float]:
         if self.decoding in ("rerank", "greedy"):
             src = scores if self.decoding == "rerank" else logps
             probs = torch.zeros_like(src)
@@ -124,12 +219,31 @@ class Decoder:
         return logps.exp().tolist()
 
     def choose(self, prompt: str, actions: Sequence[str], generator: torch.Generator) -> str:
-        probs = torch.tensor(self.action_distribution(prompt, actions))
         if self.decoding in ("rerank", "greedy", "rerank_sample"):
-            return actions[int(torch.multinomial(probs, 1, generator=generator))]
+            return self.choose_batch([prompt], [actions], [generator])[0]
         return self.sample(prompt, generator)
 
+    def choose_batch(self, prompts: Sequence[str], action_lists: Sequence[Sequence[str]],
+                     generators: Sequence[torch.Generator]) -> list[str]:
+        """:meth:`choose` for many prompts: their actions scored together, each drawn with its own
+        generator (so a choice does not depend on the batch it was made in)."""
+        if self.decoding not in ("rerank", "greedy", "rerank_sample"):
+            return self.sample_batch(prompts, generators)[0]
+        out = []
+        scored = self.action_scores_batch(prompts, action_lists)
+        for actions, (sc, lp), g in zip(action_lists, scored, generators, strict=True):
+            probs = torch.tensor(self._distribution(sc, lp))
+            out.append(actions[int(torch.multinomial(probs, 1, generator=g))])
+        return out
+
     # -- free-text generation -------------------------------------------------------------------
+    def sample_batch(self, prompts: Sequence[str], generators: Sequence[torch.Generator],
+                     greedy: bool | None = None, states: Sequence[RowState | None] | None = None,
+                     ) -> tuple[list[str], list[bool]]:
+        """:meth:`sample` of many prompts in one batch: (utterances, cut flags); ``states`` keep
+        each episode's cache between turns (:mod:`training.batched_decode`)."""
+        return sample_batch(self, prompts, generators, greedy, states)
+
     @torch.no_grad()
     def sample(self, prompt: str, generator: torch.Generator, greedy: bool | None = None) -> str:
         """Token-by-token decoding with KV caches for the trunk and (if frozen) π_β."""
@@ -166,12 +280,11 @@ class Decoder:
         return text.removesuffix("\n") + "\n"
 
 
-def _cached_step(lm, ids: torch.Tensor, cache, hidden: bool):
-    """One forward with a KV cache; transformers >= 5 calls it ``cache``, older ``past_key_values``."""
-    import inspect
+def _take(x: torch.Tensor, at: torch.Tensor) -> torch.Tensor:
+    """``x[b, at[b, j]]`` for every row b: [B, T, ...] -> [B, A, ...]."""
+    idx = at.view(*at.shape, *([1] * (x.dim() - 2))).expand(*at.shape, *x.shape[2:])
+    return x.gather(1, idx)
 
-    new_api = "cache" in inspect.signature(lm.forward).parameters
-    kw = {"cache": cache} if new_api else {"past_key_values": cache}
-    out = lm(input_ids=ids, use_cache=True, output_hidden_states=hidden, **kw)
-    nxt = out.get("cache") if new_api else out.get("past_key_values")
-    return out, nxt
+
+def _device(model) -> torch.device:
+    return next(model.parameters()).device

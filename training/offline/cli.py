@@ -98,6 +98,11 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature (default: 1.0)")
     parser.add_argument("--sampled", action="store_true",
                         help="play episodes even where exact evaluation exists (maze-fo)")
+    parser.add_argument("--batch-size", type=int, default=32,
+                        help="episodes played side by side, one batched forward per turn; 1 plays "
+                        "them one at a time (same results for the same seeds) (default: 32)")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (it is drawn on stderr only when that is a terminal)")
 
 
 def run_eval(args: argparse.Namespace, store) -> int:
@@ -116,8 +121,11 @@ def run_eval(args: argparse.Namespace, store) -> int:
         check_task(task, options)
         if args.episodes < 1:
             raise TrainingError("--episodes must be at least 1")
+        if args.batch_size < 1:
+            raise TrainingError("--batch-size must be at least 1")
         res = evaluate(agent, task, args.episodes, seed=args.seed, exact=not args.sampled, store=store,
-                       task_options=options)  # fmt: skip
+                       task_options=options, batch_size=args.batch_size,
+                       progress=False if args.no_progress else None)  # fmt: skip
         if options:
             res["task_options"] = options
         res["decoding"] = agent.decoder.decoding

@@ -11,61 +11,16 @@ data is offline data too.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
 import envs
-from envs.core import Transition, episode_success, history_to_str
+from envs.core import Transition, history_to_str
+from training.batched import RolloutEpisode, TaskPool, left_pad, play
 from training.tokenization import encode, never_sampled, newline_id
 
-
-@dataclass
-class RolloutEpisode:
-    """One finished episode of the rollout policy."""
-
-    task_id: str
-    seed: int
-    first_observation: str
-    transitions: list[Transition] = field(default_factory=list)
-    success: bool = False
-    cut: list[bool] = field(default_factory=list)
-    """Per transition: the generation hit ``max_new_tokens`` and its final ``"\n"`` was appended,
-    not sampled (PPO must not train on it)."""
-
-    @property
-    def total_return(self) -> float:
-        return float(sum(t.reward for t in self.transitions))
-
-    def pairs(self) -> list[tuple[str, str, float]]:
-        return [(t.action, t.observation, float(t.reward)) for t in self.transitions]
-
-    @property
-    def ended(self) -> bool:
-        return bool(self.transitions) and (self.transitions[-1].terminated or self.transitions[-1].truncated)
-
-
-class TaskPool:
-    """``size`` reusable instances of a task; ``close()`` releases their processes."""
-
-    def __init__(self, task_id: str, size: int, options: dict[str, Any] | None = None) -> None:
-        self.task_id = task_id
-        self.options = dict(options or {})
-        self.tasks = [envs.make(task_id, **self.options) for _ in range(max(1, size))]
-
-    def __len__(self) -> int:
-        return len(self.tasks)
-
-    def close(self) -> None:
-        for t in self.tasks:
-            t.close()
-
-    def __enter__(self) -> TaskPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+__all__ = ["BatchSampler", "RolloutEpisode", "TaskPool", "from_store", "rollout", "to_records"]
 
 
 class BatchSampler:
@@ -90,13 +45,9 @@ class BatchSampler:
         if not prompts:
             return []
         rows = [encode(self.tok, p)[-self.max_prompt:] or [self.pad] for p in prompts]
-        width = max(len(r) for r in rows)
+        ids, attn = left_pad(rows, self.pad)
+        width = ids.shape[1]
         dev = next(self.lm.parameters()).device
-        ids = torch.full((len(rows), width), self.pad, dtype=torch.long)
-        attn = torch.zeros_like(ids)
-        for i, r in enumerate(rows):  # left padding
-            ids[i, width - len(r):] = torch.tensor(r)
-            attn[i, width - len(r):] = 1
         was = self.lm.training
         self.lm.eval()
         try:
@@ -120,42 +71,14 @@ class BatchSampler:
 
 def rollout(pool: TaskPool, sampler: BatchSampler, seeds: Sequence[int], *,
             max_steps: int | None = None) -> list[RolloutEpisode]:
-    """Play one episode per seed, ``len(pool)`` at a time, generating each turn in one batch."""
-    episodes: list[RolloutEpisode] = []
-    queue = list(seeds)
-    while queue:
-        chunk, queue = queue[: len(pool)], queue[len(pool):]
-        tasks = pool.tasks[: len(chunk)]
-        eps = []
-        for task, seed in zip(tasks, chunk, strict=True):
-            first = task.reset(seed)
-            eps.append(RolloutEpisode(pool.task_id, int(seed), first))
-        limit = max_steps if max_steps is not None else 10 * tasks[0].spec.max_turns + 10
-        active = list(range(len(chunk)))
-        for _ in range(limit):
-            if not active:
-                break
-            prompts = [history_to_str(tasks[i].history()) for i in active]
-            actions = sampler.generate(prompts)
-            cuts = getattr(sampler, "last_cut", None) or [False] * len(actions)
-            still = []
-            for i, action, cut in zip(active, actions, cuts, strict=True):
-                st = tasks[i].step(action)
-                eps[i].transitions.append(Transition(action, *st))
-                eps[i].cut.append(bool(cut))
-                if st.terminated or st.truncated:
-                    eps[i].success = _success(tasks[i], eps[i])
-                else:
-                    still.append(i)
-            active = still
-        episodes.extend(eps)
-    return episodes
+    """Play one episode per seed, ``len(pool)`` at a time, generating each turn in one batch
+    (:func:`training.batched.play` in chunks: the order the global RNG is drawn in)."""
 
+    def act(_idx: list[int], tasks: list) -> tuple[list[str], list[bool]]:
+        actions = sampler.generate([history_to_str(t.history()) for t in tasks])
+        return actions, getattr(sampler, "last_cut", None) or [False] * len(actions)
 
-def _success(task, ep: RolloutEpisode) -> bool:
-    last = ep.transitions[-1]
-    s = episode_success(task.spec, last.info, ep.total_return)
-    return bool(last.terminated and not last.truncated) if s is None else s
+    return play(pool.tasks, pool.task_id, seeds, act, refill=False, max_steps=max_steps)
 
 
 def to_records(episodes: Sequence[RolloutEpisode], agent_name: str, run_id: int | None,

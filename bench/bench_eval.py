@@ -1,0 +1,83 @@
+"""Evaluation wall time, one episode at a time vs side by side (issue #12), on CPU or GPU.
+
+For each task (twenty-questions and textnav-fo by default) it logs behaviour episodes in a
+temporary store, trains a ``tiny`` BC checkpoint on them for a few steps (as ``lmrl train bc``
+does: BPE tokenizer, 2 layers x 64), then evaluates it on the same seeds twice in this run: with
+``batch_size=1`` (the sequential reference) and with ``--batch-size`` episodes side by side. It
+prints ``name value unit`` lines: both wall times, their ratio (target >= 10), and whether the
+two evaluations gave the same mean return (they play the same episodes).
+
+    .venv/bin/python bench/bench_eval.py [--episodes 50] [--batch-size 32] [--tasks twenty-questions textnav-fo]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+SHORT = {"twenty-questions": "20q", "textnav-fo": "textnav"}
+
+
+def checkpoint(task_id: str, root: Path, episodes: int, steps: int) -> str:
+    """A tiny BC checkpoint trained ``steps`` steps on ``episodes`` behaviour episodes."""
+    from data.datasets import DatasetQuery
+    from training.config import TrainConfig, resolve
+    from training.offline.loop import train
+    from training.offline.toy import maze_store
+
+    store = maze_store(root / f"{task_id}.db", episodes=episodes, task_id=task_id)
+    given = dict(max_steps=steps, batch_size=16, eval_episodes=0, progress=False, log_every=10)
+    cfg = resolve(TrainConfig(algo="bc", task=task_id, **given), set(given))
+    try:
+        return str(train(cfg, store, DatasetQuery(task=task_id), root / task_id)["checkpoint"])
+    finally:
+        store.close()
+
+
+def timed(task_id: str, agent, episodes: int, batch_size: int) -> tuple[float, list]:
+    from training.evaluate import play_episodes
+
+    t0 = time.perf_counter()
+    eps = play_episodes(task_id, agent, episodes, 0, batch_size=batch_size, progress=False)
+    return time.perf_counter() - t0, eps
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tasks", nargs="+", default=["twenty-questions", "textnav-fo"])
+    ap.add_argument("--episodes", type=int, default=50, help="episodes evaluated each way")
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--train-episodes", type=int, default=200, help="behaviour episodes to train on")
+    ap.add_argument("--steps", type=int, default=300, help="BC steps")
+    ap.add_argument("--decoding", default=None, help="e.g. rerank (default: the checkpoint's, sample for BC)")
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+
+    import torch
+
+    from training.agent import load_agent
+
+    torch.set_num_threads(args.threads)
+    with tempfile.TemporaryDirectory() as tmp:
+        for task_id in args.tasks:
+            name = SHORT.get(task_id, task_id) + (f"_{args.decoding}" if args.decoding else "")
+            agent = load_agent(checkpoint(task_id, Path(tmp), args.train_episodes, args.steps),
+                               decoding=args.decoding)  # fmt: skip
+            seq, eps1 = timed(task_id, agent, args.episodes, 1)
+            agent.decoder._cache.clear()  # the batched run scores nothing twice either
+            bat, epsb = timed(task_id, agent, args.episodes, args.batch_size)
+            same = [e.total_return for e in eps1] == [e.total_return for e in epsb] and \
+                [[t.action for t in e.transitions] for e in eps1] == [[t.action for t in e.transitions] for e in epsb]
+            turns = sum(len(e.transitions) for e in epsb)
+            print(f"# {task_id}: {args.episodes} episodes, decoding {agent.decoder.decoding}")
+            print(f"eval_{name}_turns {turns} turns")
+            print(f"eval_{name}_sequential_s {seq:.2f} s")
+            print(f"eval_{name}_batched_s {bat:.2f} s")
+            print(f"eval_{name}_batched_speedup {seq / bat:.1f} x")
+            print(f"eval_{name}_same_episodes {int(same)} bool")
+
+
+if __name__ == "__main__":
+    main()
