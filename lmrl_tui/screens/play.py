@@ -125,7 +125,8 @@ class PlayScreen(LmrlScreen, Screen[None]):
         mode = ""
         if not s.human_acts:
             mode = f"  auto-play {'on' if self.auto else 'off'} ({SPEEDS[self.speed_index]:g}s)"
-        opts = ", ".join(f"{k}={v}" for k, v in sorted(s.options.items()) if k != "partner")
+        hidden = {"partner"} | ({"secret"} if s.human_acts else set())  # a person guessing must not see it
+        opts = ", ".join(f"{k}={v}" for k, v in sorted(s.options.items()) if k not in hidden)
         self.query_one("#status", Static).update(
             f"[b]{escape(s.task.spec.title)}[/b]{escape(f' ({opts})') if opts else ''}\n"
             f"Player: {escape(who)}{mode}\n"

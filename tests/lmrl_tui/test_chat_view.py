@@ -226,3 +226,13 @@ async def test_person_oracle_may_answer_sometimes_which_the_asker_reads_as_no(st
         assert step.info["normalised"] is True
         assert "reply 'sometimes' read as 'No.'" in str(view.render_transcript())
         assert screen.session.task.history()[2].text == "No.\n"  # what the asker saw
+
+
+async def test_a_person_guessing_does_not_see_a_secret_given_as_an_option(store):
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = app.start_session("guess-city", None, None, 5, "ann", options={"secret": "Cairo"})
+        await pilot.pause()
+        assert screen.session.task.state()["secret"]["name"] == "Cairo"
+        status = str(screen.query_one("#status").render())
+        assert "Guess My City" in status and "Cairo" not in status
