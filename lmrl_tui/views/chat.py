@@ -11,7 +11,7 @@ two-sided chat whose ``state()`` has a ``transcript``:
 The secret is shown to a person who plays the partner (the oracle, the buyer) and to everyone when
 the episode is over. A person answering as a yes/no oracle gets Yes/No buttons (and the y/n keys)
 and may also type a reply such as ``sometimes`` (the task says what it accepts and how the asker
-reads it); ``y``/``yes``/``n``/``no`` typed as a reply are sent as ``"Yes."``/``"No."``.
+reads it); a typed reply is sent as typed (the task reads ``y``/``yes`` as ``"Yes."``).
 
 A person guessing in a question task sees what can be guessed (the task's ``state()["guessable"]``)
 beside the dialogue, with a search line that filters it; a guess of something outside the list is
@@ -325,10 +325,8 @@ class ChatView(TaskView):
             return
         text = " ".join(typed.split())
         low = text.lower().rstrip(".! ")
-        if low in ("y", "yes", "yeah", "yep"):
-            text = "Yes."
-        elif low in ("n", "no", "nope", "nah"):
-            text = "No."
+        if low in ("y", "yes", "yeah", "yep", "n", "no", "nope", "nah"):
+            text = typed  # sent as typed: the task reads it as "Yes."/"No." and the record keeps it
         elif not text:
             self.show_error("Answer yes or no." if self.yes_no else "Type an answer first.")
             return

@@ -3,6 +3,8 @@ playing the oracle, whose reply the task tidies (``y`` -> ``"Yes."``)."""
 
 from __future__ import annotations
 
+from textual.widgets import Input
+
 import envs
 from envs.core.session import HumanAgent
 from envs.questions.twenty_questions.partner import answer as tq_answer
@@ -36,3 +38,21 @@ async def test_a_person_oracle_s_typed_reply_is_stored_as_typed(store):
         steps = store.steps(screen.session.episode_id)
     assert [s["info"]["partner"]["typed"] for s in steps] == typed
     assert [s["info"]["partner"]["reply"] for s in steps] == ["Yes." if t.strip() == "y" else "No." for t in typed]
+
+
+async def test_a_yes_typed_into_the_reply_line_is_stored_as_typed(store):
+    app = make_app(store, player="bob")
+    async with app.run_test(size=(140, 40)) as pilot:
+        agent = envs.make_policy("twenty-questions", "strong")
+        screen = app.start_session("twenty-questions", agent, HumanAgent("bob", role="oracle"), 9, "bob")
+        screen.speed_index = 5
+        await _await_reply_request(pilot, screen)
+        yes = tq_answer(screen.view.pending, screen.session.task.secret).text == "Yes."
+        inp = screen.view.query_one("#chat-input", Input)
+        inp.focus()
+        inp.value = "yes" if yes else "nope"
+        await pilot.press("enter")
+        await _await_reply_request(pilot, screen)
+        steps = store.steps(screen.session.episode_id)
+    assert steps[0]["info"]["partner"]["typed"] == ("yes" if yes else "nope")
+    assert steps[0]["info"]["partner"]["reply"] == ("Yes." if yes else "No.")
