@@ -188,7 +188,7 @@ class PlayScreen(LmrlScreen, Screen[None]):
             except InvalidInput as e:
                 self.view.show_error(str(e))
                 return
-            s.partner.answer(reply, typed=event.typed)
+            s.partner.answer(reply, typed=event.raw)
             self.view.set_turn(s.task.spec.roles[0], s.human_acts)
             return
         if not s.human_acts or s.done or self._busy:

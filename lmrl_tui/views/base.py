@@ -24,11 +24,14 @@ class TaskView(Widget):
         ``chosen``: they picked it from a list of the task's commands instead of typing it.
         Blank input is never a move: the play screen ignores it."""
 
-        def __init__(self, typed: str, role: str = "agent", *, chosen: bool = False) -> None:
+        def __init__(self, typed: str, role: str = "agent", *, chosen: bool = False,
+                     raw: str | None = None) -> None:
             super().__init__()
             self.typed = typed
             self.role = role
             self.chosen = chosen
+            self.raw = typed if raw is None else raw
+            """What the person typed when the view already tidied it into ``typed``."""
 
     class HintShown(Message):
         """The person opened the hint ``name`` (``"legal_moves"``, ``"wordle_hint"``): their next

@@ -195,7 +195,7 @@ class CarDealerView(ChatView):
         except InvalidInput as e:
             self.show_error(str(e))
             return
-        self._post_reply(role, text)
+        self._post_reply(role, text, raw=typed)
 
     def _picked(self) -> dict[str, Any] | None:
         i = self.query_one("#deal-offers", OptionList).highlighted
@@ -227,11 +227,11 @@ class CarDealerView(ChatView):
         self.query_one("#chat-input", Input).value = ""
         self._post_reply(role, text)
 
-    def _post_reply(self, role: str, text: str) -> None:
+    def _post_reply(self, role: str, text: str, raw: str | None = None) -> None:
         self.replying = None
         self.pending = None
         self.forced = False
-        self.post_message(self.Submitted(text, role=role))
+        self.post_message(self.Submitted(text, role=role, raw=raw))
         self._redraw()
 
     # -- events (Textual also calls ChatView's handlers after these unless prevented) -----------

@@ -155,6 +155,7 @@ async def test_person_as_buyer_asking_for_a_tesla_is_offered_one_and_may_walk_aw
     steps = store.steps(store.recent_episodes(1)[0]["id"])
     assert steps[-1]["info"]["decision"]["msrp"] == find_car(view.offers[0]["car"]).price
     assert steps[-1]["observation"] == "Too pricey for me. \n"
+    assert steps[0]["info"]["partner"]["typed"] == "I want a Tesla."  # as typed, no newline added
 
 
 async def test_person_as_buyer_must_decide_when_the_talk_is_forced_to_end(store):
