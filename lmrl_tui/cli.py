@@ -48,7 +48,7 @@ DB_HELP = "episode database (default: $LMRL_DB or the user data directory)"
 
 def build_parser() -> argparse.ArgumentParser:
     """The one ``lmrl`` command tree; ``--db`` works before or after any subcommand."""
-    from training.algorithms import add_eval_command, add_train_command
+    from training.algorithms import add_eval_command, add_reproduce_command, add_train_command
     from training.args import add_dataset_arguments, add_task_arguments, task_option
 
     # every subcommand takes --db too; SUPPRESS keeps a value given before the subcommand
@@ -93,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_train_command(sub, [common])
     add_eval_command(sub, [common])
+    add_reproduce_command(sub, [common])
     return p
 
 

@@ -122,6 +122,13 @@ def add_train_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser
     return train
 
 
+def add_reproduce_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
+    """``reproduce TASK``: LMRL-Gym's Table 2 for a task (:mod:`training.reproduce`)."""
+    from training.reproduce import add_reproduce_command as add
+
+    return add(subparsers, parents)
+
+
 def add_eval_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
     """``eval CHECKPOINT``: evaluate a checkpoint against its (or another) task."""
     ev = subparsers.add_parser("eval", parents=list(parents),
