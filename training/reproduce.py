@@ -29,21 +29,33 @@ from pathlib import Path
 from typing import Any
 
 from training.errors import TrainingError
-from training.reproduce_recipes import ALGORITHMS, BUDGETS, DATA_SEED, ONLINE, RECIPES, canonical, recipe, train_flags
+from training.reproduce_recipes import (
+    ALGORITHMS,
+    BUDGETS,
+    DATA_SEED,
+    ONLINE,
+    RECIPES,
+    canonical,
+    recipe,
+    train_flags,
+)
 from training.reproduce_report import git_commit, write_report
 
 Runner = Callable[[list[str]], tuple[int, str]]
 """Runs ``lmrl`` argv (``--db`` first) and returns (exit status, stdout)."""
 
 
-def in_process(argv: list[str]) -> tuple[int, str]:
-    """Run ``train``/``eval`` argv with :func:`training.cli.main` (the ``lmrl`` subcommands)."""
-    from training.cli import main
+def in_process(main: Callable[[list[str]], int]) -> Runner:
+    """A runner calling ``main(argv)`` (``training.algorithms.run_command``: the ``lmrl train`` and
+    ``lmrl eval`` subcommands) in this process, its stdout captured."""
 
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        rc = main(argv)
-    return rc, out.getvalue()
+    def run(argv: list[str]) -> tuple[int, str]:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = main(argv)
+        return rc, out.getvalue()
+
+    return run
 
 
 def _last_json(text: str) -> dict[str, Any]:
@@ -73,7 +85,7 @@ class Reproduction:
     """One task's reproduction in ``out`` (see the module docstring)."""
 
     def __init__(self, task: str, out: str | os.PathLike, *, budget: str = "cpu", seeds: int = 3,
-                 algorithms: Iterable[str] = ALGORITHMS, runner: Runner = in_process,
+                 algorithms: Iterable[str] = ALGORITHMS, runner: Runner,
                  log: Callable[[str], None] | None = None) -> None:  # fmt: skip
         if budget not in BUDGETS:
             raise TrainingError(f"--budget must be one of {', '.join(BUDGETS)}")
@@ -184,8 +196,10 @@ def _typed(options: dict[str, str]) -> dict[str, Any]:
 
 
 # -- the subcommand ------------------------------------------------------------------------------
-def add_reproduce_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
-    """``reproduce TASK [--budget] [--seeds] [--algorithms ...] [--out] [--all]``."""
+def add_reproduce_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser] = (), *,
+                          main: Callable[[list[str]], int]) -> argparse.ArgumentParser:  # fmt: skip
+    """``reproduce TASK [--budget] [--seeds] [--algorithms ...] [--out] [--all]``; ``main(argv)``
+    runs its ``train``/``eval`` commands."""
     summary = ("reproduce LMRL-Gym's Table 2 for a task: its dataset recipe, every algorithm over "
                "several training seeds, held-out evaluation, results.md/results.json (needs the train extra)")  # fmt: skip
     p = subparsers.add_parser("reproduce", parents=list(parents), help=summary.replace("%", "%%"),
@@ -201,7 +215,7 @@ def add_reproduce_command(subparsers: Any, parents: Iterable[argparse.ArgumentPa
     p.add_argument("--out", default=None,
                    help="results folder (default: results/TASK; with --all, OUT/TASK); it holds the "
                    "reproduction's own store (store.db) and runs/")  # fmt: skip
-    p.set_defaults(run=run_reproduce)
+    p.set_defaults(run=run_reproduce, command_main=main)
     return p
 
 
@@ -214,7 +228,8 @@ def run_reproduce(args: argparse.Namespace, store: Any = None) -> int:
         tasks = list(RECIPES) if args.all else [args.task]
         for task in tasks:
             out = (Path(args.out) / task if args.all else Path(args.out)) if args.out else Path("results") / task
-            res = Reproduction(task, out, budget=args.budget, seeds=args.seeds, algorithms=args.algorithms).run()
+            res = Reproduction(task, out, budget=args.budget, seeds=args.seeds, algorithms=args.algorithms,
+                               runner=in_process(args.command_main)).run()
             print(json.dumps({"task": task, "out": str(out), "results": str(Path(out) / "results.md"),
                               "normalised_lmrl": {a: r["normalised_lmrl"]["mean"] for a, r in res["algorithms"].items()}}))
     except (TrainingError, ValueError) as e:
