@@ -107,9 +107,9 @@ BUDGET_FLAGS: dict[str, dict[str, tuple[str, ...]]] = {
         "%bc": ("--max-steps", "800"),
         "mc": ("--max-steps", "1500"),
         "ilql": ("--max-steps", "3000"),
-        "qsft": ("--max-steps", "1500"),
-        "ppo": ("--rounds", "8", "--n-rollouts", "32", "--batch-size", "64", "--lr", "3e-4"),
-        "online-filtered-bc": ("--rounds", "8", "--n-rollouts", "32", "--batch-size", "64", "--lr", "3e-4"),
+        "qsft": ("--max-steps", "1000"),
+        "ppo": ("--rounds", "6", "--n-rollouts", "32", "--batch-size", "64", "--lr", "3e-4"),
+        "online-filtered-bc": ("--rounds", "6", "--n-rollouts", "32", "--batch-size", "64", "--lr", "3e-4"),
     },
     "gpu": {
         **{a: ("--n-layer", "6", "--n-embd", "256", "--n-head", "8", "--epochs", "3") for a in OFFLINE},
