@@ -181,7 +181,8 @@ class Reproduction:
         self.out.mkdir(parents=True, exist_ok=True)
         t0, commit = time.time(), git_commit()
         data = self.dataset()
-        records = [self.run_one(algo, seed) for seed in range(self.seeds) for algo in self.algorithms]
+        # algorithm by algorithm (all seeds of one before the next): a run cut short leaves whole rows
+        records = [self.run_one(algo, seed) for algo in self.algorithms for seed in range(self.seeds)]
         return write_report(self.out, self.recipe, self.budget, data, records, time.time() - t0, commit)
 
 

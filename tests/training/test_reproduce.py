@@ -82,6 +82,7 @@ def test_smoke_reproduction_writes_results_and_resumes(tmp_path):
     res = rep.run()
     assert rep.algorithms == ["bc", "%bc", "ppo"]  # PPO starts from BC
     assert len(calls) == 3 * 3 * 2  # train + eval per (algorithm, seed)
+    assert [c[c.index("train") + 1] for c in calls if "train" in c][:3] == ["bc", "bc", "bc"]  # by algorithm
     for name in ("results.md", "results.json", "dataset.json", "store.db"):
         assert (out / name).exists()
     saved = json.loads((out / "results.json").read_text())
