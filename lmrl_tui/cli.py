@@ -49,7 +49,7 @@ DB_HELP = "episode database (default: $LMRL_DB or the user data directory)"
 def build_parser() -> argparse.ArgumentParser:
     """The one ``lmrl`` command tree; ``--db`` works before or after any subcommand."""
     from envs.core.options import options_help
-    from training.algorithms import add_eval_command, add_train_command
+    from training.algorithms import add_eval_command, add_reproduce_command, add_train_command
     from training.args import add_dataset_arguments, add_task_arguments, task_option
 
     # every subcommand takes --db too; SUPPRESS keeps a value given before the subcommand
@@ -93,8 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--format", choices=["lmrl", "jsonl"], default="jsonl")
     i.add_argument("--task", default=None, help="task id (needed for the lmrl format)")
 
-    add_train_command(sub, [common])
-    add_eval_command(sub, [common])
+    for add in (add_train_command, add_eval_command, add_reproduce_command):
+        add(sub, [common])
     return p
 
 

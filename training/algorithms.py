@@ -122,6 +122,31 @@ def add_train_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser
     return train
 
 
+def add_reproduce_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
+    """``reproduce TASK``: LMRL-Gym's Table 2 for a task (:mod:`training.reproduce`); it runs its
+    ``train`` and ``eval`` commands with :func:`run_command`."""
+    from training.reproduce import add_reproduce_command as add
+
+    return add(subparsers, parents, main=run_command)
+
+
+def run_command(argv: list[str]) -> int:
+    """Run ``[--db DB] train ALGO ... | eval ...`` in this process (the ``lmrl`` subcommands)."""
+    from data.store import Store
+
+    parser = argparse.ArgumentParser(prog="lmrl")
+    parser.add_argument("--db", default=None)
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_train_command(sub)
+    add_eval_command(sub)
+    args = parser.parse_args(argv)
+    store = Store(args.db)
+    try:
+        return int(args.run(args, store))
+    finally:
+        store.close()
+
+
 def add_eval_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
     """``eval CHECKPOINT``: evaluate a checkpoint against its (or another) task."""
     ev = subparsers.add_parser("eval", parents=list(parents),

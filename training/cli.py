@@ -12,13 +12,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from training.algorithms import add_eval_command, add_train_command
+from training.algorithms import add_eval_command, add_reproduce_command, add_train_command
 
 PROG = "python -m training.cli"
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
-    """``[--db DB] train ALGO ... | eval CHECKPOINT ...`` (``--db`` also after the subcommand)."""
+    """``[--db DB] train ALGO ... | eval CHECKPOINT ... | reproduce TASK ...`` (``--db`` also after the subcommand)."""
     db_help = "episode database (default: $LMRL_DB or the user data directory)"
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--db", default=argparse.SUPPRESS, help=db_help)
@@ -27,6 +27,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     add_train_command(sub, [common])
     add_eval_command(sub, [common])
+    add_reproduce_command(sub, [common])
     return parser
 
 

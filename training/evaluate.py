@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import envs
-from envs.core import episode_success, normalised_score
+from envs.core import NormConstants, episode_success, normalised_score
 
 
 def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
@@ -177,13 +177,25 @@ def _strong_mean(task_id: str, episodes: int, options_json: str) -> float | None
     return sampled(task_id, pol, episodes, task_options=options)["mean_return"]
 
 
+def lmrl_score(mean_return: float, norm: NormConstants | None) -> float | None:
+    """LMRL's normalised score of a mean return, as its Table 2 reports it: piecewise linear
+    through (min, 0), (dataset average, 50), (max, 100), negatives clipped to 0 (the paper's
+    GPT-4 endgames return of -22.8 is 0). The constants' min is the worst return of LMRL's own
+    data, not of every policy: chess and endgames go on after an illegal move (-1 each, up to
+    401 of them; LMRL's ``ChessEnv`` ends only on the game's end or the move cap) and the maze's
+    invalid actions cost -4, so a poor agent's return lies below it. None without constants."""
+    if norm is None:
+        return None
+    return max(0.0, norm.normalise(mean_return))
+
+
 def normalise(result: dict[str, Any], task_id: str, store=None, strong: float | None = None,
               task_options: dict | None = None) -> dict[str, Any]:
     """Add ``normalised_lmrl`` and ``normalised_store`` (None where a constant is missing)."""
     spec = envs.spec(task_id, **(task_options or {}))
     mean = result["mean_return"]
     out = dict(result)
-    out["normalised_lmrl"] = spec.norm.normalise(mean) if spec.norm else None
+    out["normalised_lmrl"] = lmrl_score(mean, spec.norm)
     avg = store_average(store, task_id, task_options) if store is not None else None
     lo = spec.norm.min if spec.norm else None
     if lo is None and store is not None:

@@ -101,7 +101,7 @@ def read_words(lines: Iterable[str]) -> list[str]:
 
 
 def packaged_words(name: str) -> list[str]:
-    """A word list shipped in ``envs/wordle/assets`` (``answers.txt``, ``small.txt`` or ``guesses.txt``)."""
+    """A word list shipped in ``envs/wordle/assets`` (``answers.txt``, ``small.txt``, ``lmrl.txt`` or ``guesses.txt``)."""
     text = resources.files("envs.wordle").joinpath("assets", name).read_text(encoding="ascii")
     return read_words(text.splitlines())
 
@@ -209,6 +209,13 @@ def default_vocab() -> Vocab:
 def small_vocab() -> Vocab:
     """The closed 400-word game: ``small.txt`` as answers and the only allowed guesses."""
     words = tuple(packaged_words("small.txt"))
+    return load_vocab(words, words)
+
+
+def lmrl_vocab() -> Vocab:
+    """LMRL-Gym's benchmark game: its 431-word ``wordle_official_400.txt`` (``lmrl.txt``) as
+    answers and the only allowed guesses."""
+    words = tuple(packaged_words("lmrl.txt"))
     return load_vocab(words, words)
 
 

@@ -29,14 +29,17 @@ and ``guesses.txt`` (~10,000 allowed guesses, including the answers); see
 ``envs/wordle/assets/ATTRIBUTION``. ``words="small"`` is a closed game on the packaged
 ``small.txt``: the 400 most common answers, used as answers and as the only allowed guesses, the
 size of LMRL-Gym's benchmark list (the setting its RL results are for; small models can learn it
-on a CPU). ``vocab_file`` replaces both with one list (e.g. LMRL-Gym's 431-word
+on a CPU). ``words="lmrl"`` is LMRL-Gym's own closed game: its 431-word
+``wordle_official_400.txt`` (``lmrl.txt``, MIT licence, from LMRL-Gym) as answers and guesses.
+``vocab_file`` replaces both with one list (e.g. LMRL-Gym's 431-word
 ``wordle_official_400.txt``, which it uses as answers and guesses); ``guess_file`` adds allowed
 guesses.
 
 Options: ``words`` (standard | small), ``vocab_file``, ``guess_file``, ``bad_word_reward`` (-1.0),
 ``max_guesses`` (6).
 LMRL's normalisation constants (dataset average -4.121715, max -1.935, min -6) are attached
-only to ``wordle-lmrl`` with a 431-word ``vocab_file`` and the default penalty and guesses.
+only to ``wordle-lmrl`` on LMRL's game (``words=lmrl``, or a 431-word ``vocab_file``) with the default
+penalty and guesses: the constants are that game's.
 """
 
 from __future__ import annotations
@@ -54,15 +57,18 @@ from envs.wordle.engine import (
     code_digits,
     default_vocab,
     file_words,
+    lmrl_vocab,
     load_vocab,
     nth_set_bit,
     small_vocab,
 )
 
-WORD_LISTS = ("standard", "small")
+WORD_LISTS = ("standard", "small", "lmrl")
 FIRST_OBSERVATION = "Wordle:\n"
 INVALID_OBSERVATION = "\n"
 LMRL_NORM = NormConstants(-6.0, -4.121715, -1.935, source="LMRL-Gym (431-word list)")
+
+_VOCABS = {"standard": default_vocab, "small": small_vocab, "lmrl": lmrl_vocab}
 
 _OK: Mapping[str, Any] = {}
 _SOLVED_INFO: Mapping[str, Any] = {"success": True}
@@ -93,15 +99,15 @@ class WordleTask(TaskBase):
         if words not in WORD_LISTS:
             raise ValueError(f"unknown word list {words!r}; choose {' or '.join(WORD_LISTS)}")
         if words != "standard" and vocab_file:
-            raise ValueError("give either words=small or vocab_file, not both")
+            raise ValueError(f"give either words={words} or vocab_file, not both")
         self.rule = rule
         self._feedback = FEEDBACK[rule]
         if vocab_file is None and guess_file is None:
-            self.vocab: Vocab = small_vocab() if words == "small" else default_vocab()
+            self.vocab: Vocab = _VOCABS[words]()
         else:
-            base = small_vocab() if words == "small" else default_vocab()
+            base = _VOCABS[words]()
             answers = tuple(file_words(vocab_file)) if vocab_file else base.answers
-            guesses = answers if vocab_file or words == "small" else base.guesses
+            guesses = answers if vocab_file or words != "standard" else base.guesses
             if guess_file:
                 guesses = (*guesses, *file_words(guess_file))
             self.vocab = load_vocab(answers, guesses)
@@ -118,7 +124,7 @@ class WordleTask(TaskBase):
         if guess_file:
             options["guess_file"] = str(guess_file)
         lmrl_setup = (
-            rule == "lmrl" and vocab_file is not None and self.vocab.size == 431
+            rule == "lmrl" and (words == "lmrl" or vocab_file is not None) and self.vocab.size == 431
             and not guess_file and self.bad_word_reward == -1.0 and self.max_guesses == 6
         )  # fmt: skip
         task_id = "wordle" if rule == "real" else "wordle-lmrl"

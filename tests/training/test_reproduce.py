@@ -1,0 +1,116 @@
+"""``lmrl reproduce``: the recipe table, the CI across seeds, and a real smoke run (files, CI
+fields, commands, the store's runs and evaluations, resumability)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+import envs
+from training.reproduce_recipes import ALGORITHMS, RECIPES, canonical, train_flags
+from training.reproduce_report import seed_ci
+
+
+def test_every_task_has_a_recipe_and_table2_row():
+    assert set(RECIPES) == set(envs.ids())
+    for task, r in RECIPES.items():
+        assert set(r.episodes) == {"smoke", "cpu", "gpu"}, task
+        for algo in ("bc", "%bc", "mc", "ilql", "ppo", "online-filtered-bc"):
+            assert r.table2(algo) is not None, (task, algo)
+        assert r.table2("qsft") is None
+
+
+def test_train_flags_skip_the_builtin_evaluation_and_carry_options():
+    flags = train_flags("wordle-lmrl", "ilql", "cpu")
+    assert flags[flags.index("--eval-episodes") + 1] == "0"
+    assert flags[flags.index("--option") + 1] == "words=lmrl"
+    assert "--eval-every" in train_flags("maze-fo", "ppo", "smoke")
+    with pytest.raises(ValueError):
+        train_flags("maze-fo", "bc", "huge")
+
+
+def test_algorithm_spellings():
+    assert canonical("pbc") == canonical("filtered-bc") == "%bc"
+    assert [canonical(a) for a in ALGORITHMS] == list(ALGORITHMS)
+    with pytest.raises(ValueError):
+        canonical("dqn")
+
+
+def test_seed_ci_is_a_t_interval():
+    c = seed_ci([1.0, 2.0, 3.0])
+    assert c["mean"] == 2.0 and c["n"] == 3
+    assert c["ci_high"] - 2.0 == pytest.approx(4.303 * 1.0 / 3**0.5)
+    assert seed_ci([5.0])["ci_low"] == 5.0
+    assert seed_ci([1.0, None])["mean"] is None
+
+
+def test_cli_has_reproduce():
+    from lmrl_tui.cli import build_parser
+
+    args = build_parser().parse_args(["reproduce", "maze-fo", "--budget", "smoke", "--seeds", "2"])
+    assert args.task == "maze-fo" and args.budget == "smoke" and args.seeds == 2 and callable(args.run)
+    from training.cli import build_parser as training_parser
+
+    assert training_parser().parse_args(["reproduce", "--all"]).all
+
+
+def test_task_or_all(capsys):
+    from training.cli import build_parser
+    from training.reproduce import run_reproduce
+
+    assert run_reproduce(build_parser().parse_args(["reproduce"])) == 1
+    assert "TASK or --all" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_smoke_reproduction_writes_results_and_resumes(tmp_path):
+    pytest.importorskip("torch")
+    from training.algorithms import run_command
+    from training.reproduce import Reproduction, in_process
+
+    out = tmp_path / "maze-fo"
+    calls: list[list[str]] = []
+
+    def runner(argv):
+        calls.append(argv)
+        return in_process(run_command)(argv)
+
+    rep = Reproduction("maze-fo", out, budget="smoke", seeds=3, algorithms=["%bc", "ppo"], runner=runner,
+                       log=lambda _line: None)  # fmt: skip
+    res = rep.run()
+    assert rep.algorithms == ["bc", "%bc", "ppo"]  # PPO starts from BC
+    assert len(calls) == 3 * 3 * 2  # train + eval per (algorithm, seed)
+    assert [c[c.index("train") + 1] for c in calls if "train" in c][:3] == ["bc", "bc", "bc"]  # by algorithm
+    for name in ("results.md", "results.json", "dataset.json", "store.db"):
+        assert (out / name).exists()
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["training_seeds"] == [0, 1, 2]
+    assert saved["dataset"]["seeds"] == "100000..100029"
+    assert saved["versions"]["torch"] and saved["versions"]["python"]
+    for algo in ("bc", "%bc", "ppo"):
+        row = saved["algorithms"][algo]
+        for metric in ("mean_return", "normalised_lmrl", "success_rate"):
+            c = row[metric]
+            assert c["n"] == 3 and c["ci_low"] <= c["mean"] <= c["ci_high"], (algo, metric)
+        assert row["normalised_lmrl"]["mean"] >= 0.0
+        assert row["table2"] == {"bc": 58.2, "%bc": 68.9, "ppo": 79.7}[algo]
+        assert len(row["commands"]) == 6 and row["wall_s"] > 0
+    md = (out / "results.md").read_text()
+    assert "| Online PPO |" in md and "79.7" in md and "lmrl --db store.db train ppo" in md
+    assert str(tmp_path) not in md and str(tmp_path) not in (out / "results.json").read_text()
+    assert res["algorithms"]["bc"]["normalised_lmrl"]["values"] == saved["algorithms"]["bc"]["normalised_lmrl"]["values"]
+    # the store has every run and evaluation
+    with sqlite3.connect(out / "store.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM runs WHERE status = 'finished'").fetchone()[0] == 9
+        assert db.execute("SELECT COUNT(*) FROM evaluations WHERE checkpoint_id IS NOT NULL").fetchone()[0] == 9
+
+    # resumable: a rerun trains nothing and writes the same table; one more seed trains only it
+    calls.clear()
+    again = Reproduction("maze-fo", out, budget="smoke", seeds=3, algorithms=["%bc", "ppo"], runner=runner,
+                         log=lambda _line: None).run()  # fmt: skip
+    assert calls == [] and again["algorithms"] == res["algorithms"]
+    Reproduction("maze-fo", out, budget="smoke", seeds=4, algorithms=["bc"], runner=runner,
+                 log=lambda _line: None).run()  # fmt: skip
+    assert len(calls) == 2 and "--seed" in calls[0] and calls[0][calls[0].index("--seed") + 1] == "3"

@@ -1,0 +1,239 @@
+"""``lmrl reproduce TASK``: LMRL-Gym's Table 2 for one task (or ``--all``), end to end.
+
+1. The dataset: the task's behaviour policy from the data seeds (``lmrl generate``), into the
+   reproduction's own store ``OUT/store.db``.
+2. Every algorithm of :data:`training.reproduce_recipes.ALGORITHMS` for each training seed
+   (``lmrl train``; PPO and online %BC start from the BC run of the same seed).
+3. Each checkpoint evaluated on the evaluation seeds (``lmrl eval``: the store's ``evaluations``).
+4. ``OUT/results.json`` and ``OUT/results.md``: per algorithm the mean and 95 % CI across training
+   seeds of the return, LMRL-normalised score and success rate, beside LMRL's Table 2.
+
+Each command runs in this process through the same parsers as the ``lmrl`` command (the
+``train``/``eval`` subcommands come from :mod:`training.algorithms`), and is recorded as the exact
+``lmrl`` command line, with paths relative to OUT. Resumable: a finished (algorithm, seed) has
+``OUT/runs/ALGO-sSEED/reproduce.json`` and is skipped; a finished dataset has ``OUT/dataset.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import shlex
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from training.errors import TrainingError
+from training.reproduce_recipes import (
+    ALGORITHMS,
+    BUDGETS,
+    DATA_SEED,
+    ONLINE,
+    RECIPES,
+    canonical,
+    recipe,
+    train_flags,
+)
+from training.reproduce_report import git_commit, write_report
+
+Runner = Callable[[list[str]], tuple[int, str]]
+"""Runs ``lmrl`` argv (``--db`` first) and returns (exit status, stdout)."""
+
+
+def in_process(main: Callable[[list[str]], int]) -> Runner:
+    """A runner calling ``main(argv)`` (``training.algorithms.run_command``: the ``lmrl train`` and
+    ``lmrl eval`` subcommands) in this process, its stdout captured."""
+
+    def run(argv: list[str]) -> tuple[int, str]:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = main(argv)
+        return rc, out.getvalue()
+
+    return run
+
+
+def _last_json(text: str) -> dict[str, Any]:
+    for line in reversed(text.strip().splitlines()):
+        with contextlib.suppress(ValueError):
+            value = json.loads(line)
+            if isinstance(value, dict):
+                return value
+    return {}
+
+
+def _shown(argv: Sequence[str], out: Path) -> str:
+    """The argv as an ``lmrl`` command run from OUT (paths under OUT written relative to it)."""
+    words = [os.path.relpath(a, out) if os.path.isabs(a) and _under(a, out) else a for a in argv]
+    return "lmrl " + shlex.join(words)
+
+
+def _under(path: str, root: Path) -> bool:
+    try:
+        Path(path).resolve().relative_to(root.resolve())
+        return True
+    except ValueError:
+        return False
+
+
+class Reproduction:
+    """One task's reproduction in ``out`` (see the module docstring)."""
+
+    def __init__(self, task: str, out: str | os.PathLike, *, budget: str = "cpu", seeds: int = 3,
+                 algorithms: Iterable[str] = ALGORITHMS, runner: Runner,
+                 log: Callable[[str], None] | None = None) -> None:  # fmt: skip
+        if budget not in BUDGETS:
+            raise TrainingError(f"--budget must be one of {', '.join(BUDGETS)}")
+        if seeds < 1:
+            raise TrainingError("--seeds must be at least 1")
+        self.recipe = recipe(task)
+        self.task, self.budget, self.seeds = task, budget, seeds
+        self.algorithms = [canonical(a) for a in algorithms]
+        if any(a in ONLINE for a in self.algorithms) and "bc" not in self.algorithms:
+            self.algorithms.insert(0, "bc")  # the online runs start from BC
+        self.out = Path(out).resolve()
+        self.db = self.out / "store.db"
+        self.runner = runner
+        self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+
+    # -- steps ----------------------------------------------------------------------------------
+    def dataset(self) -> dict[str, Any]:
+        """Generate the dataset once (``OUT/dataset.json`` records it)."""
+        marker = self.out / "dataset.json"
+        n = self.recipe.episodes[self.budget]
+        if marker.exists():
+            done = json.loads(marker.read_text())
+            if done.get("episodes") == n and done.get("seed") == DATA_SEED:
+                return done
+            raise TrainingError(f"{self.out} holds a dataset of another size ({done.get('episodes')} "
+                                f"episodes); use another --out for budget {self.budget}")  # fmt: skip
+        options = {**self.recipe.options, **self.recipe.data_options}
+        argv = ["--db", str(self.db), "generate", self.task, "--episodes", str(n), "--seed", str(DATA_SEED),
+                "--policy", "behaviour", "--quiet"]  # fmt: skip
+        for k, v in sorted(options.items()):
+            argv += ["--option", f"{k}={v}"]
+        self.log(f"[{self.task}] dataset: {n} episodes from seeds {DATA_SEED}..")
+        import envs
+        from data.generate import generate
+        from data.store import Store
+        from envs.core.agents import make_agent
+
+        t0 = time.time()
+        store = Store(str(self.db))
+        try:
+            agent = make_agent(self.task, "behaviour", role=envs.spec(self.task).roles[0])
+            res = generate(store, self.task, agent, n, seed=DATA_SEED, options=_typed(options))
+        finally:
+            store.close()
+        done = {"episodes": n, "seed": DATA_SEED, "options": options, "command": _shown(argv, self.out),
+                "wall_s": round(time.time() - t0, 1), "mean_return": res.mean_return,
+                "success_rate": res.success_rate}  # fmt: skip
+        marker.write_text(json.dumps(done, indent=1) + "\n")
+        return done
+
+    def run_one(self, algo: str, seed: int) -> dict[str, Any]:
+        """Train and evaluate (algo, seed) unless ``reproduce.json`` says it is done."""
+        folder = self.out / "runs" / f"{_slug(algo)}-s{seed}"
+        marker = folder / "reproduce.json"
+        if marker.exists():
+            return json.loads(marker.read_text())
+        argv = ["--db", str(self.db), "train", algo, "--task", self.task, "--out", str(folder),
+                "--seed", str(seed), "--no-progress", *train_flags(self.task, algo, self.budget)]  # fmt: skip
+        if algo in ONLINE:
+            argv += ["--init", str(self.out / "runs" / f"bc-s{seed}")]
+        if (folder / "checkpoint").exists():
+            argv.append("--resume")  # killed part-way: continue from its last checkpoint
+        self.log(f"[{self.task}] train {algo} seed {seed}")
+        t0 = time.time()
+        rc, stdout = self.runner(argv)
+        train_wall = time.time() - t0
+        if rc != 0:
+            raise TrainingError(f"{_shown(argv, self.out)} failed (exit {rc})")
+        trained = _last_json(stdout)
+        episodes = self.recipe.eval_episodes[self.budget]
+        ev = ["--db", str(self.db), "eval", str(folder), "--episodes", str(episodes), "--seed", "0"]
+        for k, v in sorted(self.recipe.options.items()):
+            ev += ["--option", f"{k}={v}"]
+        t0 = time.time()
+        rc, stdout = self.runner(ev)
+        eval_wall = time.time() - t0
+        if rc != 0:
+            raise TrainingError(f"{_shown(ev, self.out)} failed (exit {rc})")
+        result = _last_json(stdout)
+        record = {"algorithm": algo, "seed": seed, "budget": self.budget,
+                  "train_command": _shown([a for a in argv if a != "--resume"], self.out),
+                  "eval_command": _shown(ev, self.out), "train_wall_s": round(train_wall, 1),
+                  "eval_wall_s": round(eval_wall, 1), "run_id": trained.get("run_id"),
+                  "checkpoint_id": trained.get("checkpoint_id"),
+                  "steps": trained.get("step", trained.get("steps")),
+                  "evaluation": {k: v for k, v in result.items() if k != "checkpoint"}}  # fmt: skip
+        marker.write_text(json.dumps(record, indent=1, default=str) + "\n")
+        self.log(f"[{self.task}] {algo} seed {seed}: return {result.get('mean_return')}, "
+                 f"normalised {result.get('normalised_lmrl')} ({train_wall + eval_wall:.0f} s)")  # fmt: skip
+        return record
+
+    def run(self) -> dict[str, Any]:
+        self.out.mkdir(parents=True, exist_ok=True)
+        t0, commit = time.time(), git_commit()
+        data = self.dataset()
+        # algorithm by algorithm (all seeds of one before the next): a run cut short leaves whole rows
+        records = [self.run_one(algo, seed) for algo in self.algorithms for seed in range(self.seeds)]
+        return write_report(self.out, self.recipe, self.budget, data, records, time.time() - t0, commit)
+
+
+def _slug(algo: str) -> str:
+    return algo.replace("%", "p")
+
+
+def _typed(options: dict[str, str]) -> dict[str, Any]:
+    from training.args import task_option
+
+    return dict(task_option(f"{k}={v}") for k, v in options.items())
+
+
+# -- the subcommand ------------------------------------------------------------------------------
+def add_reproduce_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser] = (), *,
+                          main: Callable[[list[str]], int]) -> argparse.ArgumentParser:  # fmt: skip
+    """``reproduce TASK [--budget] [--seeds] [--algorithms ...] [--out] [--all]``; ``main(argv)``
+    runs its ``train``/``eval`` commands."""
+    summary = ("reproduce LMRL-Gym's Table 2 for a task: its dataset recipe, every algorithm over "
+               "several training seeds, held-out evaluation, results.md/results.json (needs the train extra)")  # fmt: skip
+    p = subparsers.add_parser("reproduce", parents=list(parents), help=summary.replace("%", "%%"),
+                              description=summary)  # fmt: skip
+    p.add_argument("task", nargs="?", help=f"task id ({', '.join(RECIPES)})")
+    p.add_argument("--all", action="store_true", help="every task, one after another")
+    p.add_argument("--budget", choices=BUDGETS, default="cpu",
+                   help="smoke (seconds, a pipeline check), cpu (the tiny model, minutes a run) or gpu "
+                   "(LMRL's dataset sizes); default cpu")  # fmt: skip
+    p.add_argument("--seeds", type=int, default=3, help="training seeds 0..N-1 (default: 3)")
+    p.add_argument("--algorithms", nargs="+", default=list(ALGORITHMS), metavar="ALGO",
+                   help=f"algorithms (default: all of {' '.join(ALGORITHMS)})".replace("%", "%%"))
+    p.add_argument("--out", default=None,
+                   help="results folder (default: results/TASK; with --all, OUT/TASK); it holds the "
+                   "reproduction's own store (store.db) and runs/")  # fmt: skip
+    p.set_defaults(run=run_reproduce, command_main=main)
+    return p
+
+
+def run_reproduce(args: argparse.Namespace, store: Any = None) -> int:
+    """Run the subcommand; ``store`` (the ``--db`` store) is not used: each reproduction keeps its
+    data, runs and evaluations in its own ``OUT/store.db``."""
+    try:
+        if args.all == bool(args.task):
+            raise TrainingError("give a TASK or --all (not both)")
+        tasks = list(RECIPES) if args.all else [args.task]
+        for task in tasks:
+            out = (Path(args.out) / task if args.all else Path(args.out)) if args.out else Path("results") / task
+            res = Reproduction(task, out, budget=args.budget, seeds=args.seeds, algorithms=args.algorithms,
+                               runner=in_process(args.command_main)).run()
+            print(json.dumps({"task": task, "out": str(out), "results": str(Path(out) / "results.md"),
+                              "normalised_lmrl": {a: r["normalised_lmrl"]["mean"] for a, r in res["algorithms"].items()}}))
+    except (TrainingError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0

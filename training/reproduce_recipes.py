@@ -1,0 +1,147 @@
+"""The settings of ``lmrl reproduce TASK``: one table per task and budget (no torch at import).
+
+A task's recipe is LMRL-Gym's (``/work/shared/specs/tasks-lmrl-gym.md``, written from the official
+code): the dataset is its behaviour policy (``envs.make_policy(task, "behaviour")``) played from the
+held-out *data seeds* ``DATA_SEED + i``; every policy is evaluated on the *evaluation seeds*
+``0 .. eval_episodes - 1`` (disjoint: data seeds start at 100,000; online rollouts at 1,000,000).
+The training flags start from the per-task recipes of :mod:`training.config` (``RECIPES``,
+``TASK_DEFAULTS``) and :mod:`training.online.config`, which ``lmrl train`` applies by itself; the
+budget only scales the dataset, the steps and the model.
+
+Budgets: ``smoke`` (seconds: a test that the pipeline runs end to end, not a result), ``cpu`` (a
+few minutes per run on a 2-core CPU: the tiny GPT-2), ``gpu`` (LMRL's dataset sizes, Table 1, and
+longer runs; meant for a GPU).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+BUDGETS = ("smoke", "cpu", "gpu")
+DATA_SEED = 100_000
+"""First seed of the generated dataset (episode i: DATA_SEED + i); evaluation uses 0, 1, ..."""
+
+OFFLINE = ("bc", "%bc", "mc", "ilql", "qsft")
+ONLINE = ("ppo", "online-filtered-bc")
+ALGORITHMS = OFFLINE + ONLINE
+"""Every algorithm LMRL's Table 2 reports (BC, %BC, MC, ILQL, PPO, online %BC) plus Q-SFT."""
+TABLE2_KEYS = {"bc": "BC", "%bc": "%BC", "mc": "MC Returns", "ilql": "ILQL", "ppo": "Online PPO",
+               "online-filtered-bc": "Online %BC", "qsft": "Q-SFT"}  # fmt: skip
+
+# LMRL-Gym Table 2 (normalised scores; the spec's §11 transcription, cross-checked against the
+# raw returns in the official repository). Q-SFT is not in LMRL-Gym.
+_T2_COLUMNS = ("bc", "%bc", "mc", "ilql", "ppo", "online-filtered-bc")
+_T2_ROWS = {
+    "Maze FO": (58.2, 68.9, 75.0, 99.9, 79.7, 57.4),
+    "Maze PO": (53.1, 50.1, 52.4, 76.3, 42.4, 53.1),
+    "Text-Nav FO": (53.7, 65.1, 71.9, 91.8, 87.1, 74.5),
+    "Text-Nav PO": (49.7, 60.5, 71.6, 83.7, 85.5, 68.4),
+    "Wordle": (79.9, 79.1, 94.9, 97.7, 84.2, 95.2),
+    "Chess": (47.2, 42.9, 46.5, 47.3, 48.0, 47.2),
+    "Endgames": (35.1, 17.7, 50.2, 45.8, 77.5, 36.2),
+    "20Qs": (57.1, 77.1, 87.1, 82.9, 72.9, 55.2),
+    "Guess My City": (30.0, 48.0, 88.0, 75.0, 49.9, 31.6),
+    "Car Dealer": (44.5, 54.8, 57.2, 46.3, 50.5, 40.4),
+}
+
+
+@dataclass(frozen=True)
+class TaskRecipe:
+    task: str
+    table2_row: str
+    """The row of LMRL's Table 2 this task is compared with."""
+    episodes: dict[str, int]
+    """Dataset size per budget (gpu: LMRL's Table 1 size)."""
+    options: dict[str, str] = field(default_factory=dict)
+    """Task options of the data, training and evaluation (``--option k=v``)."""
+    data_options: dict[str, str] = field(default_factory=dict)
+    """Extra options of the dataset only (endgames: fresh random positions, never the test set)."""
+    eval_episodes: dict[str, int] = field(default_factory=lambda: {"smoke": 2, "cpu": 100, "gpu": 1000})
+    offline_flags: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Extra ``lmrl train`` flags per algorithm (all budgets)."""
+    note: str = ""
+
+    def table2(self, algo: str) -> float | None:
+        return dict(zip(_T2_COLUMNS, _T2_ROWS[self.table2_row], strict=True)).get(algo)
+
+
+_BIG = {"smoke": 30, "cpu": 2000}
+RECIPES: dict[str, TaskRecipe] = {r.task: r for r in (
+    TaskRecipe("maze-fo", "Maze FO", {"smoke": 30, "cpu": 1500, "gpu": 1240},
+               offline_flags={"%bc": ("--top-mode", "count")},
+               note="behaviour policy of envs/maze (success ~0.09); exact evaluation over the 25 starts "
+               "(LMRL: 25 starts x 32 samples); %BC keeps exactly the top 10 % (ties would keep all)"),
+    TaskRecipe("maze-po", "Maze PO", {"smoke": 30, "cpu": 1500, "gpu": 1240},
+               offline_flags={"%bc": ("--top-mode", "count")},
+               note="the PO maze: LMRL's 40-text window"),
+    TaskRecipe("textnav-fo", "Text-Nav FO", {"smoke": 30, "cpu": 1000, "gpu": 2500},
+               note="LMRL's PartialWalkthroughAgent, 15 steps"),
+    TaskRecipe("textnav-po", "Text-Nav PO", {"smoke": 30, "cpu": 1000, "gpu": 2500}),
+    TaskRecipe("wordle", "Wordle", {**_BIG, "gpu": 1_000_000}, {"words": "small"},
+               note="the real feedback rule on the closed 400-word game (LMRL: its own rule, 431 words)"),
+    TaskRecipe("wordle-lmrl", "Wordle", {**_BIG, "gpu": 1_000_000}, {"words": "lmrl"},
+               note="LMRL's feedback rule and 431-word list: LMRL's normalisation applies"),
+    TaskRecipe("chess", "Chess", {"smoke": 4, "cpu": 100, "gpu": 625_000},
+               eval_episodes={"smoke": 1, "cpu": 20, "gpu": 1000},
+               note="Stockfish-vs-Stockfish games; LMRL's chess evaluation plays 1000 games"),
+    TaskRecipe("endgames", "Endgames", {"smoke": 10, "cpu": 1000, "gpu": 97_756},
+               data_options={"positions": "random"}, eval_episodes={"smoke": 2, "cpu": 100, "gpu": 645},
+               note="data from fresh random positions; evaluation on the shipped test positions"),
+    TaskRecipe("twenty-questions", "20Qs", {**_BIG, "gpu": 100_000}),
+    TaskRecipe("guess-city", "Guess My City", {**_BIG, "gpu": 100_000}),
+    TaskRecipe("car-dealer", "Car Dealer", {**_BIG, "gpu": 19_000}),
+)}  # fmt: skip
+
+# Flags per budget and algorithm, before the task's own (config.RECIPES still applies where no
+# flag is given). The offline runs skip their built-in final evaluation: reproduce evaluates
+# every checkpoint itself, on the evaluation seeds.
+_SMOKE_MODEL = ("--n-layer", "1", "--n-embd", "32", "--n-head", "2", "--vocab-size", "300")
+BUDGET_FLAGS: dict[str, dict[str, tuple[str, ...]]] = {
+    "smoke": {
+        **{a: (*_SMOKE_MODEL, "--max-steps", "3", "--batch-size", "8") for a in OFFLINE},
+        **{a: ("--rounds", "1", "--n-rollouts", "4", "--rollout-batch", "4", "--batch-size", "8")
+           for a in ONLINE},
+    },
+    "cpu": {
+        "bc": ("--max-steps", "1000"),
+        "%bc": ("--max-steps", "800"),
+        "mc": ("--max-steps", "1500"),
+        "ilql": ("--max-steps", "3000"),
+        "qsft": ("--max-steps", "1000"),
+        "ppo": ("--rounds", "6", "--n-rollouts", "32", "--batch-size", "64", "--lr", "3e-4"),
+        "online-filtered-bc": ("--rounds", "6", "--n-rollouts", "32", "--batch-size", "64", "--lr", "3e-4"),
+    },
+    "gpu": {
+        **{a: ("--n-layer", "6", "--n-embd", "256", "--n-head", "8", "--epochs", "3") for a in OFFLINE},
+        **{a: ("--rounds", "40", "--n-rollouts", "128") for a in ONLINE},
+    },
+}  # fmt: skip
+_NO_FINAL_EVAL = {a: ("--eval-episodes", "0") for a in OFFLINE} | {a: ("--eval-every", "0") for a in ONLINE}
+
+
+def recipe(task: str) -> TaskRecipe:
+    try:
+        return RECIPES[task]
+    except KeyError:
+        raise ValueError(f"no reproduction recipe for {task!r}; tasks: {', '.join(RECIPES)}") from None
+
+
+def train_flags(task: str, algo: str, budget: str) -> list[str]:
+    """The ``lmrl train ALGO`` flags of this task, algorithm and budget (besides task, out, seed)."""
+    if budget not in BUDGETS:
+        raise ValueError(f"budget must be one of {', '.join(BUDGETS)}")
+    r = recipe(task)
+    flags = [*BUDGET_FLAGS[budget].get(algo, ()), *r.offline_flags.get(algo, ()), *_NO_FINAL_EVAL[algo]]
+    for k, v in sorted(r.options.items()):
+        flags += ["--option", f"{k}={v}"]
+    return flags
+
+
+def canonical(algo: str) -> str:
+    """``filtered-bc``/``pbc`` -> ``%bc`` and so on (the names of :data:`ALGORITHMS`)."""
+    key = algo.lower()
+    key = {"pbc": "%bc", "filtered-bc": "%bc", "online-%bc": "online-filtered-bc", "q-sft": "qsft",
+           "online-pbc": "online-filtered-bc"}.get(key, key)  # fmt: skip
+    if key not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algo!r}; choose from {', '.join(ALGORITHMS)}")
+    return key

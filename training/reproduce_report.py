@@ -1,0 +1,146 @@
+"""``results.json`` and ``results.md`` of ``lmrl reproduce``: mean and 95 % CI across training
+seeds (Student's t), LMRL's Table 2 beside ours, the commands, wall times and versions."""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import statistics
+import subprocess
+from collections.abc import Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from training.reproduce_recipes import ALGORITHMS, DATA_SEED, TABLE2_KEYS, TaskRecipe
+
+# two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+         2.052, 2.048, 2.045, 2.042)  # fmt: skip
+METRICS = ("mean_return", "normalised_lmrl", "success_rate")
+
+
+def seed_ci(values: Sequence[float | None]) -> dict[str, Any]:
+    """Mean and 95 % CI (t interval) across training seeds; None where a value is missing."""
+    vals = [float(v) for v in values if v is not None]
+    if not vals or len(vals) != len(values):
+        return {"mean": None, "ci_low": None, "ci_high": None, "n": len(vals), "values": list(values)}
+    mean = math.fsum(vals) / len(vals)
+    half = 0.0
+    if len(vals) > 1:
+        t = _T975[len(vals) - 2] if len(vals) - 1 <= len(_T975) else 1.96
+        half = t * statistics.stdev(vals) / math.sqrt(len(vals))
+    return {"mean": mean, "ci_low": mean - half, "ci_high": mean + half, "n": len(vals), "values": vals}
+
+
+def versions() -> dict[str, str | None]:
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for pkg in ("torch", "transformers", "accelerate", "lmrl-tui"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def git_commit() -> str | None:
+    """This code's commit (``-dirty`` with uncommitted changes to tracked files)."""
+    try:
+        res = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
+                             text=True, timeout=10, check=False)  # fmt: skip
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=Path(__file__).parent,
+                               capture_output=True, text=True, timeout=10, check=False)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if res.returncode != 0:
+        return None
+    return res.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+
+
+def summarise(recipe: TaskRecipe, records: list[dict[str, Any]]) -> dict[str, Any]:
+    algos: dict[str, Any] = {}
+    for algo in ALGORITHMS:
+        mine = sorted((r for r in records if r["algorithm"] == algo), key=lambda r: r["seed"])
+        if not mine:
+            continue
+        row = {m: seed_ci([r["evaluation"].get(m) for r in mine]) for m in METRICS}
+        row["seeds"] = [r["seed"] for r in mine]
+        row["eval_episodes"] = mine[0]["evaluation"].get("episodes")
+        row["eval_method"] = mine[0]["evaluation"].get("method")
+        row["wall_s"] = round(sum(r["train_wall_s"] + r["eval_wall_s"] for r in mine), 1)
+        row["table2"] = recipe.table2(algo)
+        row["commands"] = [c for r in mine for c in (r["train_command"], r["eval_command"])]
+        algos[algo] = row
+    return algos
+
+
+def write_report(out: Path, recipe: TaskRecipe, budget: str, data: dict[str, Any],
+                 records: list[dict[str, Any]], wall_s: float, commit: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """Write ``results.json`` and ``results.md``; returns the JSON's content. ``commit``: the code's
+    commit when the runs started (default: now)."""
+    algos = summarise(recipe, records)
+    seeds = sorted({r["seed"] for r in records})
+    res = {
+        "task": recipe.task, "budget": budget, "training_seeds": seeds,
+        "dataset": {**data, "seeds": f"{DATA_SEED}..{DATA_SEED + data['episodes'] - 1}"},
+        "evaluation_seeds": _eval_seeds(algos),
+        "table2_row": recipe.table2_row, "recipe_note": recipe.note,
+        "algorithms": algos,
+        "wall_s_this_invocation": round(wall_s, 1),
+        "versions": versions(), "git_commit": commit or git_commit(),
+        "store": "store.db (runs, checkpoints and evaluations tables)",
+    }  # fmt: skip
+    (out / "results.json").write_text(json.dumps(res, indent=1, default=str) + "\n")
+    (out / "results.md").write_text(markdown(res))
+    return res
+
+
+def _eval_seeds(algos: dict[str, Any]) -> str | None:
+    if not algos:
+        return None
+    row = next(iter(algos.values()))
+    if row["eval_method"] == "exact":
+        return f"none: exact expected return over all {row['eval_episodes']} start states"
+    return f"0..{row['eval_episodes'] - 1}"
+
+
+def _ci(c: dict[str, Any], fmt: str, scale: float = 1.0) -> str:
+    if c["mean"] is None:
+        return "–"
+    if c["n"] < 2:
+        return format(c["mean"] * scale, fmt)
+    return f"{format(c['mean'] * scale, fmt)} ({format(c['ci_low'] * scale, fmt)} to {format(c['ci_high'] * scale, fmt)})"
+
+
+def markdown(res: dict[str, Any]) -> str:
+    d = res["dataset"]
+    lines = [
+        f"# {res['task']}: LMRL-Gym Table 2 reproduction (budget `{res['budget']}`)", "",
+        f"Written by `lmrl reproduce {res['task']} --budget {res['budget']} --seeds {len(res['training_seeds'])}`.",
+        f"Mean across training seeds {', '.join(map(str, res['training_seeds']))} with a 95 % CI "
+        "(Student's t over the seeds' evaluation means). Normalised: LMRL's constants "
+        "(0 = min, 50 = LMRL's dataset average, 100 = max; negatives clipped to 0 as in LMRL's Table 2).", "",
+        f"* Dataset: {d['episodes']} episodes of the behaviour policy, seeds {d['seeds']} "
+        f"(mean return {d['mean_return']:.3f}, success {d['success_rate']:.1%}, {d['wall_s']} s): `{d['command']}`",
+        f"* Evaluation seeds: {res['evaluation_seeds']} (disjoint from the data seeds).",
+        f"* Recipe: {res['recipe_note'] or 'see training/reproduce_recipes.py'}",
+        f"* Versions: {', '.join(f'{k} {v}' for k, v in res['versions'].items())}; commit {res['git_commit']}", "",
+        "| algorithm | return | **normalised** | success | LMRL Table 2 | seeds | eval | wall (train + eval, all seeds) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]  # fmt: skip
+    for algo, row in res["algorithms"].items():
+        t2 = row["table2"]
+        lines.append(
+            f"| {TABLE2_KEYS[algo]} | {_ci(row['mean_return'], '.3f')} | **{_ci(row['normalised_lmrl'], '.1f')}** "
+            f"| {_ci(row['success_rate'], '.1f', 100.0)} % | {'–' if t2 is None else t2} | {len(row['seeds'])} "
+            f"| {row['eval_episodes']} {'exact' if row['eval_method'] == 'exact' else 'episodes'} | {row['wall_s']:.0f} s |"
+        )  # fmt: skip
+    lines += ["", f"LMRL's Table 2 row: {res['table2_row']} (GPT-2 models, LMRL's dataset sizes).", "",
+              "## Commands (run from this folder)", ""]  # fmt: skip
+    lines += ["```", d["command"]]
+    for row in res["algorithms"].values():
+        lines += row["commands"]
+    lines += ["```", ""]
+    return "\n".join(lines)
