@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from training.args import task_option
 from training.errors import TrainingError
 from training.reproduce_recipes import (
     ALGORITHMS,
@@ -86,12 +87,13 @@ class Reproduction:
 
     def __init__(self, task: str, out: str | os.PathLike, *, budget: str = "cpu", seeds: int = 3,
                  algorithms: Iterable[str] = ALGORITHMS, runner: Runner,
-                 log: Callable[[str], None] | None = None) -> None:  # fmt: skip
+                 log: Callable[[str], None] | None = None, options: dict[str, Any] | None = None) -> None:  # fmt: skip
         if budget not in BUDGETS:
             raise TrainingError(f"--budget must be one of {', '.join(BUDGETS)}")
         if seeds < 1:
             raise TrainingError("--seeds must be at least 1")
-        self.recipe = recipe(task)
+        self.options = {str(k): str(v) for k, v in (options or {}).items()}
+        self.recipe = recipe(task, self.options)
         self.task, self.budget, self.seeds = task, budget, seeds
         self.algorithms = [canonical(a) for a in algorithms]
         if any(a in ONLINE for a in self.algorithms) and "bc" not in self.algorithms:
@@ -143,7 +145,7 @@ class Reproduction:
         if marker.exists():
             return json.loads(marker.read_text())
         argv = ["--db", str(self.db), "train", algo, "--task", self.task, "--out", str(folder),
-                "--seed", str(seed), "--no-progress", *train_flags(self.task, algo, self.budget)]  # fmt: skip
+                "--seed", str(seed), "--no-progress", *train_flags(self.task, algo, self.budget, self.options)]  # fmt: skip
         if algo in ONLINE:
             argv += ["--init", str(self.out / "runs" / f"bc-s{seed}")]
         if (folder / "checkpoint").exists():
@@ -216,6 +218,9 @@ def add_reproduce_command(subparsers: Any, parents: Iterable[argparse.ArgumentPa
     p.add_argument("--out", default=None,
                    help="results folder (default: results/TASK; with --all, OUT/TASK); it holds the "
                    "reproduction's own store (store.db) and runs/")  # fmt: skip
+    p.add_argument("--option", type=task_option, action="append", default=[], dest="task_options",
+                   metavar="KEY=VALUE", help="replace a task option of the recipe, e.g. vocab_file=PATH "
+                   "(wordle-lmrl on LMRL-Gym's own word list: LMRL's normalisation then applies)")  # fmt: skip
     p.set_defaults(run=run_reproduce, command_main=main)
     return p
 
@@ -230,7 +235,7 @@ def run_reproduce(args: argparse.Namespace, store: Any = None) -> int:
         for task in tasks:
             out = (Path(args.out) / task if args.all else Path(args.out)) if args.out else Path("results") / task
             res = Reproduction(task, out, budget=args.budget, seeds=args.seeds, algorithms=args.algorithms,
-                               runner=in_process(args.command_main)).run()
+                               runner=in_process(args.command_main), options=dict(args.task_options)).run()
             print(json.dumps({"task": task, "out": str(out), "results": str(Path(out) / "results.md"),
                               "normalised_lmrl": {a: r["normalised_lmrl"]["mean"] for a, r in res["algorithms"].items()}}))
     except (TrainingError, ValueError) as e:

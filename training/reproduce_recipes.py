@@ -15,7 +15,8 @@ longer runs; meant for a GPU).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+
+from dataclasses import dataclass, field, replace
 
 BUDGETS = ("smoke", "cpu", "gpu")
 DATA_SEED = 100_000
@@ -79,8 +80,10 @@ RECIPES: dict[str, TaskRecipe] = {r.task: r for r in (
     TaskRecipe("textnav-po", "Text-Nav PO", {"smoke": 30, "cpu": 1000, "gpu": 2500}),
     TaskRecipe("wordle", "Wordle", {**_BIG, "gpu": 1_000_000}, {"words": "small"},
                note="the real feedback rule on the closed 400-word game (LMRL: its own rule, 431 words)"),
-    TaskRecipe("wordle-lmrl", "Wordle", {**_BIG, "gpu": 1_000_000}, {"words": "lmrl"},
-               note="LMRL's feedback rule and 431-word list: LMRL's normalisation applies"),
+    TaskRecipe("wordle-lmrl", "Wordle", {**_BIG, "gpu": 1_000_000}, {"words": "small"},
+               note="LMRL's feedback rule on the closed 400-word game; with `--option vocab_file=` "
+               "LMRL-Gym's wordle_official_400.txt (not shipped) it is LMRL's game, and LMRL's "
+               "normalisation applies"),
     TaskRecipe("chess", "Chess", {"smoke": 4, "cpu": 100, "gpu": 625_000},
                eval_episodes={"smoke": 1, "cpu": 20, "gpu": 1000},
                note="Stockfish-vs-Stockfish games; LMRL's chess evaluation plays 1000 games"),
@@ -119,18 +122,25 @@ BUDGET_FLAGS: dict[str, dict[str, tuple[str, ...]]] = {
 _NO_FINAL_EVAL = {a: ("--eval-episodes", "0") for a in OFFLINE} | {a: ("--eval-every", "0") for a in ONLINE}
 
 
-def recipe(task: str) -> TaskRecipe:
+def recipe(task: str, options: dict[str, str] | None = None) -> TaskRecipe:
+    """The task's recipe; ``options`` (``--option`` of ``lmrl reproduce``) replace its task options
+    (``vocab_file`` replaces a ``words`` choice)."""
     try:
-        return RECIPES[task]
+        r = RECIPES[task]
     except KeyError:
         raise ValueError(f"no reproduction recipe for {task!r}; tasks: {', '.join(RECIPES)}") from None
+    if not options:
+        return r
+    base = {k: v for k, v in r.options.items() if not ("vocab_file" in options and k == "words")}
+    return replace(r, options={**base, **options})
 
 
-def train_flags(task: str, algo: str, budget: str) -> list[str]:
-    """The ``lmrl train ALGO`` flags of this task, algorithm and budget (besides task, out, seed)."""
+def train_flags(task: str, algo: str, budget: str, options: dict[str, str] | None = None) -> list[str]:
+    """The ``lmrl train ALGO`` flags of this task, algorithm and budget (besides task, out, seed);
+    ``options`` replace the recipe's task options."""
     if budget not in BUDGETS:
         raise ValueError(f"budget must be one of {', '.join(BUDGETS)}")
-    r = recipe(task)
+    r = recipe(task, options)
     flags = [*BUDGET_FLAGS[budget].get(algo, ()), *r.offline_flags.get(algo, ()), *_NO_FINAL_EVAL[algo]]
     for k, v in sorted(r.options.items()):
         flags += ["--option", f"{k}={v}"]

@@ -19,6 +19,8 @@ Feedback is a code in ``0 .. 242``: five base-3 digits, the first letter most si
 
 from __future__ import annotations
 
+import hashlib
+
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -101,7 +103,7 @@ def read_words(lines: Iterable[str]) -> list[str]:
 
 
 def packaged_words(name: str) -> list[str]:
-    """A word list shipped in ``envs/wordle/assets`` (``answers.txt``, ``small.txt``, ``lmrl.txt`` or ``guesses.txt``)."""
+    """A word list shipped in ``envs/wordle/assets`` (``answers.txt``, ``small.txt`` or ``guesses.txt``)."""
     text = resources.files("envs.wordle").joinpath("assets", name).read_text(encoding="ascii")
     return read_words(text.splitlines())
 
@@ -212,11 +214,14 @@ def small_vocab() -> Vocab:
     return load_vocab(words, words)
 
 
-def lmrl_vocab() -> Vocab:
-    """LMRL-Gym's benchmark game: its 431-word ``wordle_official_400.txt`` (``lmrl.txt``) as
-    answers and the only allowed guesses."""
-    words = tuple(packaged_words("lmrl.txt"))
-    return load_vocab(words, words)
+LMRL_LIST_SHA256 = "5e56216aa777247798e4c1fd67eafb7478a387065b9e934ced99aed3943017f8"
+"""sha256 of LMRL-Gym's 431-word ``wordle_official_400.txt`` (sorted, lower case, one per line):
+how a ``vocab_file`` is recognised as LMRL's game. The list itself is not shipped."""
+
+
+def list_digest(words: tuple[str, ...] | list[str]) -> str:
+    """The digest :data:`LMRL_LIST_SHA256` is compared with."""
+    return hashlib.sha256("\n".join(sorted(set(words))).encode()).hexdigest()
 
 
 def _factors(v: Vocab, guess: str, rule: str) -> list[tuple[int, ...]]:

@@ -29,17 +29,16 @@ and ``guesses.txt`` (~10,000 allowed guesses, including the answers); see
 ``envs/wordle/assets/ATTRIBUTION``. ``words="small"`` is a closed game on the packaged
 ``small.txt``: the 400 most common answers, used as answers and as the only allowed guesses, the
 size of LMRL-Gym's benchmark list (the setting its RL results are for; small models can learn it
-on a CPU). ``words="lmrl"`` is LMRL-Gym's own closed game: its 431-word
-``wordle_official_400.txt`` (``lmrl.txt``, MIT licence, from LMRL-Gym) as answers and guesses.
-``vocab_file`` replaces both with one list (e.g. LMRL-Gym's 431-word
+on a CPU). ``vocab_file`` replaces both with one list (e.g. LMRL-Gym's 431-word
 ``wordle_official_400.txt``, which it uses as answers and guesses); ``guess_file`` adds allowed
 guesses.
 
 Options: ``words`` (standard | small), ``vocab_file``, ``guess_file``, ``bad_word_reward`` (-1.0),
 ``max_guesses`` (6).
 LMRL's normalisation constants (dataset average -4.121715, max -1.935, min -6) are attached
-only to ``wordle-lmrl`` on LMRL's game (``words=lmrl``, or a 431-word ``vocab_file``) with the default
-penalty and guesses: the constants are that game's.
+only to ``wordle-lmrl`` on LMRL's game (``vocab_file`` = LMRL-Gym's ``wordle_official_400.txt``,
+recognised by its digest; the list is not shipped) with the default penalty and guesses: the
+constants are that game's.
 """
 
 from __future__ import annotations
@@ -52,23 +51,24 @@ from envs.core import InvalidInput, NormConstants, Step, TaskBase, TaskSpec, Tex
 from envs.wordle.engine import (
     FEEDBACK,
     FEEDBACK_TEXT,
+    LMRL_LIST_SHA256,
     SOLVED,
     Vocab,
     code_digits,
     default_vocab,
     file_words,
-    lmrl_vocab,
+    list_digest,
     load_vocab,
     nth_set_bit,
     small_vocab,
 )
 
-WORD_LISTS = ("standard", "small", "lmrl")
+WORD_LISTS = ("standard", "small")
 FIRST_OBSERVATION = "Wordle:\n"
 INVALID_OBSERVATION = "\n"
 LMRL_NORM = NormConstants(-6.0, -4.121715, -1.935, source="LMRL-Gym (431-word list)")
 
-_VOCABS = {"standard": default_vocab, "small": small_vocab, "lmrl": lmrl_vocab}
+_VOCABS = {"standard": default_vocab, "small": small_vocab}
 
 _OK: Mapping[str, Any] = {}
 _SOLVED_INFO: Mapping[str, Any] = {"success": True}
@@ -124,7 +124,7 @@ class WordleTask(TaskBase):
         if guess_file:
             options["guess_file"] = str(guess_file)
         lmrl_setup = (
-            rule == "lmrl" and (words == "lmrl" or vocab_file is not None) and self.vocab.size == 431
+            rule == "lmrl" and vocab_file is not None and list_digest(self.vocab.answers) == LMRL_LIST_SHA256
             and not guess_file and self.bad_word_reward == -1.0 and self.max_guesses == 6
         )  # fmt: skip
         task_id = "wordle" if rule == "real" else "wordle-lmrl"

@@ -271,12 +271,17 @@ def test_random_agent_does_not_share_the_answer_stream():
     assert mean < -5.5 and wins < 0.1
 
 
-def test_norm_constants_only_for_lmrl_setup(tmp_path):
+def test_norm_constants_only_for_lmrl_setup(tmp_path, monkeypatch):
+    import envs.wordle.task as wordle_task
+    from envs.wordle.engine import list_digest
+
     words = sorted({"".join(random.Random(i).choices("abcdefghij", k=5)) for i in range(2000)})[
         :431
     ]
     p = tmp_path / "v431.txt"
     p.write_text("\n".join(words))
+    assert envs.make("wordle-lmrl", vocab_file=str(p)).spec.norm is None  # 431 words, not LMRL's
+    monkeypatch.setattr(wordle_task, "LMRL_LIST_SHA256", list_digest(words))  # as if they were
     assert envs.make("wordle-lmrl", vocab_file=str(p)).spec.norm == LMRL_NORM
     assert envs.make("wordle", vocab_file=str(p)).spec.norm is None
     assert envs.make("wordle-lmrl").spec.norm is None

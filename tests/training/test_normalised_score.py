@@ -1,6 +1,8 @@
 """LMRL's normalised score means what LMRL's Table 2 means: 0 = the constants' min (negatives
 clipped, as the paper's GPT-4 endgames -22.8), 50 = LMRL's dataset average, 100 = its max; and
-Wordle's constants apply to LMRL's own game (``wordle-lmrl --option words=lmrl``)."""
+Wordle's constants apply to LMRL's own game (``wordle-lmrl --option vocab_file=`` LMRL-Gym's
+``wordle_official_400.txt``, recognised by its digest; the list is not shipped, so the tests use a
+list of their own with the digest patched to match)."""
 
 from __future__ import annotations
 
@@ -42,38 +44,48 @@ def test_normalise_endgames_result_is_clipped():
     assert res["normalised_lmrl"] == 0.0
 
 
-def test_wordle_lmrl_on_lmrl_game_has_lmrl_constants():
-    spec = envs.spec("wordle-lmrl", words="lmrl")
+@pytest.fixture
+def lmrl_list(tmp_path, monkeypatch):
+    """A 431-word list standing in for LMRL's (whose digest the task then recognises)."""
+    import envs.wordle.task as wordle_task
+    from envs.wordle.engine import list_digest, small_vocab
+
+    words = list(small_vocab().answers)[:400] + list(envs.make("wordle").vocab.answers)[:600]
+    words = list(dict.fromkeys(words))[:431]
+    path = tmp_path / "wordle_official_400.txt"
+    path.write_text("\n".join(words) + "\n")
+    monkeypatch.setattr(wordle_task, "LMRL_LIST_SHA256", list_digest(words))
+    return path
+
+
+def test_wordle_lmrl_on_lmrl_game_has_lmrl_constants(lmrl_list):
+    spec = envs.spec("wordle-lmrl", vocab_file=str(lmrl_list))
     assert spec.norm is not None
     assert (spec.norm.avg, spec.norm.max) == (-4.121715, -1.935)
     # LMRL's raw ILQL / BC returns (load_results.py) give Table 2's 97.7 / 79.9
     assert lmrl_score(-2.0354, spec.norm) == pytest.approx(97.7, abs=0.05)
     assert lmrl_score(-2.8142, spec.norm) == pytest.approx(79.9, abs=0.05)
-    task = envs.make("wordle-lmrl", words="lmrl")
-    try:
-        assert task.vocab.size == 431
-    finally:
-        task.close()
 
 
-def test_wordle_constants_only_on_lmrl_game():
-    """The constants are that game's (431 words, LMRL's feedback rule): other games get none."""
+def test_wordle_constants_only_on_lmrl_game(lmrl_list, tmp_path):
+    """The constants are that game's (LMRL's 431 words, its feedback rule, default penalty): other
+    games get none, a list of the same size included."""
     assert envs.spec("wordle-lmrl").norm is None  # the 2,300-word game
     assert envs.spec("wordle-lmrl", words="small").norm is None
-    assert envs.spec("wordle", words="lmrl").norm is None  # the real feedback rule
-    assert envs.spec("wordle-lmrl", words="lmrl", bad_word_reward=-10.0).norm is None
+    assert envs.spec("wordle", vocab_file=str(lmrl_list)).norm is None  # the real feedback rule
+    assert envs.spec("wordle-lmrl", vocab_file=str(lmrl_list), bad_word_reward=-10.0).norm is None
+    other = tmp_path / "other.txt"
+    other.write_text("\n".join(lmrl_list.read_text().split()[1:] + ["zebra"]) + "\n")
+    assert envs.spec("wordle-lmrl", vocab_file=str(other)).norm is None  # 431 words, not LMRL's
+    with pytest.raises(ValueError):
+        envs.spec("wordle-lmrl", words="lmrl")  # not shipped: LMRL's list is given as vocab_file
 
 
-def test_lmrl_behaviour_on_lmrl_game_is_near_lmrl_dataset_average():
-    task = envs.make("wordle-lmrl", words="lmrl")
-    policy = envs.make_policy("wordle-lmrl", "behaviour")
-    try:
-        rets = [envs.run_episode(task, policy, seed=100_000 + i).total_return for i in range(200)]
-    finally:
-        task.close()
-    mean = sum(rets) / len(rets)
-    assert abs(mean - (-4.121715)) < 0.25
-    assert 40 < lmrl_score(mean, task.spec.norm) < 60
+def test_the_digest_is_of_the_sorted_lower_case_list():
+    from envs.wordle.engine import LMRL_LIST_SHA256, list_digest
+
+    assert list_digest(["b", "a", "a"]) == list_digest(["a", "b"]) != LMRL_LIST_SHA256
+    assert len(LMRL_LIST_SHA256) == 64
 
 
 def test_endgame_illegal_move_is_lmrl_s():

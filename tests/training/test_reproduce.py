@@ -25,7 +25,9 @@ def test_every_task_has_a_recipe_and_table2_row():
 def test_train_flags_skip_the_builtin_evaluation_and_carry_options():
     flags = train_flags("wordle-lmrl", "ilql", "cpu")
     assert flags[flags.index("--eval-episodes") + 1] == "0"
-    assert flags[flags.index("--option") + 1] == "words=lmrl"
+    assert flags[flags.index("--option") + 1] == "words=small"
+    mine = train_flags("wordle-lmrl", "ilql", "cpu", {"vocab_file": "lmrl.txt"})  # LMRL's own list
+    assert mine[mine.index("--option") + 1] == "vocab_file=lmrl.txt" and "words=small" not in mine
     assert "--eval-every" in train_flags("maze-fo", "ppo", "smoke")
     with pytest.raises(ValueError):
         train_flags("maze-fo", "bc", "huge")
