@@ -99,7 +99,7 @@ class Reproduction:
         if any(a in ONLINE for a in self.algorithms) and "bc" not in self.algorithms:
             self.algorithms.insert(0, "bc")  # the online runs start from BC
         self.out = Path(out).resolve()
-        self.db = self.out / "store.db"
+        self.store_path = self.out / "store.db"
         self.runner = runner
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
 
@@ -115,7 +115,7 @@ class Reproduction:
             raise TrainingError(f"{self.out} holds a dataset of another size ({done.get('episodes')} "
                                 f"episodes); use another --out for budget {self.budget}")  # fmt: skip
         options = {**self.recipe.options, **self.recipe.data_options}
-        argv = ["--db", str(self.db), "generate", self.task, "--episodes", str(n), "--seed", str(DATA_SEED),
+        argv = ["--db", str(self.store_path), "generate", self.task, "--episodes", str(n), "--seed", str(DATA_SEED),
                 "--policy", "behaviour", "--quiet"]  # fmt: skip
         for k, v in sorted(options.items()):
             argv += ["--option", f"{k}={v}"]
@@ -126,7 +126,7 @@ class Reproduction:
         from envs.core.agents import make_agent
 
         t0 = time.time()
-        store = Store(str(self.db))
+        store = Store(str(self.store_path))
         try:
             agent = make_agent(self.task, "behaviour", role=envs.spec(self.task).roles[0])
             res = generate(store, self.task, agent, n, seed=DATA_SEED, options=_typed(options))
@@ -144,7 +144,7 @@ class Reproduction:
         marker = folder / "reproduce.json"
         if marker.exists():
             return json.loads(marker.read_text())
-        argv = ["--db", str(self.db), "train", algo, "--task", self.task, "--out", str(folder),
+        argv = ["--db", str(self.store_path), "train", algo, "--task", self.task, "--out", str(folder),
                 "--seed", str(seed), "--no-progress", *train_flags(self.task, algo, self.budget, self.options)]  # fmt: skip
         if algo in ONLINE:
             argv += ["--init", str(self.out / "runs" / f"bc-s{seed}")]
@@ -158,7 +158,7 @@ class Reproduction:
             raise TrainingError(f"{_shown(argv, self.out)} failed (exit {rc})")
         trained = _last_json(stdout)
         episodes = self.recipe.eval_episodes[self.budget]
-        ev = ["--db", str(self.db), "eval", str(folder), "--episodes", str(episodes), "--seed", "0"]
+        ev = ["--db", str(self.store_path), "eval", str(folder), "--episodes", str(episodes), "--seed", "0"]
         for k, v in sorted(self.recipe.options.items()):
             ev += ["--option", f"{k}={v}"]
         t0 = time.time()
