@@ -15,7 +15,6 @@ longer runs; meant for a GPU).
 
 from __future__ import annotations
 
-
 from dataclasses import dataclass, field, replace
 
 BUDGETS = ("smoke", "cpu", "gpu")

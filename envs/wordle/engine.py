@@ -20,7 +20,6 @@ Feedback is a code in ``0 .. 242``: five base-3 digits, the first letter most si
 from __future__ import annotations
 
 import hashlib
-
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field

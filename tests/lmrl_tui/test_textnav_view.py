@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import OptionList
 
 import envs
@@ -9,6 +10,7 @@ from lmrl_tui.app import make_app
 from lmrl_tui.views.textnav import TextNavView, render_map
 
 
+@pytest.mark.slow  # about 11 s
 async def test_person_wins_with_list_typing_and_completion(store):
     app = make_app(store, player="ann")
     async with app.run_test(size=(140, 40)) as pilot:
