@@ -175,6 +175,7 @@ VAGUE_NOUNS = frozenset(
 CLAUSE = frozenset("or and not that which who with for in on used made than like as to".split())
 _RAW = re.compile(r"[a-z0-9]+")
 VERB_OPENERS = frozenset({"does", "do", "did", "can", "will", "would", "could", "has", "have"})
+CLAUSE_WORDS = frozenset({"when", "while", "whenever", "if"})
 PRONOUNS = {"they": "it", "them": "it", "these": "it", "those": "it"}
 
 
@@ -216,6 +217,9 @@ def parse(question: str) -> Parsed:
     atoms: list[Atom] = [Atom("does", v) for v in found]
     if used:
         toks = [t for i, t in enumerate(toks) if i not in used]
+        cut = [i for i, t in enumerate(toks) if t in CLAUSE_WORDS]
+        if cut:  # "Does it make you cry when you cut it?": the clause qualifies the phrase
+            toks = toks[: cut[0]]
     named = None if found else _identity(question)
     if named is not None:
         head = tokens(named)
