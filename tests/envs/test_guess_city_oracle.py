@@ -120,7 +120,7 @@ CASES = [
     ("Delhi", "What is the name of your city?", "I can't tell you its name; you have to guess it."),
     ("Delhi", "Is the weather nice?", "It is fairly dry, with hot summers and little rain."),
     # not understood
-    ("Delhi", "What is the currency?", NOT_SURE),
+    ("Delhi", "What is the currency?", "They pay with the indian rupee."),
     ("Delhi", "blorf?", NOT_SURE),
     ("Delhi", "", NOT_SURE),
     ("Delhi", "Is it near Mumbai?", "No."),
@@ -133,7 +133,7 @@ def test_oracle_answers(city, question, expected):
 
 
 def test_not_understood_is_marked():
-    for q in ("What is the currency?", "blorf?", "", "\x00\x01"):
+    for q in ("Who is the mayor?", "blorf?", "", "\x00\x01"):
         r = answer(q, NAMES["Delhi"])
         assert r.text == NOT_SURE and r.understood is False
     assert answer("Is it in Asia?", 0).understood is True

@@ -135,10 +135,11 @@ def test_chair_with_a_person_who_disagrees_with_the_bank(policy):
 
 # (c) against the embedded oracle the askers play exactly as before (tests/test_golden_exports.py
 # checks the generated datasets; this checks more seeds of every asker, quickly)
-BEFORE = "067fd03f1df9016138a866cc45cabdd44abecc30344fb3768b9b8197bb9184ea"
-"""The digest of 300 seeds of every asker on both tasks. Last changed on purpose by issue #13: the
-oracles answer more questions correctly (their bank answers change) and Guess My City's bank
-asks "Is it in North America?" once."""
+BEFORE = "2d33e3717cac489171c1f7aae4d5bd5d4d30e3cb50e2eb203bfb727dd6afadcc"
+"""The digest of 300 seeds of every asker on both tasks. Last changed on purpose by the oracle2
+branch: both oracles know more facts (life cycles, uses, power; ports, islands, coasts, money), so
+some bank answers change. Before that, by issue #13 (more correct answers; Guess My City's bank
+asks "Is it in North America?" once)."""
 
 
 def _fingerprint(n: int) -> str:

@@ -35,6 +35,24 @@ OTHER_PLACES: str = _WORDS["other_places"]
 these, each true only of the cities whose area it is."""
 NEAR: dict[str, str] = _WORDS["near"]
 """Natural features and sights near a city that its own facts do not name."""
+CURRENCIES: dict[str, str] = {**_WORDS["currencies"], **_WORDS["currency_cities"]}
+"""Country (or city with its own money) -> the names of the money used there, first the full one."""
+ISLANDS = frozenset(_WORDS["islands"])
+"""Cities that lie on an island (or islands)."""
+RIVER_PORTS = frozenset(_WORDS["river_ports"])
+"""Major ports, including ones on a river or estuary (every coastal city is a port too)."""
+COAST_SIDE: dict[str, str] = _WORDS["coast_side"]
+"""Which coast of its country (or continent) a city is on: ``west``, ``east``, ``north``, ``south``."""
+OLD_CITIES = frozenset(_WORDS["old_cities"])
+"""Cities more than about a thousand years old."""
+KNOWN_FOR: dict[str, str] = _WORDS["known_for"]
+"""What a city is known for besides its dishes and sights (``technology``, ``windy``)."""
+SUNNY = frozenset({"arid", "semi-arid", "mediterranean", "tropical"})
+"""Climate bands that count as sunny."""
+
+
+def currency(c: City) -> str:
+    return split_list(CURRENCIES.get(c.name) or CURRENCIES.get(c.country, "-"))[0]
 
 
 @dataclass(frozen=True)
@@ -150,6 +168,11 @@ def open_answer(intent: str, c: City) -> str:
         return (
             "It is the capital of its country." if c.capital else "It is not its country's capital."
         )
+    if intent == "currency":
+        return f"They pay with the {currency(c)}."
+    if intent == "area":
+        area = split_list(AREAS.get(c.name, ""))
+        return f"It is in {area[0]}, in {c.country}." if area else f"It is in {c.region}."
     if intent == "name":
         return "I can't tell you its name; you have to guess it."
     return f"It is in {c.region}, and it is known for {c.sights[0]}."

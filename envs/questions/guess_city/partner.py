@@ -27,6 +27,13 @@ from functools import lru_cache
 
 from envs.questions.guess_city.data import (
     AREAS,
+    COAST_SIDE,
+    CURRENCIES,
+    ISLANDS,
+    KNOWN_FOR,
+    OLD_CITIES,
+    RIVER_PORTS,
+    SUNNY,
     DRIVE_LEFT,
     DRIVE_LEFT_CITIES,
     NEAR,
@@ -123,7 +130,10 @@ def _either(question: str) -> tuple[tuple[str, Parsed], ...]:
     elided = (" ".join(left + right[1:]), " ".join(left[:-1] + right))  # "northern ... hemisphere"
     joined = tokens(" ".join([left[-1], *right[1:]]))
     whole = lexicon().scan(joined)
-    if len(right) > 1 and right[0].lower() not in LEADS and len(whole) == 1 and (
+    sides = {"east", "west", "north", "south", "eastern", "western", "northern", "southern"}
+    if len(right) > 1 and left[-1].lower() in sides and right[0].lower() in sides:
+        options = [elided, plain]  # "on the east or west coast of Australia"
+    elif len(right) > 1 and right[0].lower() not in LEADS and len(whole) == 1 and (
         whole[0].start == 0 and whole[0].end == len(joined)
     ):  # "northern ... hemisphere": the left word shares the right's noun
         options = [elided, plain]
@@ -238,6 +248,22 @@ def holds(atom: Atom, c: City, index: int) -> bool:
                     "cold": {"hot", "warm", "mild"}, "humid": {"dry"}, "dry": {"rainy", "humid"},
                     "rainy": {"dry"}}.get(v, set())  # fmt: skip
         ok = v in c.weather and not (opposite & c.weather)
+    elif rel == "port":
+        ok = bool(c.coasts) or c.name in RIVER_PORTS
+    elif rel == "island":
+        ok = c.name in ISLANDS
+    elif rel == "coast_side":
+        ok = v in split_list(COAST_SIDE.get(c.name, ""))
+    elif rel == "currency":
+        ok = v in split_list(CURRENCIES.get(c.name) or CURRENCIES.get(c.country, ""))
+    elif rel == "continents2":
+        ok = len(c.continents) > 1
+    elif rel == "old":
+        ok = c.name in OLD_CITIES
+    elif rel == "sunny":
+        ok = c.climate in SUNNY or "dry" in c.weather or "sunny" in KNOWN_FOR.get(c.name, "")
+    elif rel == "known":
+        ok = v in {fold(w) for w in split_list(KNOWN_FOR.get(c.name, ""))}
     elif rel == "food":
         ok = _contains(c.foods, v)
     else:

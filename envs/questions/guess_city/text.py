@@ -9,6 +9,8 @@ from functools import cache
 
 from envs.questions.guess_city.data import (
     AREAS,
+    CURRENCIES,
+    KNOWN_FOR,
     CLIMATE_WORDS,
     CLIMATES,
     CONTINENT_WORDS,
@@ -27,7 +29,7 @@ STOP_CONTENT = frozenset(
     "market house modern ancient royal grand temple tower bridge garden gardens center centre "
     "district central nearby building sea lake mountains mountain island hill sauce rice soup "
     "cakes cake bread fish winter summer night nights white black red blue green yellow gold "
-    "golden little world".split()
+    "golden little world cars car west east north south port harbour harbor island old time times".split()
 )
 COMMON_WORDS = frozenset({"red", "pearl", "min", "hai", "wei", "han", "red river"})
 """River names too common to be taken alone as the river (``red``)."""
@@ -42,6 +44,13 @@ PRIORITY = (
     "city",
     "area",
     "drive",
+    "coast_side",
+    "port",
+    "island",
+    "currency",
+    "continents2",
+    "old",
+    "sunny",
     "near",
     "country",
     "continent",
@@ -59,6 +68,7 @@ PRIORITY = (
     "pop",
     "food",
     "sight",
+    "known",
 )
 WH = frozenset(
     {
@@ -196,7 +206,38 @@ def lexicon() -> Lexicon:
             lex.add(place[: -len(" State")] + " state", Atom("area", fold(place)))
     for w in {n for v in NEAR.values() for n in split_list(v)}:
         lex.add(w, Atom("near", w))
+    _more_words(lex)
     return lex
+
+
+def _more_words(lex: Lexicon) -> None:
+    """Ports, islands, which coast, money, two continents, old age, sunshine, what it is known for."""
+    for w in ("port", "port city", "big port", "major port", "large port", "busy port", "seaport",
+              "big port city", "major port city", "harbour", "harbor", "shipping", "harbour city"):
+        lex.add(w, Atom("port", True))
+    for w in ("island", "islands", "island city", "on island"):
+        lex.add(w, Atom("island", True))
+    for side in ("west", "east", "north", "south"):
+        for w in (f"{side} coast", f"{side}ern coast", f"{side} coast of", f"{side}ern shore"):
+            lex.add(w, Atom("coast_side", side))
+    for names in CURRENCIES.values():
+        for w in split_list(names):
+            lex.add(w, Atom("currency", w))
+    for w in ("two continents", "both continents", "transcontinental", "span continents",
+              "two continent", "europe and asia", "asia and europe", "more than one continent"):
+        lex.add(w, Atom("continents2", True))
+    for w in ("ancient", "ancient city", "old city", "very old", "historic", "historical",
+              "thousands of years", "thousand years old", "long history"):
+        lex.add(w, Atom("old", True))
+    for w in ("sunny", "sunshine", "lot of sun", "lots of sun", "sunny weather"):
+        lex.add(w, Atom("sunny", True))
+    for w in ("tech industry", "tech hub", "technology hub", "tech city", "high tech", "it hub",
+              "tech companies", "technology industry", "software industry"):
+        lex.add(w, Atom("known", "technology"))
+    for words in KNOWN_FOR.values():
+        for w in split_list(words):
+            if not lex.scan(tokens(w)) and not set(tokens(w)) <= STOP_CONTENT | {"food", "cuisine", "industry"}:
+                lex.add(w, Atom("known", fold(w)))
 
 
 _NUM = re.compile(r"^\d+(\.\d+)?$")
@@ -229,6 +270,8 @@ def population(toks: list[str]) -> tuple[Atom | None, list[str]]:
 INTENTS: tuple[tuple[str, frozenset[str]], ...] = tuple(
     (name, frozenset(words.split()))
     for name, words in (
+        ("currency", "currency currencies money"),
+        ("area", "state province county"),
         ("river", "river rivers"),
         ("coast", "coast ocean sea beach port water coastal seaside"),
         ("lang", "language languages speak spoken"),
