@@ -24,6 +24,9 @@ YES_NO = [
     ("Dubai", "Is it sunny most of the time?", "Yes."),
     ("Bangalore", "Is it famous for its tech industry?", "Yes."),
     ("Sydney", "Do people drive on the left side of the road?", "Yes."),
+    ("Tokyo", "Does it get earthquakes?", "Yes."),
+    ("Amsterdam", "Is much of it below sea level?", "Yes."),
+    ("Milan", "Is it a fashion capital?", "Yes."),
 ]
 
 
@@ -37,6 +40,7 @@ def test_yes_no(city: str, question: str, expected: str) -> None:
     ("Houston", "Which state is the city in?", "Texas"),
     ("Toronto", "What province is it in?", "Ontario"),
     ("Los Angeles", "Is it on the west coast or the east coast?", "west"),
+    ("Chennai", "Which coast of India is it on?", "east"),
 ])  # fmt: skip
 def test_open(city: str, question: str, part: str) -> None:
     reply = answer(question, INDEX[city]).text

@@ -112,7 +112,7 @@ CASES = [
         "About 32 million people live in its metropolitan area.",
     ),
     ("Oslo", "What is the population?", "About 1.6 million people live in its metropolitan area."),
-    ("Mumbai", "Which sea or ocean is it on?", "It lies on the Arabian Sea."),
+    ("Mumbai", "Which sea or ocean is it on?", "It lies on the Arabian Sea, on the west coast."),
     ("Delhi", "Which sea is it near?", "It is inland, not on the coast."),
     ("Cairo", "What river runs through it?", "The Nile river runs through it."),
     ("Sydney", "Which hemisphere is it in?", "It is in the southern and eastern hemispheres."),

@@ -134,10 +134,10 @@ def open_answer(intent: str, c: City) -> str:
             else "No major river runs through it."
         )
     if intent == "coast":
-        return (
-            f"It lies on the {_listing(c.coasts)}."
-            if c.coasts
-            else "It is inland, not on the coast."
+        sides = [s for s in split_list(COAST_SIDE.get(c.name, "")) if c.coasts]
+        side = f", on the {' and '.join(sides)} coast" if sides else ""
+        return f"It lies on the {_listing(c.coasts)}{side}." if c.coasts else (
+            "It is inland, not on the coast."
         )
     if intent == "lang":
         return f"People there mainly speak {_listing(c.langs)}."

@@ -263,12 +263,16 @@ def holds(atom: Atom, c: City, index: int) -> bool:
     elif rel == "sunny":
         ok = c.climate in SUNNY or "dry" in c.weather or "sunny" in KNOWN_FOR.get(c.name, "")
     elif rel == "known":
-        ok = v in {fold(w) for w in split_list(KNOWN_FOR.get(c.name, ""))}
+        ok = _known(c, v) or _contains(c.sights, v) or _contains(c.foods, v)
     elif rel == "food":
         ok = _contains(c.foods, v)
     else:
-        ok = _contains(c.sights, v)
+        ok = _contains(c.sights, v) or _known(c, v)
     return ok != atom.neg
+
+
+def _known(c: City, v: str) -> bool:
+    return v in {fold(w) for w in split_list(KNOWN_FOR.get(c.name, ""))}
 
 
 def answer(question: str, secret: int) -> OracleReply:

@@ -236,7 +236,9 @@ def _more_words(lex: Lexicon) -> None:
         lex.add(w, Atom("known", "technology"))
     for words in KNOWN_FOR.values():
         for w in split_list(words):
-            if not lex.scan(tokens(w)) and not set(tokens(w)) <= STOP_CONTENT | {"food", "cuisine", "industry"}:
+            t, skip = tokens(w), STOP_CONTENT | {"food", "cuisine", "industry"}
+            m = lex.scan(t)
+            if not set(t) <= skip and not (len(m) == 1 and m[0].end - m[0].start == len(t)):
                 lex.add(w, Atom("known", fold(w)))
 
 
