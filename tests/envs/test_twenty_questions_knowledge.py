@@ -46,3 +46,13 @@ def test_every_name_guess_is_exact() -> None:
     for i in range(len(things)):
         for j, u in enumerate(things):
             assert (answer(f"Is it a {u.name.lower()}?", i).text == "Yes.") == (i == j)
+
+
+@pytest.mark.parametrize(("secret", "question"), [
+    ("Butterfly", "Is it a cocoon?"), ("Car", "Is it a motor?"), ("Elephant", "Is it a tusk?"),
+    ("Cherry", "Is it a pit?"),
+])  # fmt: skip
+def test_part_or_stage_is_a_wrong_guess(secret: str, question: str) -> None:
+    """Naming a part or a life stage of the object asks what it is: a wrong guess."""
+    reply = answer(question, INDEX[secret])
+    assert reply.text == "No." and reply.understood

@@ -111,6 +111,11 @@ def objects() -> tuple[Thing, ...]:
     return tuple(parse_objects(text))
 
 
+PARTS: set[tuple[str, ...]] = set()
+"""Action spellings marked ``!`` in ``actions.txt``: nouns that name a part, a stage or a related
+thing (``caterpillar``, ``engine``), so that ``Is it a caterpillar?`` asks what the object is."""
+
+
 def parse_actions(
     text: str, names: dict[str, int], categories: dict[str, list[int]]
 ) -> tuple[list[Phrase], dict[str, frozenset[int]]]:
@@ -123,6 +128,10 @@ def parse_actions(
             continue
         said, _, who = line.partition("|")
         spellings = [s.strip() for s in said.split(";") if s.strip()]
+        for s in spellings:
+            if s.startswith("!"):  # a thing, not a kind: "Is it a caterpillar?" is a wrong guess
+                PARTS.add(tuple(tokens(s[1:])))
+        spellings = [s.lstrip("!").strip() for s in spellings]
         value = spellings[0]
         objs: set[int] = set()
         for item in (w.strip() for w in who.split(",")):

@@ -47,7 +47,7 @@ from envs.questions.text import (
     resolve,
     tokens,
 )
-from envs.questions.twenty_questions.data import Thing, objects, read_actions
+from envs.questions.twenty_questions.data import PARTS, Thing, objects, read_actions
 from envs.questions.twenty_questions.text import (
     COMPARE,
     COUNTERS,
@@ -214,6 +214,9 @@ def parse(question: str) -> Parsed:
     )
     phrases, _ = actions()
     found, used = match_phrases(toks, phrases)
+    asked = _identity(question)
+    if asked is not None and tuple(tokens(asked)) in PARTS:
+        found, used = [], set()  # "Is it a caterpillar?": a guess, not "was it a caterpillar"
     atoms: list[Atom] = [Atom("does", v) for v in found]
     if used:
         toks = [t for i, t in enumerate(toks) if i not in used]
