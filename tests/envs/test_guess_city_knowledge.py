@@ -27,6 +27,13 @@ YES_NO = [
     ("Tokyo", "Does it get earthquakes?", "Yes."),
     ("Amsterdam", "Is much of it below sea level?", "Yes."),
     ("Milan", "Is it a fashion capital?", "Yes."),
+    ("Munich", "Is it in the south of Germany?", "Yes."),
+    ("Hamburg", "Is it in southern Germany?", "No."),
+    ("Chengdu", "Is it in western China?", "Yes."),
+    ("Kolkata", "Is it a former capital of India?", "Yes."),
+    ("Delhi", "Is it a former capital?", "No."),
+    ("Singapore", "Was it once a British colony?", "Yes."),
+    ("Dhaka", "Is it very crowded?", "Yes."),
 ]
 
 

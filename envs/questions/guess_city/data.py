@@ -47,6 +47,10 @@ OLD_CITIES = frozenset(_WORDS["old_cities"])
 """Cities more than about a thousand years old."""
 KNOWN_FOR: dict[str, str] = _WORDS["known_for"]
 """What a city is known for besides its dishes and sights (``technology``, ``windy``)."""
+FORMER_CAPITALS = frozenset(_WORDS["former_capitals"])
+"""Cities that were once their country's capital (and are no longer)."""
+SIDES: dict[str, str] = _WORDS["parts"]
+"""Which part of its country a city is in (``north``, ``southeast``, ``center``, ``midwest``)."""
 SUNNY = frozenset({"arid", "semi-arid", "mediterranean", "tropical"})
 """Climate bands that count as sunny."""
 

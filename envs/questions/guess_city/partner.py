@@ -29,6 +29,8 @@ from envs.questions.guess_city.data import (
     AREAS,
     COAST_SIDE,
     CURRENCIES,
+    FORMER_CAPITALS,
+    SIDES,
     ISLANDS,
     KNOWN_FOR,
     OLD_CITIES,
@@ -248,6 +250,10 @@ def holds(atom: Atom, c: City, index: int) -> bool:
                     "cold": {"hot", "warm", "mild"}, "humid": {"dry"}, "dry": {"rainy", "humid"},
                     "rainy": {"dry"}}.get(v, set())  # fmt: skip
         ok = v in c.weather and not (opposite & c.weather)
+    elif rel == "side":
+        ok = v in split_list(SIDES.get(c.name, ""))
+    elif rel == "former_capital":
+        ok = c.name in FORMER_CAPITALS
     elif rel == "port":
         ok = bool(c.coasts) or c.name in RIVER_PORTS
     elif rel == "island":

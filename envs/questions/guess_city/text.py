@@ -45,6 +45,8 @@ PRIORITY = (
     "area",
     "drive",
     "coast_side",
+    "side",
+    "former_capital",
     "port",
     "island",
     "currency",
@@ -220,6 +222,17 @@ def _more_words(lex: Lexicon) -> None:
     for side in ("west", "east", "north", "south"):
         for w in (f"{side} coast", f"{side}ern coast", f"{side} coast of", f"{side}ern shore"):
             lex.add(w, Atom("coast_side", side))
+    for side in ("north", "south", "east", "west", "northeast", "northwest", "southeast",
+                 "southwest", "midwest"):
+        for w in (side, f"{side}ern", f"{side}ern part", f"{side} of country", f"{side}ern region",
+                  f"{side} of"):
+            lex.add(w, Atom("side", side))
+    for w in ("central", "center of", "centre of", "middle of", "heart of", "interior"):
+        lex.add(w, Atom("side", "center"))
+    for w in ("former capital", "once capital", "used to be capital", "old capital", "was capital",
+              "previous capital", "historic capital", "ancient capital", "once the capital",
+              "used to be the capital", "was the capital", "formerly the capital"):
+        lex.add(w, Atom("former_capital", True))
     for names in CURRENCIES.values():
         for w in split_list(names):
             lex.add(w, Atom("currency", w))
