@@ -33,12 +33,16 @@ SETS = (("twenty-questions", "twenty_questions_heldout.jsonl"),
         ("guess-city", "guess_city_heldout.jsonl"),
         ("guess-city", "guess_city_heldout_b.jsonl"),
         ("guess-city", "guess_city_heldout_c.jsonl"),
-        ("guess-city", "guess_city_heldout_d.jsonl"))  # fmt: skip
+        ("guess-city", "guess_city_heldout_d.jsonl"),
+        ("twenty-questions", "twenty_questions_heldout_e.jsonl"),
+        ("guess-city", "guess_city_heldout_e.jsonl"))  # fmt: skip
 """Set A was written before any oracle fix, B and C later, each without looking at the oracles'
 answers to it. The fixes of issue #13 were guided by A's misses and then B's, so the last set
-written, C, was the out-of-sample check until its misses were fixed too. Set D was written last by
-someone who had not seen the oracles' code, and has never been tuned against: its figures are the
-ones to quote."""
+written, C, was the out-of-sample check until its misses were fixed too. Set D was written by someone who had not seen the oracles' code; its first run (20Q 0.916, city
+0.931) led to a second round of knowledge, guided by its misses, so D is tuned too. Set E was
+written during that round by someone who saw neither the code nor the oracles' answers, and has
+never been tuned against: its figures are the ones to quote (first run, after the second round:
+20Q 0.953 with 1 false win, city 0.947)."""
 
 
 def judge(row: dict, observation: str) -> bool:
