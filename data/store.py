@@ -48,6 +48,11 @@ DATABASE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.DatabaseError,)
 up-to-date database needs only these names, so sqlite-utils is imported when first used."""
 
 
+def store_in(folder: str | os.PathLike[str]) -> Path:
+    """The store a results folder keeps for itself (``lmrl reproduce``'s ``OUT/store.db``)."""
+    return Path(folder) / "store.db"
+
+
 def default_db_path() -> Path:
     """``$LMRL_DB`` if set, else ``episodes.db`` in the user data directory."""
     env = os.environ.get(DB_ENV)

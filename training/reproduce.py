@@ -1,7 +1,7 @@
 """``lmrl reproduce TASK``: LMRL-Gym's Table 2 for one task (or ``--all``), end to end.
 
 1. The dataset: the task's behaviour policy from the data seeds (``lmrl generate``), into the
-   reproduction's own store ``OUT/store.db``.
+   reproduction's own store in ``OUT`` (:func:`data.store.store_in`).
 2. Every algorithm of :data:`training.reproduce_recipes.ALGORITHMS` for each training seed
    (``lmrl train``; PPO and online %BC start from the BC run of the same seed).
 3. Each checkpoint evaluated on the evaluation seeds (``lmrl eval``: the store's ``evaluations``).
@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from data.store import store_in
 from training.args import task_option
 from training.errors import TrainingError
 from training.reproduce_recipes import (
@@ -99,7 +100,7 @@ class Reproduction:
         if any(a in ONLINE for a in self.algorithms) and "bc" not in self.algorithms:
             self.algorithms.insert(0, "bc")  # the online runs start from BC
         self.out = Path(out).resolve()
-        self.store_path = self.out / "store.db"
+        self.store_path = store_in(self.out)
         self.runner = runner
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
 
@@ -217,7 +218,7 @@ def add_reproduce_command(subparsers: Any, parents: Iterable[argparse.ArgumentPa
                    help=f"algorithms (default: all of {' '.join(ALGORITHMS)})".replace("%", "%%"))
     p.add_argument("--out", default=None,
                    help="results folder (default: results/TASK; with --all, OUT/TASK); it holds the "
-                   "reproduction's own store (store.db) and runs/")  # fmt: skip
+                   "reproduction's own store and runs/")  # fmt: skip
     p.add_argument("--option", type=task_option, action="append", default=[], dest="task_options",
                    metavar="KEY=VALUE", help="replace a task option of the recipe, e.g. vocab_file=PATH "
                    "(wordle-lmrl on LMRL-Gym's own word list: LMRL's normalisation then applies)")  # fmt: skip
@@ -227,7 +228,7 @@ def add_reproduce_command(subparsers: Any, parents: Iterable[argparse.ArgumentPa
 
 def run_reproduce(args: argparse.Namespace, store: Any = None) -> int:
     """Run the subcommand; ``store`` (the ``--db`` store) is not used: each reproduction keeps its
-    data, runs and evaluations in its own ``OUT/store.db``."""
+    data, runs and evaluations in its own store in ``OUT``."""
     try:
         if args.all == bool(args.task):
             raise TrainingError("give a TASK or --all (not both)")

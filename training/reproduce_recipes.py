@@ -1,6 +1,6 @@
 """The settings of ``lmrl reproduce TASK``: one table per task and budget (no torch at import).
 
-A task's recipe is LMRL-Gym's (``/work/shared/specs/tasks-lmrl-gym.md``, written from the official
+A task's recipe is LMRL-Gym's (``docs/tasks.md``, written from the official
 code): the dataset is its behaviour policy (``envs.make_policy(task, "behaviour")``) played from the
 held-out *data seeds* ``DATA_SEED + i``; every policy is evaluated on the *evaluation seeds*
 ``0 .. eval_episodes - 1`` (disjoint: data seeds start at 100,000; online rollouts at 1,000,000).

@@ -13,6 +13,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from data.store import store_in
 from training.reproduce_recipes import ALGORITHMS, DATA_SEED, TABLE2_KEYS, TaskRecipe
 
 # two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom
@@ -90,7 +91,7 @@ def write_report(out: Path, recipe: TaskRecipe, budget: str, data: dict[str, Any
         "algorithms": algos,
         "wall_s_this_invocation": round(wall_s, 1),
         "versions": versions(), "git_commit": commit or git_commit(),
-        "store": "store.db (runs, checkpoints and evaluations tables)",
+        "store": f"{store_in('.').name} (runs, checkpoints and evaluations tables)",
     }  # fmt: skip
     (out / "results.json").write_text(json.dumps(res, indent=1, default=str) + "\n")
     (out / "results.md").write_text(markdown(res))
