@@ -34,6 +34,7 @@ QUICK: dict[str, list[str]] = {
     "eval": ["--episodes", "50", "--train-episodes", "100", "--steps", "200"],
     "gpu": ["--cpu-smoke"],
     "oracle_accuracy": [],
+    "gym": ["--seconds", "0.5"],
 }
 """Script (``bench/bench_NAME.py``) -> arguments of the quick run."""
 
