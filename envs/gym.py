@@ -103,9 +103,8 @@ class TextTaskEnv(gymnasium.Env[str, str]):
             raise TypeError(
                 f"{gym_id(self.task_id)} takes text actions, not {type(action).__name__}"
             )
-        st = self.task.step(action)
-        info = _fresh(st.info)
-        return st.observation, float(st.reward), bool(st.terminated), bool(st.truncated), info
+        observation, reward, terminated, truncated, info = self.task.step(action)
+        return observation, float(reward), bool(terminated), bool(truncated), _fresh(info)
 
     def render(self) -> str | None:  # type: ignore[override]
         if self.render_mode == "ansi":
@@ -121,9 +120,17 @@ class TextTaskEnv(gymnasium.Env[str, str]):
         super().close()
 
 
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
 def _fresh(data: Any) -> Any:
     """A copy of a task's info that shares no mutable part with it (Gymnasium's checker asks for
     new data on every call; infos are JSON-like, so this is faster than ``copy.deepcopy``)."""
+    kind = type(data)
+    if kind is dict:
+        return {k: _fresh(v) for k, v in data.items()} if data else {}
+    if kind in _ATOMS:
+        return data
     if isinstance(data, Mapping):
         return {k: _fresh(v) for k, v in data.items()}
     if isinstance(data, list):
