@@ -82,6 +82,7 @@ class HomeScreen(LmrlScreen, Screen[None]):
         Binding("enter", "play", "Play / watch", id="home.play", show=True, priority=False),
         Binding("b", "browse", "Episodes", id="home.browse"),
         Binding("t", "runs", "Training runs", id="home.runs"),
+        Binding("l", "ladder", "Ladder", id="home.ladder"),
         Binding("question_mark,f1", "help", "Help", id="home.help"),
         Binding("r", "refresh_stats", "Refresh", id="home.refresh"),
     ]
@@ -217,6 +218,11 @@ class HomeScreen(LmrlScreen, Screen[None]):
 
     def action_runs(self) -> None:
         self.post_message(RunsRequested())
+
+    def action_ladder(self) -> None:
+        from lmrl_tui.screens.ladder import LadderScreen
+
+        self.app.push_screen(LadderScreen(self._selected_task()))
 
     def action_help(self) -> None:
         self.post_message(AboutRequested())
