@@ -38,7 +38,7 @@ def pane_status(replay: EpisodeReplay, idx: int) -> str:
     head = f"step {f.idx}/{replay.last}"
     if idx > replay.last:
         head += " (ended)"
-    action = "start" if f.action is None else f"action: {f.action}"
+    action = "start" if f.action is None else "action: " + f.action.strip().replace("\n", "⏎")
     return f"{head} · {action} · reward {f.reward:g} · return so far {f.return_so_far:g}"
 
 
@@ -109,6 +109,7 @@ class SideBySideScreen(LmrlScreen, Screen[None]):
             # A task's own view when the episode replayed, else its recorded texts in a text view.
             cls = view_class(task) if replay.replayed else TextView
             view = cls(_spec_or_blank(task), id=f"{side}-view")
+            view.can_focus = False  # the stepping keys are the screen's, not the view's (maze arrows)
             self.views[side] = view
             await self.query_one(f"#{side}-pane", Vertical).mount(view, before=f"#{side}-status")
             view.set_turn(None, False)

@@ -42,8 +42,8 @@ async def test_mark_two_episodes_and_step_them_together(db_path):
         await pilot.pause()
         assert screen.idx == 3
         left, right = _text(screen, "#left-status"), _text(screen, "#right-status")
-        assert f"action: {random_steps[2]['action']}" in left
-        assert f"action: {strong_steps[2]['action']}" in right
+        assert f"action: {random_steps[2]['action'].strip()} ·" in left
+        assert f"action: {strong_steps[2]['action'].strip()} ·" in right
         so_far = sum(s["reward"] for s in strong_steps[:3])
         assert f"return so far {so_far:g}" in right
         # Each pane draws the maze at that step: the agent (◉) where the replay put it.
