@@ -145,7 +145,7 @@ def print_app_start(runs: int = 3) -> None:
     print(f"app_start_to_task_table_s {filled:.3f} s")
     print(f"app_start_to_task_table_cpu_s {cpu:.3f} s")
     shown, filled, cpu = app_start_seconds(runs, cold=True)
-    print(f"app_start_to_task_table_cold_s {filled:.3f} s (no task list kept from a previous start)")
+    print(f"app_start_to_task_table_cold_s {filled:.3f} s")  # no task list kept from a previous start
     print(f"app_start_to_task_table_cold_cpu_s {cpu:.3f} s")
 
 

@@ -13,7 +13,6 @@ else in the user cache directory.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass
@@ -65,15 +64,16 @@ def cache_path() -> Path:
 
 
 def fingerprint() -> str:
-    """Changes when any file of the ``envs`` package does (size or modification time)."""
+    """Changes when any file of the ``envs`` package does (size or modification time): the list of
+    them itself (a few kB; no hashing module to import at start)."""
     root = Path(envs.__file__).parent
-    h = hashlib.sha256(str(root).encode())
+    lines = [str(root)]
     for folder, subfolders, files in os.walk(root):
         subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
         for name in sorted(files):
             st = os.stat(os.path.join(folder, name))
-            h.update(f"{os.path.relpath(folder, root)}/{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()
+            lines.append(f"{os.path.relpath(folder, root)}/{name} {st.st_size} {st.st_mtime_ns}")
+    return "\n".join(lines)
 
 
 def load_cached(path: Path | None = None) -> list[TaskSummary] | None:
