@@ -139,9 +139,11 @@ class HomeScreen(LmrlScreen, Screen[None]):
         cached = task_list.load_cached()
         if cached:
             self._fill_tasks(cached)
+            # After the first frame: the imports would hold the GIL while it is drawn.
+            self.call_after_refresh(self._load_tasks, cached)
         else:
             table.loading = True
-        self._load_tasks(cached)
+            self._load_tasks(cached)
 
     @work(thread=True, exclusive=True, group="home-tasks", exit_on_error=False)
     def _load_tasks(self, cached: list[TaskSummary] | None) -> None:

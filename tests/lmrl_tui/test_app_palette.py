@@ -28,18 +28,13 @@ async def _run_from_palette(app, pilot, query: str, want: str) -> None:
     await pilot.pause()
 
 
-async def test_palette_opens_a_ladder(db_path):
+async def test_typing_in_the_palette_finds_and_runs_the_apps_commands(db_path):
     app = make_app(db_path)
     async with app.run_test(size=(160, 40)) as pilot:
         await pilot.pause()
         await _run_from_palette(app, pilot, "ladder", "Ladder")
         assert isinstance(app.screen, LadderScreen) and app.screen.task_id == "maze-fo"  # the first task
-
-
-async def test_palette_starts_a_new_maze_episode(db_path):
-    app = make_app(db_path)
-    async with app.run_test(size=(160, 40)) as pilot:
-        await pilot.pause()
+        await pilot.press("escape")
         await _run_from_palette(app, pilot, "maze-po", "New episode: maze-po")
         assert isinstance(app.screen, NewEpisodeDialog) and app.screen.task_id == "maze-po"
         await pilot.press("escape")

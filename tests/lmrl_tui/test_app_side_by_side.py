@@ -60,18 +60,15 @@ async def test_mark_two_episodes_and_step_them_together(db_path):
         await pilot.press("home")
         await pilot.pause()
         assert screen.idx == 0 and "start" in _text(screen, "#left-status")
-
-
-async def test_pick_the_second_episode(db_path):
-    with Store(db_path) as store:
-        generate(store, "maze-fo", envs.make_policy("maze-fo", "strong"), 2, seed=7)
-    app = make_app(db_path)
-    async with app.run_test(size=(200, 50)) as pilot:
-        await _open_browse(app, pilot)
+        # Without a mark, v asks for the second episode (the same task's, same seed first).
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, BrowseScreen) and app.screen.marked is None
         await pilot.press("v")
         await pilot.pause()
         assert isinstance(app.screen, PickEpisodeDialog)
+        assert app.screen.query_one("#pick").row_count == 1
         await pilot.press("enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert isinstance(app.screen, SideBySideScreen) and app.screen.episode_ids == (2, 1)
+        assert isinstance(app.screen, SideBySideScreen) and app.screen.episode_ids == (1, 2)
