@@ -21,6 +21,7 @@ from data.store import Store
 from envs.core import Agent
 from envs.core.agents import make_agent
 from envs.core.session import HumanAgent
+from lmrl_tui.commands import LmrlCommands
 from lmrl_tui.messages import (
     AboutRequested,
     BrowseRequested,
@@ -47,6 +48,7 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
 
     TITLE = "lmrl-tui"
     CSS_PATH = [STYLES / "screens.tcss", STYLES / "views.tcss"]
+    COMMANDS = App.COMMANDS | {LmrlCommands}
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True)]
     WORKER_ERRORS = {"unfinished": ErrorToast("Could not look for unfinished episodes", timeout=30)}
 

@@ -41,7 +41,6 @@ from training.reproduce_recipes import (
     recipe,
     train_flags,
 )
-from training.reproduce_report import git_commit, write_report
 
 Runner = Callable[[list[str]], tuple[int, str]]
 """Runs ``lmrl`` argv (``--db`` first) and returns (exit status, stdout)."""
@@ -181,6 +180,10 @@ class Reproduction:
         return record
 
     def run(self) -> dict[str, Any]:
+        # Not at import: `lmrl` builds this command's parser at every start, and the report's
+        # importlib.metadata (package versions) is a good part of the start's cost.
+        from training.reproduce_report import git_commit, write_report
+
         self.out.mkdir(parents=True, exist_ok=True)
         t0, commit = time.time(), git_commit()
         data = self.dataset()

@@ -59,6 +59,8 @@ class BrowseScreen(LmrlScreen, Screen[None]):
         Binding("l", "label", "Label step", id="browse.label"),
         Binding("g", "quick_label('good')", "Good", id="browse.good"),
         Binding("x", "quick_label('bad')", "Bad", id="browse.bad"),
+        Binding("m", "mark", "Mark", id="browse.mark"),
+        Binding("v", "side_by_side", "Side by side", id="browse.side_by_side"),
     ]
     LIMIT = 500
 
@@ -73,6 +75,8 @@ class BrowseScreen(LmrlScreen, Screen[None]):
         super().__init__()
         self.episode_id: int | None = None
         self._shown: int | None = None
+        self.marked: int | None = None
+        """The episode marked to replay side by side with the next one chosen."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -176,3 +180,38 @@ class BrowseScreen(LmrlScreen, Screen[None]):
         app.store.add_label(episode_id, text, step_idx=idx, author=app.player)
         self.notify(f"Labelled step {idx}: {text}")
         self._show_steps(episode_id)
+
+    # -- side by side -----------------------------------------------------------------------------
+    def action_mark(self) -> None:
+        """Mark (or unmark) the episode under the cursor to replay it next to another."""
+        if self.episode_id is None:
+            return
+        self.marked = None if self.marked == self.episode_id else self.episode_id
+        self.notify(f"Marked episode {self.marked}: now pick another and press v." if self.marked
+                    else "Unmarked.")  # fmt: skip
+
+    def action_side_by_side(self) -> None:
+        """Replay the marked episode next to the one under the cursor; without a mark (or on the
+        marked one itself), pick the second from the episodes of the same task."""
+        from lmrl_tui.screens.side_by_side import PickEpisodeDialog
+
+        first = self.episode_id
+        if first is None:
+            self.notify("Pick an episode first.", severity="warning")
+            return
+        if self.marked is not None and self.marked != first:
+            self.open_side_by_side(self.marked, first)
+            return
+        self.app.push_screen(PickEpisodeDialog(first),
+                             lambda second: None if second is None else self.open_side_by_side(first, second))  # fmt: skip
+
+    def open_side_by_side(self, left: int, right: int) -> None:
+        from lmrl_tui.screens.side_by_side import SideBySideScreen
+
+        store = self.lmrl_app.store
+        a, b = store.episode(left), store.episode(right)
+        if a is None or b is None or a["task"] != b["task"]:
+            self.notify("Side by side replays two episodes of the same task.", severity="warning")
+            return
+        self.marked = None
+        self.app.push_screen(SideBySideScreen(left, right))

@@ -15,9 +15,10 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 import envs
 from data.stats import source_counts
-from envs.core import TaskSpec
+from lmrl_tui import task_list
 from lmrl_tui.messages import AboutRequested, BrowseRequested, NewEpisodeRequested, RunsRequested
 from lmrl_tui.screens.base import LmrlScreen
+from lmrl_tui.task_list import TaskSummary
 from lmrl_tui.workers import ErrorToast
 
 EPISODES = "Finished / all"
@@ -82,6 +83,7 @@ class HomeScreen(LmrlScreen, Screen[None]):
         Binding("enter", "play", "Play / watch", id="home.play", show=True, priority=False),
         Binding("b", "browse", "Episodes", id="home.browse"),
         Binding("t", "runs", "Training runs", id="home.runs"),
+        Binding("l", "ladder", "Ladder", id="home.ladder"),
         Binding("question_mark,f1", "help", "Help", id="home.help"),
         Binding("r", "refresh_stats", "Refresh", id="home.refresh"),
     ]
@@ -92,11 +94,11 @@ class HomeScreen(LmrlScreen, Screen[None]):
     }
 
     class TasksLoaded(Message, bubble=False):
-        """The specs of every task (from the worker that imports the task modules)."""
+        """Every task (from the worker that imports the task modules)."""
 
-        def __init__(self, specs: list[TaskSpec]) -> None:
+        def __init__(self, tasks: list[TaskSummary]) -> None:
             super().__init__()
-            self.specs = specs
+            self.tasks = tasks
 
     class StatsLoaded(Message, bubble=False):
         """Per task: what the store holds for it."""
@@ -109,6 +111,8 @@ class HomeScreen(LmrlScreen, Screen[None]):
         super().__init__()
         self.tasks_ready = False
         self.counts: dict[str, TaskCounts] = {}
+        self.tasks: dict[str, TaskSummary] = {}
+        """The tasks in the table, by id."""
         self._detail_task: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -129,32 +133,50 @@ class HomeScreen(LmrlScreen, Screen[None]):
         table = self.query_one("#tasks", DataTable)
         for label in ("Task", "Title", "Sides", EPISODES, "Mean return", "Success"):
             table.add_column(label, key=label)
-        table.loading = True
         table.focus()
-        self._load_tasks()
+        # The task list of the last start, when the task modules have not changed since: the
+        # table fills at once (the worker below still checks it against the tasks themselves).
+        cached = task_list.load_cached()
+        if cached:
+            self._fill_tasks(cached)
+            # After the first frame: the imports would hold the GIL while it is drawn.
+            self.call_after_refresh(self._load_tasks, cached)
+        else:
+            table.loading = True
+            self._load_tasks(cached)
 
     @work(thread=True, exclusive=True, group="home-tasks", exit_on_error=False)
-    def _load_tasks(self) -> None:
+    def _load_tasks(self, cached: list[TaskSummary] | None) -> None:
         # Importing every task module (python-chess, knowledge bases) takes a moment: do it off
         # the UI thread so the screen shows at once.
-        self.post_message(self.TasksLoaded([envs.spec(task_id) for task_id in envs.ids()]))
+        tasks = task_list.all_summaries()
+        if tasks != cached:
+            task_list.save(tasks)
+        self.post_message(self.TasksLoaded(tasks))
 
     def worker_failed(self, group: str, error: BaseException) -> None:
         # A broken task module (already reported): list the tasks that did register.
         if group == "home-tasks":
-            self._fill_tasks([envs.spec(t) for t in envs.registered_ids()])
+            self._fill_tasks([TaskSummary.of(envs.spec(t)) for t in envs.registered_ids()])
 
     def on_home_screen_tasks_loaded(self, message: HomeScreen.TasksLoaded) -> None:
-        self._fill_tasks(message.specs)
+        self._fill_tasks(message.tasks)
 
-    def _fill_tasks(self, specs: list[TaskSpec]) -> None:
+    def _fill_tasks(self, tasks: list[TaskSummary]) -> None:
+        if self.tasks_ready and list(self.tasks.values()) == tasks:
+            return  # the list shown (the last start's) is right
         table = self.query_one("#tasks", DataTable)
-        for spec in specs:
-            table.add_row(spec.id, spec.title, " vs ".join(spec.roles), "…", "", "", key=spec.id)
+        keep = self._selected_task()
+        table.clear()
+        self.tasks = {t.id: t for t in tasks}
+        for t in tasks:
+            table.add_row(t.id, t.title, " vs ".join(t.roles), "…", "", "", key=t.id)
         table.loading = False
+        if keep in self.tasks:
+            table.move_cursor(row=table.get_row_index(keep))
         self.tasks_ready = True
-        if specs:
-            self._show_detail(specs[0].id)
+        if tasks:
+            self._show_detail(keep if keep in self.tasks else tasks[0].id)
         self.action_refresh_stats()
 
     def on_screen_resume(self) -> None:
@@ -174,7 +196,7 @@ class HomeScreen(LmrlScreen, Screen[None]):
     def _fill_stats(self, stats: dict[str, TaskCounts]) -> None:
         self.counts = stats
         table = self.query_one("#tasks", DataTable)
-        for task_id in envs.ids():
+        for task_id in self.tasks:
             c = stats.get(task_id, TaskCounts())
             mean, succ = c.mean_return, c.success_rate
             table.update_cell(task_id, EPISODES, f"{c.finished} / {c.total}")
@@ -185,8 +207,10 @@ class HomeScreen(LmrlScreen, Screen[None]):
     def _show_detail(self, task_id: str | None) -> None:
         if task_id is None:
             return
+        spec = self.tasks.get(task_id)
+        if spec is None:
+            return
         self._detail_task = task_id
-        spec = envs.spec(task_id)
         counts = self.counts.get(task_id, TaskCounts()).describe() if self.counts else ""
         self.query_one("#detail", Static).update(
             f"[b]{spec.title}[/b] — {spec.summary}\nUp to {spec.max_turns} turns; "
@@ -217,6 +241,11 @@ class HomeScreen(LmrlScreen, Screen[None]):
 
     def action_runs(self) -> None:
         self.post_message(RunsRequested())
+
+    def action_ladder(self) -> None:
+        from lmrl_tui.screens.ladder import LadderScreen
+
+        self.app.push_screen(LadderScreen(self._selected_task()))
 
     def action_help(self) -> None:
         self.post_message(AboutRequested())
