@@ -1,0 +1,205 @@
+"""``lmrl serve`` in a real browser (Debian's chromium through playwright): play a maze to the
+goal, two browsers on two tasks at once, and the access token on the page and the websocket. Each
+test starts the server on a free loopback port with its own store and kills it at the end."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+from serve_browser import BrowserTerminal, browser_missing, launch_chromium, served
+
+import envs
+from data.store import Store
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(browser_missing() is not None, reason=str(browser_missing()))]
+
+ARROW = {"move up\n": "ArrowUp", "move down\n": "ArrowDown", "move left\n": "ArrowLeft", "move right\n": "ArrowRight"}
+HOME_ROW = "Maze (fully observed)"  # the home screen's task table has loaded
+NAME = "Quokka"  # letters no home-screen key is bound to
+TOKEN = "test-token-0123456789abcdef"
+
+
+def scripted_actions(task_id: str, policy: str, seed: int) -> list[str]:
+    ep = envs.run_episode(envs.make(task_id), envs.make_policy(task_id, policy), seed)
+    return [t.action for t in ep.transitions]
+
+
+def reach_home(term: BrowserTerminal, url: str) -> str | None:
+    """Open the app; if it asks for a player name (an Input, confirmed with Enter), give NAME.
+    Returns the name given (None: no prompt)."""
+    term.open(url)
+    term.wait_for("Pick a task", "layer", "name", timeout=45)
+    term.page.wait_for_timeout(1500)  # the first screen settles (a prompt may come over home)
+    term.type(NAME)  # typed on the home screen these letters do nothing
+    term.page.wait_for_timeout(800)
+    asked = term.shows(NAME)
+    if asked:
+        term.press("Enter")
+    term.wait_for(HOME_ROW, timeout=30)
+    return NAME if asked else None
+
+
+def start_episode(term: BrowserTerminal, db: Path, task: str, title: str, seed: int) -> None:
+    """From home: the task's row of the table, the dialog, the seed, Enter through the fields
+    until the store holds the new episode."""
+    term.press(*["ArrowDown"] * envs.ids().index(task))
+    term.press("Enter")
+    term.wait_for(f"New episode · {title}", timeout=20)
+    term.press("Tab")  # from the task list to the seed
+    term.type(str(seed))
+    for _ in range(15):  # Enter moves to the next field; on the last one it starts
+        term.press("Enter")
+        try:
+            wait_for_episode(db, task, 0, finished=False, timeout=1.5)
+            term.wait_for(f"seed {seed}", timeout=10)  # the play screen's header
+            return
+        except TimeoutError:
+            continue
+    raise TimeoutError(f"the episode did not start; the screen shows:\n{term.screen.text()}")
+
+
+def wait_for_episode(db: Path, task: str, n_steps: int, finished: bool = True, timeout: float = 30) -> tuple[dict, list[dict]]:
+    """The store's episode of ``task`` once it has ``n_steps`` steps (and is finished)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        store = Store(db)
+        try:
+            eps = [e for e in store.recent_episodes(10) if e["task"] == task]
+            steps = store.steps(eps[0]["id"]) if eps else []
+            if eps:
+                if len(steps) == n_steps and (not finished or eps[0]["status"] == "finished"):
+                    return eps[0], steps
+        finally:
+            store.close()
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{task}: expected {n_steps} steps in the store, found {eps} with "
+                               f"{[(x['typed'], x['action']) for x in steps]}")
+        time.sleep(0.3)
+
+
+def test_play_a_maze_in_the_browser_and_find_every_step_in_the_store(tmp_path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    db = tmp_path / "served.db"
+    seed = 7
+    actions = scripted_actions("maze-fo", "optimal", seed)
+    with served(db) as server, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            term = BrowserTerminal(browser.new_page(viewport={"width": 1280, "height": 800}))
+            name = reach_home(term, server.url)
+            start_episode(term, db, "maze-fo", "Maze (fully observed)", seed)
+            term.press(*[ARROW[a] for a in actions], pause_ms=150)
+            ep, steps = wait_for_episode(db, "maze-fo", len(actions))
+        finally:
+            browser.close()
+    assert ep["seed"] == seed and ep["source"] == "human" and ep["agent_kind"] == "human"
+    assert ep["status"] == "finished" and ep["success"] == 1
+    assert [s["action"] for s in steps] == actions
+    assert [s["typed"] for s in steps] == [ARROW[a].removeprefix("Arrow").lower() for a in actions]
+    task = envs.make("maze-fo")
+    task.reset(seed)
+    assert ep["return"] == sum(s["reward"] for s in steps) == task.state()["optimal_return"]
+    if name is not None:
+        assert ep["player"] == name
+
+
+def test_two_browsers_on_two_tasks_at_once(tmp_path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    db = tmp_path / "served.db"
+    maze = scripted_actions("maze-fo", "optimal", 7)
+    words = [a.replace(" ", "").strip() for a in scripted_actions("wordle", "strong", 3)]
+    with served(db) as server, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            # two contexts: two people, nothing shared (cookies, storage)
+            a = BrowserTerminal(browser.new_context(viewport={"width": 1280, "height": 800}).new_page())
+            b = BrowserTerminal(browser.new_context(viewport={"width": 1280, "height": 800}).new_page())
+            reach_home(a, server.url)
+            reach_home(b, server.url)
+            start_episode(a, db, "maze-fo", "Maze (fully observed)", 7)
+            start_episode(b, db, "wordle", "Wordle", 3)
+            moves = iter(ARROW[m] for m in maze)
+            for n, word in enumerate(words, 1):  # interleaved: a maze move, a Wordle guess, ...
+                if (key := next(moves, None)) is not None:
+                    a.press(key, pause_ms=150)
+                b.type(word)
+                b.press("Enter")
+                # like a person, the next guess after this one's tiles have turned
+                wait_for_episode(db, "wordle", n, finished=n == len(words))
+                b.page.wait_for_timeout(500)
+            a.press(*moves, pause_ms=150)
+            maze_ep, maze_steps = wait_for_episode(db, "maze-fo", len(maze))
+            wordle_ep, wordle_steps = wait_for_episode(db, "wordle", len(words))
+        finally:
+            browser.close()
+    assert maze_ep["id"] != wordle_ep["id"]
+    assert [s["action"] for s in maze_steps] == maze
+    assert [s["typed"] for s in wordle_steps] == words
+    assert maze_ep["success"] == 1 and wordle_ep["success"] == 1
+    assert wordle_ep["seed"] == 3 and wordle_ep["status"] == "finished"
+
+
+async def _ws_status(url: str, headers: dict[str, str] | None = None) -> int:
+    """The status the websocket handshake gets (101 when it opens; it then closes at once)."""
+    import aiohttp
+
+    async with aiohttp.ClientSession() as session:
+        try:
+            async with session.ws_connect(url, headers=headers or {}, timeout=aiohttp.ClientWSTimeout(ws_close=5)) as ws:
+                await ws.close()
+                return 101
+        except aiohttp.WSServerHandshakeError as e:
+            return e.status
+
+
+def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
+    """Status, headers and body of one GET (redirects not followed)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    u = urlsplit(url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+    try:
+        conn.request("GET", u.path + (f"?{u.query}" if u.query else ""), headers=headers or {})
+        r = conn.getresponse()
+        return r.status, dict(r.getheaders()), r.read().decode()
+    finally:
+        conn.close()
+
+
+def test_the_token_guards_the_page_and_the_websocket(tmp_path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    db = tmp_path / "served.db"
+    with served(db, token=TOKEN) as server:
+        base, ws = server.base, server.base.replace("http:", "ws:") + "ws"
+        cookie = {"Cookie": f"lmrl_serve_token_{server.port}={TOKEN}"}
+        assert _get(base)[0] == 401
+        assert _get(base + "static/js/textual.js")[0] == 401
+        assert _get(base + "?token=" + TOKEN[:-1] + "X")[0] == 403
+        assert _get(base, {"Cookie": f"lmrl_serve_token_{server.port}=nope"})[0] == 403
+        status, headers, _ = _get(base + "?token=" + TOKEN)  # the first visit: a cookie, and away from the token
+        assert status == 303 and headers["Location"] == "/"
+        assert f"lmrl_serve_token_{server.port}={TOKEN}" in headers["Set-Cookie"] and "HttpOnly" in headers["Set-Cookie"]
+        status, _, page = _get(base, cookie)
+        assert status == 200 and f"ws://127.0.0.1:{server.port}/ws" in page
+        assert asyncio.run(_ws_status(ws)) == 401
+        assert asyncio.run(_ws_status(ws + "?token=wrong-token-0123456789")) == 403
+        assert asyncio.run(_ws_status(ws + "?token=" + TOKEN)) == 101
+        assert asyncio.run(_ws_status(ws, cookie)) == 101
+        assert asyncio.run(_ws_status(ws, {**cookie, "Origin": "http://evil.example"})) == 403
+        with sync_playwright() as p:
+            browser = launch_chromium(p)
+            try:
+                page = browser.new_page()
+                assert page.goto(base, timeout=20_000).status == 401
+                term = BrowserTerminal(browser.new_page(viewport={"width": 1280, "height": 800}))
+                reach_home(term, server.url)  # the app itself, over the websocket, with the cookie
+                assert "token" not in term.page.url  # the redirect took it out of the address
+            finally:
+                browser.close()
