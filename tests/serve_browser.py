@@ -1,4 +1,4 @@
-"""Helpers for the tests (and the bench) that drive ``lmrl serve`` from a real browser: a served
+"""Helpers for the tests (and bench/bench_serve.py) that drive ``lmrl serve`` from a real browser: a served
 server in a subprocess on a free loopback port, Debian's chromium through playwright, and a small
 terminal emulator fed with what the app sends down the websocket, so a test can wait until the
 screen shows a text (the page draws the terminal on a canvas: there is no DOM text to read)."""
@@ -22,7 +22,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import envs
+from data.store import Store
+
 CHROMIUM = "/usr/bin/chromium"
+HOME_ROW = "Maze (fully observed)"  # the home screen's task table has loaded
+NAME = "Quokka"  # letters no home-screen key is bound to
 LOOPBACK = "127.0.0.1"
 
 
@@ -234,3 +239,59 @@ class BrowserTerminal:
 def launch_chromium(playwright: Any) -> Any:
     path = CHROMIUM if os.access(CHROMIUM, os.X_OK) else shutil.which("chromium")
     return playwright.chromium.launch(executable_path=path, args=["--no-sandbox"], timeout=60_000)
+
+
+# -- the app's own flow, as a person in the browser goes through it ------------------------------
+def reach_home(term: BrowserTerminal, url: str) -> str | None:
+    """Open the app; if it asks for a player name (an Input, confirmed with Enter), give NAME.
+    Returns the name given (None: no prompt)."""
+    term.open(url)
+    term.wait_for("Pick a task", "layer", "name", timeout=45)
+    term.page.wait_for_timeout(1500)  # the first screen settles (a prompt may come over home)
+    term.type(NAME)  # typed on the home screen these letters do nothing
+    term.page.wait_for_timeout(800)
+    asked = term.shows(NAME)
+    if asked:
+        term.press("Enter")
+    term.wait_for(HOME_ROW, timeout=30)
+    return NAME if asked else None
+
+
+def start_episode(term: BrowserTerminal, db: Path, task: str, title: str, seed: int) -> None:
+    """From home: the task's row of the table, the dialog, the seed, Enter through the fields
+    until the store holds the new episode."""
+    term.press(*["ArrowDown"] * envs.ids().index(task))
+    term.press("Enter")
+    term.wait_for(f"New episode · {title}", timeout=20)
+    term.press("Tab")  # from the task list to the seed
+    term.type(str(seed))
+    for _ in range(15):  # Enter moves to the next field; on the last one it starts
+        term.press("Enter")
+        try:
+            wait_for_episode(db, task, 0, finished=False, timeout=1.5, seed=seed)
+            term.wait_for(f"seed {seed}", timeout=10)  # the play screen's header
+            return
+        except TimeoutError:
+            continue
+    raise TimeoutError(f"the episode did not start; the screen shows:\n{term.screen.text()}")
+
+
+def wait_for_episode(
+    db: Path, task: str, n_steps: int, finished: bool = True, timeout: float = 30, seed: int | None = None
+) -> tuple[dict, list[dict]]:
+    """The store's latest episode of ``task`` (with ``seed``, if given) once it has ``n_steps``
+    steps (and is finished)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        store = Store(db)
+        try:
+            eps = [e for e in store.recent_episodes(50, task=task) if seed is None or e["seed"] == seed]
+            steps = store.steps(eps[0]["id"]) if eps else []
+            if eps and len(steps) == n_steps and (not finished or eps[0]["status"] == "finished"):
+                return eps[0], steps
+        finally:
+            store.close()
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{task}: expected {n_steps} steps in the store, found {eps[:1]} with "
+                               f"{[(x['typed'], x['action']) for x in steps]}")  # fmt: skip
+        time.sleep(0.3)

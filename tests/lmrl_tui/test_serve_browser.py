@@ -5,79 +5,29 @@ test starts the server on a free loopback port with its own store and kills it a
 from __future__ import annotations
 
 import asyncio
-import time
-from pathlib import Path
 
 import pytest
-from serve_browser import BrowserTerminal, browser_missing, launch_chromium, served
+from serve_browser import (
+    BrowserTerminal,
+    browser_missing,
+    launch_chromium,
+    reach_home,
+    served,
+    start_episode,
+    wait_for_episode,
+)
 
 import envs
-from data.store import Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(browser_missing() is not None, reason=str(browser_missing()))]
 
 ARROW = {"move up\n": "ArrowUp", "move down\n": "ArrowDown", "move left\n": "ArrowLeft", "move right\n": "ArrowRight"}
-HOME_ROW = "Maze (fully observed)"  # the home screen's task table has loaded
-NAME = "Quokka"  # letters no home-screen key is bound to
 TOKEN = "test-token-0123456789abcdef"
 
 
 def scripted_actions(task_id: str, policy: str, seed: int) -> list[str]:
     ep = envs.run_episode(envs.make(task_id), envs.make_policy(task_id, policy), seed)
     return [t.action for t in ep.transitions]
-
-
-def reach_home(term: BrowserTerminal, url: str) -> str | None:
-    """Open the app; if it asks for a player name (an Input, confirmed with Enter), give NAME.
-    Returns the name given (None: no prompt)."""
-    term.open(url)
-    term.wait_for("Pick a task", "layer", "name", timeout=45)
-    term.page.wait_for_timeout(1500)  # the first screen settles (a prompt may come over home)
-    term.type(NAME)  # typed on the home screen these letters do nothing
-    term.page.wait_for_timeout(800)
-    asked = term.shows(NAME)
-    if asked:
-        term.press("Enter")
-    term.wait_for(HOME_ROW, timeout=30)
-    return NAME if asked else None
-
-
-def start_episode(term: BrowserTerminal, db: Path, task: str, title: str, seed: int) -> None:
-    """From home: the task's row of the table, the dialog, the seed, Enter through the fields
-    until the store holds the new episode."""
-    term.press(*["ArrowDown"] * envs.ids().index(task))
-    term.press("Enter")
-    term.wait_for(f"New episode · {title}", timeout=20)
-    term.press("Tab")  # from the task list to the seed
-    term.type(str(seed))
-    for _ in range(15):  # Enter moves to the next field; on the last one it starts
-        term.press("Enter")
-        try:
-            wait_for_episode(db, task, 0, finished=False, timeout=1.5)
-            term.wait_for(f"seed {seed}", timeout=10)  # the play screen's header
-            return
-        except TimeoutError:
-            continue
-    raise TimeoutError(f"the episode did not start; the screen shows:\n{term.screen.text()}")
-
-
-def wait_for_episode(db: Path, task: str, n_steps: int, finished: bool = True, timeout: float = 30) -> tuple[dict, list[dict]]:
-    """The store's episode of ``task`` once it has ``n_steps`` steps (and is finished)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        store = Store(db)
-        try:
-            eps = [e for e in store.recent_episodes(10) if e["task"] == task]
-            steps = store.steps(eps[0]["id"]) if eps else []
-            if eps:
-                if len(steps) == n_steps and (not finished or eps[0]["status"] == "finished"):
-                    return eps[0], steps
-        finally:
-            store.close()
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{task}: expected {n_steps} steps in the store, found {eps} with "
-                               f"{[(x['typed'], x['action']) for x in steps]}")
-        time.sleep(0.3)
 
 
 def test_play_a_maze_in_the_browser_and_find_every_step_in_the_store(tmp_path) -> None:
