@@ -14,10 +14,11 @@ an app through the operator's own browser.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
-import logging
 import os
 import shlex
+import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -124,7 +125,8 @@ class LmrlServer(Server):
     def __init__(self, settings: ServeSettings, db_path: str | os.PathLike[str]) -> None:
         super().__init__(served_command(db_path, settings.hidden_env), host=settings.host, port=settings.port, title=TITLE)
         self.settings = settings
-        self.sessions = 0
+        self.sessions: set[asyncio.Task[Any]] = set()
+        """The websocket handlers running now (one per browser, each with its app process)."""
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
@@ -132,21 +134,40 @@ class LmrlServer(Server):
             app.middlewares.append(token_middleware(self.settings.token, self.settings.port))
         return app
 
-    async def on_startup(self, app: web.Application) -> None:
+    def link(self) -> str:
+        """The line that tells the operator where to point browsers (the token only when made here)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
         url = f"http://{host}:{self.port}/"
         if self.settings.token is None:
-            line = f"lmrl serve: open {url} (this machine only; Ctrl+C stops)"
-        elif self.settings.token_generated:
-            line = f"lmrl serve: share {url}?{TOKEN_PARAM}={self.settings.token} (the access token is shown only now; Ctrl+C stops)"  # noqa: E501
-        else:
-            line = f"lmrl serve: open {url}?{TOKEN_PARAM}=<your token> (Ctrl+C stops)"
-        print(line, flush=True)
+            return f"lmrl serve: open {url} (this machine only; Ctrl+C stops)"
+        if self.settings.token_generated:
+            return f"lmrl serve: share {url}?{TOKEN_PARAM}={self.settings.token} (the access token is shown only now; Ctrl+C stops)"  # noqa: E501
+        return f"lmrl serve: open {url}?{TOKEN_PARAM}=<your token> (Ctrl+C stops)"
 
-    def initialize_logging(self) -> None:
-        super().initialize_logging()
-        # The access log would write each first visit's ?token=... into the log.
-        logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+    async def on_startup(self, app: web.Application) -> None:
+        pass  # textual-serve prints its logo and the command here; the link is printed once listening
+
+    def serve(self, debug: bool = False) -> None:
+        """Serve until Ctrl+C or SIGTERM: the link is printed once the port is bound (an OSError
+        if it cannot be), the apps are told to quit on the way out, and there is no access log
+        (it would write each first visit's ``?token=...``)."""
+        self.debug = debug
+        self.initialize_logging()
+        asyncio.run(self._serve())
+
+    async def _serve(self) -> None:
+        runner = web.AppRunner(await self._make_app(), handle_signals=False, access_log=None)
+        await runner.setup()
+        try:
+            await web.TCPSite(runner, self.host, self.port).start()
+            print(self.link(), flush=True)
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, stop.set)
+            await stop.wait()
+        finally:
+            await runner.cleanup()
 
     @aiohttp_jinja2.template("app_index.html")
     async def handle_index(self, request: web.Request) -> dict[str, Any]:
@@ -161,13 +182,23 @@ class LmrlServer(Server):
     async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
         if not same_origin(request):
             return _page(403, "A page from another site may not open this app.")
-        if self.sessions >= self.settings.max_sessions:
+        if len(self.sessions) >= self.settings.max_sessions:
             return _page(503, f"All {self.settings.max_sessions} places are taken: try again later.")
-        self.sessions += 1
+        task = asyncio.current_task()
+        assert task is not None
+        self.sessions.add(task)
         try:
             return await super().handle_websocket(request)
         finally:
-            self.sessions -= 1
+            self.sessions.discard(task)
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        # A connected browser would keep its handler (and the server) waiting for a minute:
+        # cancelled, textual-serve's handler closes the websocket and tells the app to quit.
+        for task in self.sessions:
+            task.cancel()
+        if self.sessions:  # each app is told to quit and waited for; one that hangs is left behind
+            await asyncio.wait(set(self.sessions), timeout=10)
 
 
 def serve(settings: ServeSettings, db_path: str | os.PathLike[str]) -> None:

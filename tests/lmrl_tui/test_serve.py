@@ -123,3 +123,18 @@ async def test_a_page_from_another_site_cannot_open_the_websocket(tmp_path) -> N
         assert ws.status == 403
     finally:
         await client.close()
+
+
+def test_a_port_in_use_is_one_line_and_exit_1(tmp_path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "lmrl_tui", "--db", str(tmp_path / "s.db"), "serve",
+                            "--port", str(port)], capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert r.returncode == 1 and r.stdout == ""  # no link printed for a server that is not there
+    assert r.stderr.startswith(f"lmrl: error: cannot listen on 127.0.0.1:{port}") and r.stderr.count("\n") == 1

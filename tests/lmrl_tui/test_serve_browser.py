@@ -5,8 +5,12 @@ test starts the server on a free loopback port with its own store and kills it a
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import time
 
 import pytest
+from processes import group_members
 from serve_browser import (
     BrowserTerminal,
     browser_missing,
@@ -44,6 +48,14 @@ def test_play_a_maze_in_the_browser_and_find_every_step_in_the_store(tmp_path) -
             start_episode(term, db, "maze-fo", "Maze (fully observed)", seed)
             term.press(*[ARROW[a] for a in actions], pause_ms=150)
             ep, steps = wait_for_episode(db, "maze-fo", len(actions))
+            # Ctrl+C / SIGTERM with a browser still connected: the server tells its app to quit
+            # and goes; nothing of theirs is left running.
+            os.kill(server.proc.pid, signal.SIGTERM)
+            assert server.proc.wait(timeout=20) == 0
+            deadline = time.monotonic() + 20
+            while group_members(server.proc.pid) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert group_members(server.proc.pid) == []
         finally:
             browser.close()
     assert ep["seed"] == seed and ep["source"] == "human" and ep["agent_kind"] == "human"
