@@ -17,7 +17,7 @@ import time
 import unicodedata
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -215,14 +215,18 @@ class BrowserTerminal:
 
     def wait_for(self, *texts: str, timeout: float = 30) -> str:
         """Wait until the screen shows one of ``texts``; returns that text."""
+        shown = self.wait_until(lambda s: any(t in s for t in texts), repr(texts), timeout)
+        return next(t for t in texts if t in shown)
+
+    def wait_until(self, ok: Callable[[str], bool], what: str, timeout: float = 30) -> str:
+        """Wait until ``ok(screen text)``; returns the text."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             shown = self.screen.text()
-            for t in texts:
-                if t in shown:
-                    return t
+            if ok(shown):
+                return shown
             self.page.wait_for_timeout(100)
-        raise TimeoutError(f"the screen never showed {texts!r}; it shows:\n{self.screen.text()}")
+        raise TimeoutError(f"the screen never showed {what}; it shows:\n{self.screen.text()}")
 
     def shows(self, text: str) -> bool:
         return text in self.screen.text()
@@ -244,14 +248,18 @@ def launch_chromium(playwright: Any) -> Any:
 # -- the app's own flow, as a person in the browser goes through it ------------------------------
 def reach_home(term: BrowserTerminal, url: str) -> str | None:
     """Open the app; if it asks for a player name (an Input, confirmed with Enter), give NAME.
-    Returns the name given (None: no prompt)."""
+    Returns the name given (None: no prompt). The prompt is recognised by what it does: the
+    letters of NAME show up on the screen (typed on the home screen they do nothing)."""
     term.open(url)
-    term.wait_for("Pick a task", "layer", "name", timeout=45)
-    term.page.wait_for_timeout(1500)  # the first screen settles (a prompt may come over home)
-    term.type(NAME)  # typed on the home screen these letters do nothing
+    term.wait_until(lambda shown: shown.strip() != "", "anything", timeout=45)
+    term.page.wait_for_timeout(2000)  # the first screen settles (a prompt may come over home)
+    term.type(NAME)
     term.page.wait_for_timeout(800)
     asked = term.shows(NAME)
-    if asked:
+    if asked:  # the field may have held a name already: empty it and type NAME alone
+        term.press("End")
+        term.press(*["Backspace"] * (len(NAME) + 40), pause_ms=15)
+        term.type(NAME)
         term.press("Enter")
     term.wait_for(HOME_ROW, timeout=30)
     return NAME if asked else None
