@@ -27,7 +27,7 @@ from data.store import Store
 
 CHROMIUM = "/usr/bin/chromium"
 HOME_ROW = "Maze (fully observed)"  # the home screen's task table has loaded
-NAME = "Quokka"  # letters no home-screen key is bound to
+NAME = "Quokkie"  # letters no key is bound to on the home screen or the unfinished-episodes dialog
 LOOPBACK = "127.0.0.1"
 
 
