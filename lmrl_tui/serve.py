@@ -171,7 +171,10 @@ class LmrlServer(Server):
 
     @aiohttp_jinja2.template("app_index.html")
     async def handle_index(self, request: web.Request) -> dict[str, Any]:
-        ws_scheme = "wss" if request.secure else "ws"
+        # Behind an HTTPS proxy the page is https: its websocket must be wss (only this
+        # browser's own page is affected by what the header says).
+        https = request.secure or request.headers.get("X-Forwarded-Proto", "").lower() == "https"
+        ws_scheme = "wss" if https else "ws"
         return {
             "font_size": to_int(request.query.get("fontsize", "16"), 16),
             "app_websocket_url": f"{ws_scheme}://{request.host}/ws",

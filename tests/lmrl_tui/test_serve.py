@@ -107,6 +107,9 @@ async def test_every_route_asks_for_the_token(tmp_path) -> None:
         page = await client.get("/", cookies={cookie_name(8123): TOKEN})
         text = await page.text()
         assert page.status == 200 and f"ws://{client.host}:{client.port}/ws" in text
+        proxied = await client.get("/", cookies={cookie_name(8123): TOKEN},
+                                   headers={"X-Forwarded-Proto": "https", "Host": "lab.example"})  # fmt: skip
+        assert "wss://lab.example/ws" in await proxied.text()
         assert (await client.get("/static/js/textual.js", cookies={cookie_name(8123): TOKEN})).status == 200
         bad_cookie = await client.get("/", cookies={cookie_name(8123): "x" * 23})
         assert bad_cookie.status == 403
