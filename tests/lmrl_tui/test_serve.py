@@ -5,6 +5,7 @@ spawned: every request here is answered before an app process would start)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import shlex
 from dataclasses import asdict
 
@@ -85,9 +86,9 @@ def test_tokens_compare_exactly() -> None:
     assert not tokens_match(TOKEN + "x", TOKEN) and not tokens_match("ä" * 23, TOKEN)
 
 
-async def _client(tmp_path, token: str | None) -> TestClient:
+async def _client(tmp_path, token: str | None, server: LmrlServer | None = None) -> TestClient:
     chosen = serve_settings(parse("--port", "8123", *(["--token", token] if token else [])), environ={})
-    server = LmrlServer(ServeSettings(**asdict(chosen)), tmp_path / "served.db")
+    server = server or LmrlServer(ServeSettings(**asdict(chosen)), tmp_path / "served.db")
     client = TestClient(TestServer(await server._make_app()))
     await client.start_server()
     return client
@@ -141,3 +142,16 @@ def test_a_port_in_use_is_one_line_and_exit_1(tmp_path) -> None:
                             "--port", str(port)], capture_output=True, text=True, timeout=60)  # fmt: skip
     assert r.returncode == 1 and r.stdout == ""  # no link printed for a server that is not there
     assert r.stderr.startswith(f"lmrl: error: cannot listen on 127.0.0.1:{port}") and r.stderr.count("\n") == 1
+
+
+async def test_browsers_beyond_max_sessions_are_refused(tmp_path) -> None:
+    server = LmrlServer(ServeSettings("127.0.0.1", 8123, None, max_sessions=1), tmp_path / "served.db")
+    client = await _client(tmp_path, None, server)
+    try:
+        busy = asyncio.get_running_loop().create_future()  # stands for one browser's running session
+        server.sessions.add(busy)
+        ws = await client.get("/ws", headers={"Upgrade": "websocket", "Connection": "Upgrade"})
+        assert ws.status == 503 and "places are taken" in await ws.text()
+        busy.cancel()
+    finally:
+        await client.close()
