@@ -1,5 +1,4 @@
-"""The ``lmrl`` command: the app, and the headless jobs (tasks, generate, stats, export, import,
-train, eval). Bad input gets one line on stderr and a non-zero exit, never a traceback."""
+"""The ``lmrl`` command: the app and the headless jobs (``lmrl --help`` lists them). Bad input gets one line on stderr and a non-zero exit, never a traceback."""
 
 from __future__ import annotations
 
@@ -49,6 +48,7 @@ DB_HELP = "episode database (default: $LMRL_DB or the user data directory)"
 def build_parser() -> argparse.ArgumentParser:
     """The one ``lmrl`` command tree; ``--db`` works before or after any subcommand."""
     from envs.core.options import options_help
+    from lmrl_tui.serve_command import add_serve_command
     from training.algorithms import add_eval_command, add_reproduce_command, add_train_command
     from training.args import add_dataset_arguments, add_task_arguments, task_option
 
@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--format", choices=["lmrl", "jsonl"], default="jsonl")
     i.add_argument("--task", default=None, help="task id (needed for the lmrl format)")
 
-    for add in (add_train_command, add_eval_command, add_reproduce_command):
+    for add in (add_train_command, add_eval_command, add_reproduce_command, add_serve_command):
         add(sub, [common])
     return p
 

@@ -1,0 +1,205 @@
+"""``lmrl serve`` capacity: memory and idle CPU per served session, and the store's write rate
+with many people playing at once.
+
+For N = 1, 2, 4 (``--sessions``) browsers (Debian's chromium through playwright, as in the tests)
+open the served app on a fresh store, reach the home screen and start a maze each; then the app
+processes' memory is read from /proc (RSS, and PSS, which shares the common libraries out fairly),
+and their CPU use over a few idle seconds. Then ``--writers`` processes play maze episodes through
+the session layer (every step committed as it is played, the served apps' path) into one store:
+rows/s over all of them.
+
+Prints one figure per line as ``name value unit``. Run: ``python bench/bench_serve.py``.
+Needs the serve and dev extras and chromium (apt-get install chromium).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # the browser helpers the serve tests use
+
+from serve_browser import (  # noqa: E402
+    BrowserTerminal,
+    browser_missing,
+    launch_chromium,
+    reach_home,
+    served,
+    start_episode,
+    wait_for_episode,
+)
+
+import envs  # noqa: E402
+
+ARROW = {"move up\n": "ArrowUp", "move down\n": "ArrowDown", "move left\n": "ArrowLeft", "move right\n": "ArrowRight"}
+
+
+def scripted_actions(seed: int) -> list[str]:
+    ep = envs.run_episode(envs.make("maze-fo"), envs.make_policy("maze-fo", "optimal"), seed)
+    return [t.action for t in ep.transitions]
+
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            ppid = int(stat[stat.rfind(")") + 2 :].split()[1])
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def app_processes(server_pid: int) -> list[int]:
+    """The served app processes (python -m lmrl_tui --db ..., not the shell around them)."""
+    out = []
+    for pid in descendants(server_pid):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"lmrl_tui" in argv and b"serve" not in argv and Path(argv[0].decode()).name.startswith("python"):
+            out.append(pid)
+    return out
+
+
+def memory_mib(pid: int) -> tuple[float, float]:
+    """(RSS, PSS) of ``pid`` in MiB."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
+        name, value, *_ = line.split()
+        fields[name.rstrip(":")] = int(value)
+    return fields["Rss"] / 1024, fields["Pss"] / 1024
+
+
+def cpu_seconds(pid: int) -> float:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def measure_sessions(n: int, folder: Path, idle_s: float) -> None:
+    from playwright.sync_api import sync_playwright
+
+    db = folder / f"sessions-{n}.db"
+    with served(db) as server, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            terms = []
+            for _ in range(n):
+                context = browser.new_context(viewport={"width": 1280, "height": 800})
+                term = BrowserTerminal(context.new_page())
+                reach_home(term, server.url)
+                terms.append(term)
+            for i, term in enumerate(terms):
+                start_episode(term, db, "maze-fo", "Maze (fully observed)", 100 + i)
+            time.sleep(2)
+            apps = app_processes(server.proc.pid)
+            mem = [memory_mib(pid) for pid in apps]
+            before = [cpu_seconds(pid) for pid in apps]
+            time.sleep(idle_s)
+            cpu = [(cpu_seconds(pid) - b) / idle_s * 100 for pid, b in zip(apps, before, strict=True)]
+            server_rss, _ = memory_mib(server.proc.pid)
+            # Then everyone plays their maze to the goal, a key at a time, round robin.
+            plans = [[ARROW[a] for a in scripted_actions(100 + i)] for i in range(n)]
+            busy_before = sum(cpu_seconds(pid) for pid in [*apps, server.proc.pid])
+            for k in range(max(len(keys) for keys in plans)):
+                for term, keys in zip(terms, plans, strict=True):
+                    if k < len(keys):
+                        term.press(keys[k], pause_ms=100)
+            for i, keys in enumerate(plans):
+                wait_for_episode(db, "maze-fo", len(keys), seed=100 + i)
+            steps = sum(len(keys) for keys in plans)
+            busy = sum(cpu_seconds(pid) for pid in [*apps, server.proc.pid]) - busy_before
+        finally:
+            browser.close()
+    assert len(apps) == n, f"expected {n} app processes, found {len(apps)}"
+    print(f"serve_sessions_{n}_rss_per_session {sum(r for r, _ in mem) / n:.0f} MiB")
+    print(f"serve_sessions_{n}_pss_per_session {sum(p for _, p in mem) / n:.0f} MiB")
+    print(f"serve_sessions_{n}_idle_cpu_per_session {sum(cpu) / n:.1f} %")
+    print(f"serve_sessions_{n}_server_rss {server_rss:.0f} MiB")
+    print(f"serve_sessions_{n}_cpu_per_step {busy / steps * 1000:.0f} ms")
+
+
+WRITER = """
+import sys, time
+import envs
+from data.session import PlaySession
+from data.store import Store
+db, k, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+plans = [envs.run_episode(envs.make("maze-fo"), envs.make_policy("maze-fo", "optimal"), 1000 * k + i)
+         for i in range(n)]
+store = Store(db)
+steps = 0
+t0 = time.monotonic()
+for i, plan in enumerate(plans):
+    session = PlaySession(store, "maze-fo", player=f"annotator-{k}", seed=1000 * k + i)
+    session.start()
+    for t in plan.transitions:
+        session.human_input(t.action.strip())
+        steps += 1
+store.close()
+print(steps, time.monotonic() - t0)
+"""
+
+
+def rows_per_s(writers: int, episodes: int, folder: Path) -> None:
+    from data.store import Store
+
+    db = folder / "writers.db"
+    Store(db).close()
+    t0 = time.monotonic()
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(k), str(episodes)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+             for k in range(writers)]  # fmt: skip
+    outs = [p.communicate(timeout=600) for p in procs]
+    wall = time.monotonic() - t0
+    if any(p.returncode for p in procs):
+        raise SystemExit(f"a writer failed: {[err for _, err in outs if err]}")
+    steps = sum(int(out.split()[0]) for out, _ in outs)
+    busiest = max(float(out.split()[1]) for out, _ in outs)
+    store = Store(db)
+    kept = store.count()
+    store.close()
+    print(f"serve_writers_{writers}_step_rows_per_s {steps / busiest:.0f} rows/s")
+    print(f"serve_writers_{writers}_lost_episodes {writers * episodes - kept} episodes")
+    print(f"serve_writers_{writers}_wall {wall:.1f} s")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sessions", type=int, nargs="+", default=[1, 2, 4])
+    ap.add_argument("--idle-seconds", type=float, default=5.0)
+    ap.add_argument("--writers", type=int, default=8)
+    ap.add_argument("--episodes", type=int, default=40, help="maze episodes per writer")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        os.environ.setdefault("LMRL_CONFIG_DIR", str(folder / "config"))
+        missing = browser_missing()
+        if missing:
+            print(f"# sessions skipped: {missing}")
+        else:
+            for n in args.sessions:
+                measure_sessions(n, folder, args.idle_seconds)
+        rows_per_s(args.writers, args.episodes, folder)
+
+
+if __name__ == "__main__":
+    main()
