@@ -60,6 +60,13 @@ def needs_loading(choice: EpisodeChoice) -> bool:
     return choice.agent not in simple or choice.partner not in (HUMAN, PARTNER_EMBEDDED)
 
 
+def loading_note(choice: EpisodeChoice) -> str:
+    """What the new-episode dialog shows at once while :func:`load_sides` runs in its worker."""
+    what = "the model" if choice.agent.startswith(("hf:", "http:")) or choice.agent in (
+        HUMAN, *envs.policies(choice.task_id)) else "checkpoint"  # fmt: skip
+    return f"Loading {what} … (escape: cancel)"
+
+
 def load_sides(choice: EpisodeChoice) -> tuple[Agent | None, Agent | None]:
     """The agent (None: a person) and a model partner (None: embedded or a person) of ``choice``."""
     try:

@@ -1,0 +1,196 @@
+"""Watching an agent on the play screen: the value overlay, taking over, and the thinking state.
+
+* ``v``: the value overlay (:class:`~lmrl_tui.views.overlay.ValueOverlay`): what a watched
+  checkpoint thinks of the current state, computed by ``training.explain`` in a worker.
+* ``t``: take over. The agent pauses and the person plays its moves; every such step records
+  ``info["takeover"]``, what the agent would have played (``agent_proposed``, asked for in the
+  worker before the person's move is accepted) and who took over; ``t`` or ``p`` hands back.
+* While the agent thinks the status says so, and escape cancels the step (its result is dropped).
+
+The agent's steps, the proposals and the overlay's numbers all use the model: one lock held in
+their worker threads keeps them one at a time without ever blocking the event loop.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.message import Message
+from textual.worker import get_current_worker
+
+from envs.core import InvalidInput
+from envs.core.session import SessionClosed
+from lmrl_tui.views.overlay import ValueOverlay
+
+if TYPE_CHECKING:
+    from data.session import PlaySession
+    from lmrl_tui.views.base import TaskView
+
+
+class WatchControls:
+    """Mixin for :class:`~lmrl_tui.screens.play.PlayScreen` (it comes first in the bases)."""
+
+    session: PlaySession
+    view: TaskView
+    auto: bool
+    _busy: bool
+    _auto_timer: Any
+
+    show_values = False
+    takeover = False
+    thinking = False
+    _model_lock: threading.Lock
+    _proposal: tuple[int, str] | None = None
+
+    class Explained(Message, bubble=False):
+        """The overlay's numbers for the state after ``for_step`` steps (None: failed, see ``error``)."""
+
+        def __init__(self, for_step: int, explanation: Any, error: str | None = None) -> None:
+            super().__init__()
+            self.for_step = for_step
+            self.explanation = explanation
+            self.error = error
+
+    def _init_watch(self) -> None:
+        self._model_lock = threading.Lock()
+
+    @property
+    def overlay(self) -> ValueOverlay:
+        return self.query_one("#overlay", ValueOverlay)  # type: ignore[attr-defined]
+
+    # -- the value overlay ----------------------------------------------------------------------
+    def action_toggle_values(self) -> None:
+        self.show_values = not self.show_values
+        self.overlay.set_class(self.show_values, "-shown")
+        if self.show_values:
+            self.request_explanation()
+
+    def request_explanation(self) -> bool:
+        """Start computing the overlay of the current state in a worker (True if started)."""
+        s = self.session
+        if not self.show_values or s.agent is None:
+            return False
+        if s.done:
+            self.overlay.show_note("The episode is over.")
+            return False
+        if getattr(s.agent, "kind", None) != "checkpoint":
+            self.overlay.show_note("Values are shown for trained checkpoints only.")
+            return False
+        self.overlay.show_note("computing values …")
+        self._explain_worker(len(s.transitions))
+        return True
+
+    @work(thread=True, exclusive=True, group="explain", exit_on_error=False)
+    def _explain_worker(self, for_step: int) -> None:
+        from training.explain import explain
+
+        s = self.session
+        with self._model_lock:
+            if len(s.transitions) != for_step or s.done:
+                return  # the state moved on meanwhile: its own request follows
+            legal = getattr(s.task, "legal_actions", None)
+            try:
+                expl = explain(s.agent, s.task.history(), legal() if legal is not None else None)
+            except Exception as e:  # noqa: BLE001 - shown in the overlay, the game goes on
+                self.post_message(self.Explained(for_step, None, f"{type(e).__name__}: {e}"))  # type: ignore[attr-defined]
+                return
+        self.post_message(self.Explained(for_step, expl))  # type: ignore[attr-defined]
+
+    def on_watch_controls_explained(self, message: WatchControls.Explained) -> None:
+        if message.for_step != len(self.session.transitions):
+            return  # an older state's numbers
+        if message.explanation is None:
+            self.overlay.show_note(f"No values: {message.error}")
+        else:
+            self.overlay.show_explanation(message.explanation, message.for_step)
+
+    # -- the agent's step, cancellable ------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False)
+    def _agent_step_worker(self) -> None:
+        worker = get_current_worker()
+        s = self.session
+        with self._model_lock:
+            if worker.is_cancelled:
+                return
+            started = time.monotonic()
+            try:
+                action = s.agent_action()
+                if worker.is_cancelled:  # cancelled while it thought: the move is dropped
+                    return
+                out = s.agent_step(action, int((time.monotonic() - started) * 1000))
+            except SessionClosed:  # the person left while a reply was awaited: nothing to report
+                return
+        self.post_message(self.StepTaken(out))  # type: ignore[attr-defined]
+
+    def cancel_thinking(self) -> None:
+        """Drop the step the agent is thinking about; auto-play stops."""
+        self.workers.cancel_group(self, "step")  # type: ignore[attr-defined]
+        self.thinking = False
+        self._busy = False
+        self.auto = False
+        if self._auto_timer is not None:
+            self._auto_timer.stop()
+        self.notify("Cancelled: the agent's move was not played.", timeout=3)  # type: ignore[attr-defined]
+        self._refresh()  # type: ignore[attr-defined]
+        self._next_turn()  # type: ignore[attr-defined]
+
+    # -- taking over ------------------------------------------------------------------------------
+    def action_take_over(self) -> None:
+        s = self.session
+        if s.agent is None or s.done:
+            return
+        if self.takeover:
+            self.hand_back()
+            return
+        if self.thinking:
+            self.cancel_thinking()
+        self.takeover = True
+        if self._auto_timer is not None:
+            self._auto_timer.stop()
+        self.notify("You play the agent's moves now (t or p: hand back).", timeout=3)  # type: ignore[attr-defined]
+        self._refresh()  # type: ignore[attr-defined]
+        if not self._busy:
+            self._next_turn()  # type: ignore[attr-defined]
+
+    def hand_back(self, auto: bool | None = None) -> None:
+        """The agent plays again (``auto``: turn auto-play on or off; None: as it was)."""
+        self.takeover = False
+        if auto is not None:
+            self.auto = auto
+        self._refresh()  # type: ignore[attr-defined]
+        if not self._busy:
+            self._next_turn()  # type: ignore[attr-defined]
+
+    def take_over_step(self, typed: str, chosen: bool) -> None:
+        """The person's move for the agent: checked and played in a worker."""
+        self._busy = True
+        self.view.set_turn(self.session.task.spec.roles[0], False)
+        player = getattr(self.app, "player", None) or "you"  # type: ignore[attr-defined]
+        self._takeover_worker(typed, chosen, player)
+
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False)
+    def _takeover_worker(self, typed: str, chosen: bool, player: str) -> None:
+        s = self.session
+        with self._model_lock:
+            n = len(s.transitions)
+            if self._proposal is None or self._proposal[0] != n:
+                self._proposal = (n, s.agent_action())  # what the agent would have played here
+            try:
+                out = s.takeover_input(typed, self._proposal[1], player, chosen=chosen)
+            except InvalidInput as e:
+                self.post_message(self.InputRejected(str(e)))  # type: ignore[attr-defined]
+                return
+            except SessionClosed:
+                return
+        self.post_message(self.StepTaken(out))  # type: ignore[attr-defined]
+
+    def watch_status(self) -> str:
+        """The status line's note about the watch state ('' when there is none)."""
+        if self.takeover:
+            return "[b]You have taken over[/b] (t/p: hand back)"
+        if self.thinking:
+            return "[b]thinking …[/b] (escape: cancel)"
+        return ""
