@@ -215,11 +215,12 @@ def load_episodes(store: Store, ids: Sequence[int], chunk: int = 500) -> Iterato
 
 def takeover_steps(store: Store, query: DatasetQuery | None = None) -> list[dict[str, Any]]:
     """The steps a person played for an agent (``info["takeover"]``) in the episodes ``query``
-    picks (by default every finished takeover episode), in episode and step order. Each step's
-    ``info`` holds ``agent_proposed`` (what the agent would have played) and ``player``."""
+    picks (by default every finished takeover episode, of any source; a query of its own keeps
+    the sources it resolved to), in episode and step order. Each step's ``info`` holds
+    ``agent_proposed`` (what the agent would have played) and ``player``."""
     from dataclasses import replace
 
-    query = replace(query or DatasetQuery(), takeover_only=True)
+    query = replace(query or DatasetQuery(takeover_only=True), takeover_only=True)
     ids = select_episode_ids(store, query)
     out: list[dict[str, Any]] = []
     for start in range(0, len(ids), 500):
