@@ -31,7 +31,6 @@ from lmrl_tui.starting import agent_label
 from lmrl_tui.views import view_class
 from lmrl_tui.views.base import TaskView
 from lmrl_tui.views.overlay import ValueOverlay
-from lmrl_tui.workers import ErrorToast
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1, 0.03)
 
@@ -49,7 +48,7 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
         Binding("t", "take_over", "Take over", id="play.takeover"),
         Binding("escape", "leave", "Leave", id="play.leave"),
     ]
-    WORKER_ERRORS = {"step": ErrorToast("The step failed", timeout=8)}
+    WORKER_ERRORS = WatchControls.WORKER_ERRORS
 
     class StepTaken(Message, bubble=False):
         """A step was played and recorded (by the worker that waited for the agent or partner)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.message import Message
@@ -23,15 +23,23 @@ from textual.worker import get_current_worker
 
 from envs.core import InvalidInput
 from envs.core.session import SessionClosed
+from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.views.overlay import ValueOverlay
+from lmrl_tui.workers import ErrorToast
 
 if TYPE_CHECKING:
     from data.session import PlaySession
     from lmrl_tui.views.base import TaskView
 
 
-class WatchControls:
-    """Mixin for :class:`~lmrl_tui.screens.play.PlayScreen` (it comes first in the bases)."""
+class WatchControls(LmrlScreen):
+    """Mixin for :class:`~lmrl_tui.screens.play.PlayScreen` (it comes first in the bases); the
+    play screen provides the methods stubbed at the end."""
+
+    WORKER_ERRORS: ClassVar = {
+        "step": ErrorToast("The step failed", timeout=8),
+        "explain": ErrorToast("No values", in_place=True),  # the overlay says why
+    }
 
     session: PlaySession
     view: TaskView
@@ -59,7 +67,12 @@ class WatchControls:
 
     @property
     def overlay(self) -> ValueOverlay:
-        return self.query_one("#overlay", ValueOverlay)  # type: ignore[attr-defined]
+        return self.query_one("#overlay", ValueOverlay)
+
+    # what the play screen provides
+    def _refresh(self) -> None: ...
+
+    def _next_turn(self) -> None: ...
 
     # -- the value overlay ----------------------------------------------------------------------
     def action_toggle_values(self) -> None:
@@ -92,12 +105,9 @@ class WatchControls:
             if len(s.transitions) != for_step or s.done:
                 return  # the state moved on meanwhile: its own request follows
             legal = getattr(s.task, "legal_actions", None)
-            try:
-                expl = explain(s.agent, s.task.history(), legal() if legal is not None else None)
-            except Exception as e:  # noqa: BLE001 - shown in the overlay, the game goes on
-                self.post_message(self.Explained(for_step, None, f"{type(e).__name__}: {e}"))  # type: ignore[attr-defined]
-                return
-        self.post_message(self.Explained(for_step, expl))  # type: ignore[attr-defined]
+            # a failure is shown in the overlay by the play screen's worker_failed
+            expl = explain(s.agent, s.task.history(), legal() if legal is not None else None)
+        self.post_message(self.Explained(for_step, expl))
 
     def on_watch_controls_explained(self, message: WatchControls.Explained) -> None:
         if message.for_step != len(self.session.transitions):
@@ -123,19 +133,19 @@ class WatchControls:
                 out = s.agent_step(action, int((time.monotonic() - started) * 1000))
             except SessionClosed:  # the person left while a reply was awaited: nothing to report
                 return
-        self.post_message(self.StepTaken(out))  # type: ignore[attr-defined]
+        self.post_message(self.StepTaken(out))
 
     def cancel_thinking(self) -> None:
         """Drop the step the agent is thinking about; auto-play stops."""
-        self.workers.cancel_group(self, "step")  # type: ignore[attr-defined]
+        self.workers.cancel_group(self, "step")
         self.thinking = False
         self._busy = False
         self.auto = False
         if self._auto_timer is not None:
             self._auto_timer.stop()
-        self.notify("Cancelled: the agent's move was not played.", timeout=3)  # type: ignore[attr-defined]
-        self._refresh()  # type: ignore[attr-defined]
-        self._next_turn()  # type: ignore[attr-defined]
+        self.notify("Cancelled: the agent's move was not played.", timeout=3)
+        self._refresh()
+        self._next_turn()
 
     # -- taking over ------------------------------------------------------------------------------
     def action_take_over(self) -> None:
@@ -150,25 +160,25 @@ class WatchControls:
         self.takeover = True
         if self._auto_timer is not None:
             self._auto_timer.stop()
-        self.notify("You play the agent's moves now (t or p: hand back).", timeout=3)  # type: ignore[attr-defined]
-        self._refresh()  # type: ignore[attr-defined]
+        self.notify("You play the agent's moves now (t or p: hand back).", timeout=3)
+        self._refresh()
         if not self._busy:
-            self._next_turn()  # type: ignore[attr-defined]
+            self._next_turn()
 
     def hand_back(self, auto: bool | None = None) -> None:
         """The agent plays again (``auto``: turn auto-play on or off; None: as it was)."""
         self.takeover = False
         if auto is not None:
             self.auto = auto
-        self._refresh()  # type: ignore[attr-defined]
+        self._refresh()
         if not self._busy:
-            self._next_turn()  # type: ignore[attr-defined]
+            self._next_turn()
 
     def take_over_step(self, typed: str, chosen: bool) -> None:
         """The person's move for the agent: checked and played in a worker."""
         self._busy = True
         self.view.set_turn(self.session.task.spec.roles[0], False)
-        player = getattr(self.app, "player", None) or "you"  # type: ignore[attr-defined]
+        player = self.lmrl_app.player or "you"
         self._takeover_worker(typed, chosen, player)
 
     @work(thread=True, exclusive=True, group="step", exit_on_error=False)
@@ -181,11 +191,11 @@ class WatchControls:
             try:
                 out = s.takeover_input(typed, self._proposal[1], player, chosen=chosen)
             except InvalidInput as e:
-                self.post_message(self.InputRejected(str(e)))  # type: ignore[attr-defined]
+                self.post_message(self.InputRejected(str(e)))
                 return
             except SessionClosed:
                 return
-        self.post_message(self.StepTaken(out))  # type: ignore[attr-defined]
+        self.post_message(self.StepTaken(out))
 
     def watch_status(self) -> str:
         """The status line's note about the watch state ('' when there is none)."""
