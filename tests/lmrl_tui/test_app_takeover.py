@@ -86,6 +86,23 @@ async def test_take_over_mid_episode_and_finish_by_hand(store):
     assert takeover_steps(store, DatasetQuery(task="maze-po")) == []
 
 
+def test_export_takeover_only(store, db_path, tmp_path):
+    """``lmrl export --takeover-only``: only the corrected episodes, with the proposals."""
+    from lmrl_tui.cli import main
+
+    for take_over in (False, True):
+        s = PlaySession(store, "maze-fo", agent=envs.make_policy("maze-fo", "random"), seed=9, player="ann")
+        s.start()
+        s.agent_step()
+        if take_over:
+            s.takeover_input("up", s.agent_action(), "ann")
+        s.abandon()  # kept, abandoned; the takeover still marked on its episode
+    out = tmp_path / "t.jsonl"
+    assert main(["--db", str(db_path), "export", "--status", "any", "--takeover-only", "-o", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert len(lines) == 1 and '"agent_proposed"' in lines[0] and '"takeover": true' in lines[0]
+
+
 async def test_hand_back_lets_the_agent_play_on(store):
     app = make_app(store, player="ann")
     async with app.run_test(size=(140, 44)) as pilot:
