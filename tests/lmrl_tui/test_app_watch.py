@@ -99,7 +99,9 @@ async def test_loading_shows_at_once_and_escape_cancels_it(store, tmp_path, monk
     def slow_loader(path, **kw):
         calls.append(path)
         release.wait(10)
-        return envs.make_policy("maze-fo", "optimal")
+        agent = envs.make_policy("maze-fo", "optimal")
+        agent.kind = "checkpoint"  # as a loaded checkpoint says of itself
+        return agent
 
     monkeypatch.setitem(_LOADERS, "checkpoint", slow_loader)
     (tmp_path / "ck").mkdir()
@@ -123,7 +125,11 @@ async def test_loading_shows_at_once_and_escape_cancels_it(store, tmp_path, monk
         dialog.query_one("#start").press()  # again, and let it finish
         await settle(app, pilot)
         assert isinstance(app.screen, PlayScreen) and len(calls) == 2
-    assert store.count() == 1
+        agent = app.screen.session.agent
+        app.restart_session(app.screen.session, 4)  # play again: the loaded model plays on
+        await settle(app, pilot)
+        assert app.screen.session.agent is agent and app.screen.session.seed == 4 and len(calls) == 2
+    assert store.count() == 2
 
 
 class SlowAgent:
