@@ -180,3 +180,30 @@ def explain(agent, history: Sequence[Text], legal: Sequence[str] | None = None, 
         if all(c.action != must for c in shown):
             shown.append(next(c for c in ranked if c.action == must))
     return Explanation(algo, kind, shown, rl_choice, bc_choice, state_value, source, len(actions))
+
+
+ARROWS = {"move up\n": "↑", "move down\n": "↓", "move left\n": "←", "move right\n": "→"}
+
+
+@torch.no_grad()
+def policy_map(agent, task) -> dict[tuple[int, int], str]:
+    """The agent's greedy action on every free cell of a fully observed maze (its observation is
+    the whole state, so each cell is one prompt): ``{(row, col): action}``, all scored in one
+    batch. ``task`` is the maze being watched; a fresh copy of it is reset on each cell."""
+    import envs
+
+    if getattr(task.spec, "window", None) != "step" or not hasattr(task, "tables"):
+        raise ValueError("a policy map needs a fully observed maze")
+    probe = envs.make(task.spec.id, **{k: v for k, v in dict(task.spec.options or {}).items()
+                                        if k != "partner"})  # fmt: skip
+    cells, prompts = [], []
+    for cell in probe.tables.starts:
+        rc = tuple(probe.tables.cells[cell])
+        probe.reset(0, options={"init_position": rc})
+        cells.append(rc)
+        prompts.append(history_to_str(probe.history()))
+    legal = probe.legal_actions()
+    dec = agent.decoder
+    scored = dec.action_scores_batch(prompts, [legal] * len(prompts))
+    rerank = dec.decoding in ("rerank", "rerank_sample")
+    return {rc: legal[int(torch.argmax(sc if rerank else lp))] for rc, (sc, lp) in zip(cells, scored, strict=True)}

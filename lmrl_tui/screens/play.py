@@ -46,6 +46,7 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
         Binding("minus", "slower", "Slower", id="play.slower"),
         Binding("v", "toggle_values", "Values", id="play.values"),
         Binding("t", "take_over", "Take over", id="play.takeover"),
+        Binding("m", "policy_map", "Policy map", id="play.policymap"),
         Binding("escape", "leave", "Leave", id="play.leave"),
     ]
     WORKER_ERRORS = WatchControls.WORKER_ERRORS
@@ -299,12 +300,15 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
         self.post_message(PlayAgainRequested(self.session, seed))
 
     # -- actions ------------------------------------------------------------------------------
-    _AGENT_ONLY = frozenset({"step_agent", "toggle_auto", "faster", "slower", "toggle_values", "take_over"})
+    _AGENT_ONLY = frozenset({"step_agent", "toggle_auto", "faster", "slower", "toggle_values", "take_over",
+                             "policy_map"})
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide the watch controls (step, auto-play, speed) while a person is the acting side."""
         if action in self._AGENT_ONLY and self.session.human_acts:
             return False
+        if action == "policy_map" and not hasattr(self.view, "show_policy_map"):
+            return False  # a map of moves per cell: the maze's view draws one
         return True
 
     def action_help(self) -> None:

@@ -39,6 +39,7 @@ class WatchControls(LmrlScreen):
     WORKER_ERRORS: ClassVar = {
         "step": ErrorToast("The step failed", timeout=8),
         "explain": ErrorToast("No values", in_place=True),  # the overlay says why
+        "policy-map": ErrorToast("No policy map", timeout=6),
     }
 
     session: PlaySession
@@ -61,6 +62,13 @@ class WatchControls(LmrlScreen):
             self.for_step = for_step
             self.explanation = explanation
             self.error = error
+
+    class PolicyMapped(Message, bubble=False):
+        """The watched agent's greedy move on every free cell of the maze."""
+
+        def __init__(self, arrows: dict[tuple[int, int], str]) -> None:
+            super().__init__()
+            self.arrows = arrows
 
     def _init_watch(self) -> None:
         self._model_lock = threading.Lock()
@@ -116,6 +124,32 @@ class WatchControls(LmrlScreen):
             self.overlay.show_note(f"No values: {message.error}")
         else:
             self.overlay.show_explanation(message.explanation, message.for_step)
+
+    # -- the policy map (fully observed mazes) ---------------------------------------------------
+    def action_policy_map(self) -> None:
+        show = getattr(self.view, "show_policy_map", None)
+        if show is None or self.session.agent is None:
+            return
+        if getattr(self.view, "arrows", None):
+            show(None)
+            return
+        if getattr(self.session.agent, "kind", None) != "checkpoint":
+            self.notify("A policy map is drawn for trained checkpoints only.", timeout=3)
+            return
+        self._policy_map_worker()
+
+    @work(thread=True, exclusive=True, group="policy-map", exit_on_error=False)
+    def _policy_map_worker(self) -> None:
+        from training.explain import ARROWS, policy_map
+
+        with self._model_lock:
+            chosen = policy_map(self.session.agent, self.session.task)
+        self.post_message(self.PolicyMapped({rc: ARROWS.get(a, "?") for rc, a in chosen.items()}))
+
+    def on_watch_controls_policy_mapped(self, message: WatchControls.PolicyMapped) -> None:
+        show = getattr(self.view, "show_policy_map", None)
+        if show is not None:
+            show(message.arrows)
 
     # -- the agent's step, cancellable ------------------------------------------------------------
     @work(thread=True, exclusive=True, group="step", exit_on_error=False)

@@ -20,6 +20,7 @@ from lmrl_tui.screens.play import PlayScreen  # noqa: E402
 from lmrl_tui.views.overlay import ValueOverlay, action_text  # noqa: E402
 from tests.checkpoint_support import tiny_checkpoint  # noqa: E402
 from training.agent import load_agent  # noqa: E402
+from training.explain import ARROWS  # noqa: E402
 from training.tokenization import encode  # noqa: E402
 
 
@@ -90,6 +91,19 @@ async def test_the_overlay_shows_the_checkpoints_q_and_v(store, ilql):
         await pilot.press("v")
         await pilot.pause()
         assert not overlay.display
+        await pilot.press("m")  # the policy map: the move it plays from every free cell
+        await settle(app, pilot)
+        arrows = screen.view.arrows
+        probe = envs.make("maze-fo")
+        assert arrows and len(arrows) == len(probe.tables.starts)
+        for rc, arrow in arrows.items():
+            probe.reset(0, options={"init_position": rc})
+            agent.reset(probe, 0)
+            assert arrow == ARROWS[agent.act(probe.history())], rc
+        assert "→" in str(screen.view.query_one("#grid").content) or "←" in str(screen.view.query_one("#grid").content)
+        await pilot.press("m")
+        await pilot.pause()
+        assert screen.view.arrows is None
 
 
 async def test_loading_shows_at_once_and_escape_cancels_it(store, tmp_path, monkeypatch):
