@@ -364,3 +364,4 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
         if self._auto_timer is not None:
             self._auto_timer.stop()
         self.session.abandon()
+        self.close_engine()

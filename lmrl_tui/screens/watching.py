@@ -53,15 +53,18 @@ class WatchControls(LmrlScreen):
     thinking = False
     _model_lock: threading.Lock
     _proposal: tuple[int, str] | None = None
+    _engine: Any = None
+    ENGINE_DEPTH = 12
 
     class Explained(Message, bubble=False):
         """The overlay's numbers for the state after ``for_step`` steps (None: failed, see ``error``)."""
 
-        def __init__(self, for_step: int, explanation: Any, error: str | None = None) -> None:
+        def __init__(self, for_step: int, explanation: Any, engine: str | None = None) -> None:
             super().__init__()
             self.for_step = for_step
             self.explanation = explanation
-            self.error = error
+            self.engine = engine
+            """Stockfish's evaluation of a chess position, in words (None: not chess)."""
 
     class PolicyMapped(Message, bubble=False):
         """The watched agent's greedy move on every free cell of the maze."""
@@ -97,7 +100,8 @@ class WatchControls(LmrlScreen):
         if s.done:
             self.overlay.show_note("The episode is over.")
             return False
-        if getattr(s.agent, "kind", None) != "checkpoint":
+        checkpoint = getattr(s.agent, "kind", None) == "checkpoint"
+        if not checkpoint and "fen" not in s.state():
             self.overlay.show_note("Values are shown for trained checkpoints only.")
             return False
         self.overlay.show_note("computing values …")
@@ -114,16 +118,41 @@ class WatchControls(LmrlScreen):
                 return  # the state moved on meanwhile: its own request follows
             legal = getattr(s.task, "legal_actions", None)
             # a failure is shown in the overlay by the play screen's worker_failed
-            expl = explain(s.agent, s.task.history(), legal() if legal is not None else None)
-        self.post_message(self.Explained(for_step, expl))
+            expl = None
+            if getattr(s.agent, "kind", None) == "checkpoint":
+                expl = explain(s.agent, s.task.history(), legal() if legal is not None else None)
+            fen = s.state().get("fen")
+            engine = self._evaluate(fen) if fen else None
+        self.post_message(self.Explained(for_step, expl, engine))
+
+    def _evaluate(self, fen: str) -> str:
+        """Stockfish's evaluation of a chess position, from white's side (its own engine process,
+        started on first use and stopped with the screen)."""
+        import chess
+
+        from envs.chess.stockfish import Engine, find_stockfish
+
+        if self._engine is None:
+            self._engine = Engine(find_stockfish())
+        board = chess.Board(fen)
+        mate, cp = self._engine.mate_in(board, self.ENGINE_DEPTH)
+        sign = 1 if board.turn == chess.WHITE else -1
+        if mate is not None:
+            return f"Stockfish (depth {self.ENGINE_DEPTH}): mate in {abs(mate)} for {'white' if mate * sign > 0 else 'black'}"
+        return f"Stockfish (depth {self.ENGINE_DEPTH}): {sign * (cp or 0) / 100:+.2f} (white's view)"
+
+    def close_engine(self) -> None:
+        if self._engine is not None:
+            self._engine.close()
+            self._engine = None
 
     def on_watch_controls_explained(self, message: WatchControls.Explained) -> None:
         if message.for_step != len(self.session.transitions):
             return  # an older state's numbers
         if message.explanation is None:
-            self.overlay.show_note(f"No values: {message.error}")
+            self.overlay.show_note((message.engine or "") + "\n(values: trained checkpoints only)")
         else:
-            self.overlay.show_explanation(message.explanation, message.for_step)
+            self.overlay.show_explanation(message.explanation, message.for_step, message.engine)
 
     # -- the policy map (fully observed mazes) ---------------------------------------------------
     def action_policy_map(self) -> None:

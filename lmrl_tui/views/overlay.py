@@ -66,11 +66,15 @@ class ValueOverlay(Static):
         self.explanation = None
         self.update(RichText(text, style="italic"))
 
-    def show_explanation(self, expl: Any, for_step: int | None = None) -> None:
+    def show_explanation(self, expl: Any, for_step: int | None = None, engine: str | None = None) -> None:
+        """Draw ``expl``; ``engine``: a line about the position from an engine (chess)."""
         self.explanation = expl
         self.for_step = for_step
         head = f"{expl.algo} · {expl.kind} · {expl.total} {expl.source}"
         if expl.state_value is not None:
             head += f" · V(s)={number(expl.state_value)}"
         legend = RichText(f"{RL_MARK} the agent's choice  {BC_MARK} BC/π_β's choice", style="dim")
-        self.update(Group(RichText(head, style="bold"), explanation_table(expl), legend))
+        parts = [RichText(head, style="bold"), explanation_table(expl), legend]
+        if engine:
+            parts.append(RichText(engine))
+        self.update(Group(*parts))

@@ -184,3 +184,24 @@ async def test_thinking_shows_and_escape_drops_the_move(store):
         await settle(app, pilot)
         assert len(screen.session.transitions) == 1
     assert len(store.steps(store.recent_episodes(1)[0]["id"])) == 1
+
+
+@pytest.mark.stockfish
+async def test_the_overlay_gives_stockfishs_evaluation_in_chess(store):
+    import chess
+
+    from envs.chess.stockfish import Engine, find_stockfish
+
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(140, 44)) as pilot:
+        screen = app.start_session("chess", envs.make_policy("chess", envs.policies("chess")[0]), None, 3, None)
+        await settle(app, pilot)
+        await pilot.press("space")
+        await settle(app, pilot)
+        await pilot.press("v")
+        await settle(app, pilot)
+        shown = str(screen.query_one("#overlay", ValueOverlay).content)
+        board = chess.Board(screen.session.state()["fen"])
+        with Engine(find_stockfish()) as engine:  # the same search, on its own
+            mate, cp = engine.mate_in(board, screen.ENGINE_DEPTH)
+        assert mate is None and f"{cp / 100:+.2f} (white's view)" in shown, shown
