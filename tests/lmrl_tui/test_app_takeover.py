@@ -22,8 +22,10 @@ async def settle(app, pilot) -> None:
     await pilot.pause()
 
 
-async def watch_then_take_over(app, pilot, agent, seed: int, agent_moves: int) -> PlayScreen:
-    """Watch ``agent`` play ``agent_moves`` steps, take over and finish the maze by hand."""
+async def watch_then_take_over(app, pilot, agent, seed: int, agent_moves: int,
+                               hand_back_once: bool = False) -> PlayScreen:  # fmt: skip
+    """Watch ``agent`` play ``agent_moves`` steps, take over and finish the maze by hand
+    (``hand_back_once``: after one move by hand, hand back for one agent move, take over again)."""
     screen = app.start_session("maze-fo", agent, None, seed, None)
     await settle(app, pilot)
     for _ in range(agent_moves):
@@ -34,18 +36,29 @@ async def watch_then_take_over(app, pilot, agent, seed: int, agent_moves: int) -
     assert screen.takeover and "taken over" in str(screen.query_one("#status").content)
     guide = envs.make_policy("maze-fo", "optimal")
     guide.reset(screen.session.task, seed)
+    if hand_back_once:
+        await pilot.press(KEY_FOR[guide.act(screen.session.task.history())])
+        await settle(app, pilot)
+        await pilot.press("t", "left")  # handed back: the arrow plays nothing, space steps the agent
+        await settle(app, pilot)
+        assert not screen.takeover and len(screen.session.transitions) == agent_moves + 1
+        await pilot.press("space")
+        await settle(app, pilot)
+        await pilot.press("t")
+        await settle(app, pilot)
     while not screen.session.done:
         await pilot.press(KEY_FOR[guide.act(screen.session.task.history())])
         await settle(app, pilot)
     return screen
 
 
-def check_takeover_episode(store, episode_id: int, agent_moves: int, proposals_from, source: str) -> list[dict]:
+def check_takeover_episode(store, episode_id: int, agent_steps: set[int], proposals_from, source: str) -> list[dict]:
+    """The steps with index in ``agent_steps`` are the agent's, the others the person's."""
     ep = store.episode(episode_id)
     assert ep["status"] == "finished" and ep["success"] == 1 and ep["source"] == source
     steps = store.steps(episode_id)
-    taken = steps[agent_moves:]
-    assert taken and all(not s["info"].get("takeover") for s in steps[:agent_moves])
+    taken = [s for s in steps if s["idx"] not in agent_steps]
+    assert taken and all(not s["info"].get("takeover") for s in steps if s["idx"] in agent_steps)
     for s in taken:
         assert s["info"]["takeover"] is True and s["info"]["player"] == "ann"
         assert s["info"]["agent_proposed"] in ACTIONS and s["typed"] in KEY_FOR.values()
@@ -73,9 +86,10 @@ async def test_take_over_mid_episode_and_finish_by_hand(store):
         plain.agent_step()
     app = make_app(store, player="ann")
     async with app.run_test(size=(140, 44)) as pilot:
-        screen = await watch_then_take_over(app, pilot, envs.make_policy("maze-fo", "random"), 5, 2)
+        screen = await watch_then_take_over(app, pilot, envs.make_policy("maze-fo", "random"), 5, 2,
+                                            hand_back_once=True)
         episode_id = screen.session.episode_id
-    taken = check_takeover_episode(store, episode_id, 2, envs.make_policy("maze-fo", "random"), "scripted")
+    taken = check_takeover_episode(store, episode_id, {0, 1, 3}, envs.make_policy("maze-fo", "random"), "scripted")
     # The dataset query: exactly the takeover episode and exactly the person's steps.
     assert select_episode_ids(store, DatasetQuery(task="maze-fo", takeover_only=True)) == [episode_id]
     assert select_episode_ids(store, DatasetQuery(task="maze-fo", takeover_only=True, status="any")) == [episode_id]
@@ -103,26 +117,6 @@ def test_export_takeover_only(store, db_path, tmp_path):
     assert len(lines) == 1 and '"agent_proposed"' in lines[0] and '"takeover": true' in lines[0]
 
 
-async def test_hand_back_lets_the_agent_play_on(store):
-    app = make_app(store, player="ann")
-    async with app.run_test(size=(140, 44)) as pilot:
-        screen = app.start_session("maze-fo", envs.make_policy("maze-fo", "optimal"), None, 6, None)
-        await settle(app, pilot)
-        await pilot.press("t", "left")  # one move by hand
-        await settle(app, pilot)
-        await pilot.press("t")  # hand back: space steps the agent again, arrows do nothing
-        await settle(app, pilot)
-        await pilot.press("left")
-        await settle(app, pilot)
-        assert len(screen.session.transitions) == 1 and not screen.takeover
-        await pilot.press("space")
-        await settle(app, pilot)
-    steps = store.steps(screen.session.episode_id)
-    assert [bool(s["info"].get("takeover")) for s in steps] == [True, False]
-    assert steps[0]["typed"] == "left" and steps[0]["action"] == "move left\n"
-    check_proposals(steps, 6, envs.make_policy("maze-fo", "optimal"))
-
-
 @pytest.mark.slow
 async def test_take_over_from_a_checkpoint(store, tmp_path):
     pytest.importorskip("torch")
@@ -134,5 +128,5 @@ async def test_take_over_from_a_checkpoint(store, tmp_path):
     async with app.run_test(size=(140, 44)) as pilot:
         screen = await watch_then_take_over(app, pilot, load_agent(path), 4, 3)
         episode_id = screen.session.episode_id
-    check_takeover_episode(store, episode_id, 3, load_agent(path), "agent")
+    check_takeover_episode(store, episode_id, {0, 1, 2}, load_agent(path), "agent")
     assert {s["episode_id"] for s in takeover_steps(store)} == {episode_id}
