@@ -45,7 +45,7 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
         Binding("plus,equals_sign", "faster", "Faster", id="play.faster"),
         Binding("minus", "slower", "Slower", id="play.slower"),
         Binding("v", "toggle_values", "Values", id="play.values"),
-        Binding("t", "take_over", "Take over", id="play.takeover"),
+        Binding("t,ctrl+t", "take_over", "Take over", id="play.takeover"),
         Binding("m", "policy_map", "Policy map", id="play.policymap"),
         Binding("escape", "leave", "Leave", id="play.leave"),
     ]

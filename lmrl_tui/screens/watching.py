@@ -223,7 +223,7 @@ class WatchControls(LmrlScreen):
         self.takeover = True
         if self._auto_timer is not None:
             self._auto_timer.stop()
-        self.notify("You play the agent's moves now (t or p: hand back).", timeout=3)
+        self.notify("You play the agent's moves now (t, ctrl+t in a text field, or p: hand back).", timeout=3)
         self._refresh()
         if not self._busy:
             self._next_turn()
@@ -263,7 +263,7 @@ class WatchControls(LmrlScreen):
     def watch_status(self) -> str:
         """The status line's note about the watch state ('' when there is none)."""
         if self.takeover:
-            return "[b]You have taken over[/b] (t/p: hand back)"
+            return "[b]You have taken over[/b] (t or p: hand back)"
         if self.thinking:
             return "[b]thinking …[/b] (escape: cancel)"
         return ""
