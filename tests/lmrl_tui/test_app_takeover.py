@@ -130,3 +130,30 @@ async def test_take_over_from_a_checkpoint(store, tmp_path):
         episode_id = screen.session.episode_id
     check_takeover_episode(store, episode_id, {0, 1, 2}, load_agent(path), "agent")
     assert {s["episode_id"] for s in takeover_steps(store)} == {episode_id}
+
+
+@pytest.mark.slow
+async def test_take_over_a_chat_agent_and_hand_back_from_the_text_field(store):
+    """Twenty Questions: the person types the watched asker's question; ctrl+t hands back from
+    the text field (where t would be typed)."""
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(140, 44)) as pilot:
+        screen = app.start_session("twenty-questions", envs.make_policy("twenty-questions", "strong"), None, 2, None)
+        await settle(app, pilot)
+        await pilot.press("t")
+        await settle(app, pilot)
+        await pilot.press(*"Is it alive?", "enter")
+        await settle(app, pilot)
+        assert len(screen.session.transitions) == 1 and screen.takeover
+        await pilot.press("ctrl+t")
+        await settle(app, pilot)
+        assert not screen.takeover
+        await pilot.press("space")
+        await settle(app, pilot)
+    steps = store.steps(screen.session.episode_id)
+    assert [bool(s["info"].get("takeover")) for s in steps] == [True, False]
+    assert steps[0]["typed"] == "Is it alive?" and steps[0]["action"] == "Is it alive?\n"
+    task, asker = envs.make("twenty-questions"), envs.make_policy("twenty-questions", "strong")
+    task.reset(2)
+    asker.reset(task, 2)
+    assert steps[0]["info"]["agent_proposed"] == asker.act(task.history())  # what it would have asked

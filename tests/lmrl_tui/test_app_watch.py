@@ -186,6 +186,7 @@ async def test_thinking_shows_and_escape_drops_the_move(store):
     assert len(store.steps(store.recent_episodes(1)[0]["id"])) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.stockfish
 async def test_the_overlay_gives_stockfishs_evaluation_in_chess(store):
     import chess
