@@ -2,7 +2,9 @@
 
 * ``v``: the value overlay (:class:`~lmrl_tui.views.overlay.ValueOverlay`): what a watched
   checkpoint thinks of the current state, computed by ``training.explain`` in a worker.
-* ``t``: take over. The agent pauses and the person plays its moves; every such step records
+* ``m``: a policy map on a fully observed maze (the checkpoint's move from every free cell).
+  In chess the overlay also gives Stockfish's evaluation of the position (its own engine process).
+* ``t`` (or ``ctrl+t``): take over. The agent pauses and the person plays its moves; every such step records
   ``info["takeover"]``, what the agent would have played (``agent_proposed``, asked for in the
   worker before the person's move is accepted) and who took over; ``t`` or ``p`` hands back.
 * While the agent thinks the status says so, and escape cancels the step (its result is dropped).
