@@ -56,13 +56,17 @@ class DatasetQuery:
     eval_fraction: float = 0.1
     run_id: int | None = None
     limit: int | None = None
+    takeover_only: bool = False
+    """Keep episodes in which a person took over from the agent (``meta["takeover"]``: human
+    corrections, DAgger-style relabelling data); any source unless ``sources`` says otherwise.
+    :func:`takeover_steps` returns just the steps the person played."""
     options: dict[str, Any] = field(default_factory=dict)
     """Task options the episodes were logged with (``lmrl generate --option``): each given key
     must have this value; episodes logged with other options as well still match."""
 
     def __post_init__(self) -> None:
         if self.sources is None:
-            self.sources = [] if self.run_id is not None else list(LOGGED_SOURCES)
+            self.sources = [] if (self.run_id is not None or self.takeover_only) else list(LOGGED_SOURCES)
         elif ANY_SOURCE in self.sources:
             self.sources = []
         else:
@@ -103,7 +107,7 @@ def describe_query(query: DatasetQuery) -> str:
     for name in ("players", "agents"):
         if getattr(query, name):
             parts.append(f"{name}=" + ",".join(getattr(query, name)))
-    for name in ("min_return", "top_percent", "wins_only", "split", "run_id", "limit"):
+    for name in ("min_return", "top_percent", "wins_only", "takeover_only", "split", "run_id", "limit"):
         value = getattr(query, name)
         if value != getattr(default, name):
             parts.append(f"{name}={str(value).lower() if isinstance(value, bool) else value}")
@@ -134,6 +138,8 @@ def select_episode_ids(store: Store, query: DatasetQuery) -> list[int]:
         args.append(query.min_return)
     if query.wins_only:
         where.append("success = 1")
+    if query.takeover_only:
+        where.append("json_extract(meta, '$.takeover') = 1")
     if query.run_id is not None:
         where.append("run_id = ?")
         args.append(query.run_id)
@@ -205,3 +211,25 @@ def load_episodes(store: Store, ids: Sequence[int], chunk: int = 500) -> Iterato
         for i in part:
             if i in eps:
                 yield StoredEpisode(eps[i], steps[i])
+
+
+def takeover_steps(store: Store, query: DatasetQuery | None = None) -> list[dict[str, Any]]:
+    """The steps a person played for an agent (``info["takeover"]``) in the episodes ``query``
+    picks (by default every finished takeover episode, of any source; a query of its own keeps
+    the sources it resolved to), in episode and step order. Each step's ``info`` holds
+    ``agent_proposed`` (what the agent would have played) and ``player``."""
+    from dataclasses import replace
+
+    query = replace(query or DatasetQuery(takeover_only=True), takeover_only=True)
+    ids = select_episode_ids(store, query)
+    out: list[dict[str, Any]] = []
+    for start in range(0, len(ids), 500):
+        part = ids[start : start + 500]
+        marks = ",".join("?" * len(part))
+        rows = store.db.query(
+            f"SELECT * FROM steps WHERE episode_id IN ({marks}) AND json_extract(info, '$.takeover') = 1 "
+            "ORDER BY episode_id, idx",
+            part,
+        )
+        out.extend(decode_row(r) for r in rows)
+    return out

@@ -40,6 +40,8 @@ class EpisodeRecorder:
         self.episode_id: int | None = None
         self.meta: dict[str, Any] | None = None
         """The episode's ``meta`` as written (kept to add to it when the episode ends)."""
+        self.takeover_steps = 0
+        """Steps a person played for the agent (``info["takeover"]``): marked in ``meta`` at the end."""
 
     def episode_started(self, session: EpisodeSession) -> None:
         """Insert the ``in_progress`` episode (committed) with its sides and first observation."""
@@ -63,6 +65,8 @@ class EpisodeRecorder:
         """Record step ``idx`` and commit it at once."""
         assert self.episode_id is not None, "the episode was not started"
         st = outcome.step
+        if info.get("takeover"):
+            self.takeover_steps += 1
         self.store.add_step(
             self.episode_id, idx, outcome.action, st.observation, st.reward, st.terminated,
             st.truncated, info, typed=outcome.typed, think_ms=outcome.think_ms,
@@ -77,6 +81,8 @@ class EpisodeRecorder:
         if session.attempts:
             meta = {**(self.meta or {}), "attempts": list(session.attempts)}
             session.attempts = []
+        if self.takeover_steps:  # a person corrected the agent: datasets can select these
+            meta = {**(meta or self.meta or {}), "takeover": True, "takeover_steps": self.takeover_steps}
         if status == "finished":
             self.store.finish_episode(self.episode_id, success=session.success, meta=meta)
         else:

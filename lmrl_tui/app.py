@@ -19,7 +19,7 @@ from textual.message import Message
 from data.session import PlaySession
 from data.store import Store
 from envs.core import Agent
-from envs.core.agents import make_agent
+from envs.core.agents import MODEL_KINDS, make_agent
 from envs.core.session import HumanAgent
 from lmrl_tui.commands import LmrlCommands
 from lmrl_tui.messages import (
@@ -160,7 +160,9 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
         """Play again: same task, same sides, a new (or the same) seed, replacing the old screen."""
         self.pop_screen()
         agent = old.agent
-        if agent is not None and old.agent_choice is not None:
+        # A scripted policy is made again; a model (a checkpoint: seconds to load) plays on as it
+        # is, reset by the new session, so the event loop never waits for a load here.
+        if agent is not None and old.agent_choice is not None and getattr(agent, "kind", None) not in MODEL_KINDS:
             agent = make_agent(old.task_id, old.agent_choice)
         partner = HumanAgent(old.partner.name, old.partner.role) if isinstance(old.partner, HumanAgent) else None
         self.start_session(old.task_id, agent, partner, seed, old.player, old.strict, old.agent_choice,

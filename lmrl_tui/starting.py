@@ -7,6 +7,9 @@ field, so the dialog shows the message under it and keeps the form.
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,8 +63,40 @@ def needs_loading(choice: EpisodeChoice) -> bool:
     return choice.agent not in simple or choice.partner not in (HUMAN, PARTNER_EMBEDDED)
 
 
+def loading_note(choice: EpisodeChoice) -> str:
+    """What the new-episode dialog shows at once while :func:`load_sides` runs in its worker."""
+    what = "the model" if choice.agent.startswith(("hf:", "http:")) or choice.agent in (
+        HUMAN, *envs.policies(choice.task_id)) else "checkpoint"  # fmt: skip
+    return f"Loading {what} … (escape: cancel)"
+
+
+@contextmanager
+def quiet_collector() -> Iterator[None]:
+    """Around a model load in a worker thread. Importing torch and transformers and building a
+    model makes millions of objects, and every full garbage collection then walks them all while
+    holding the GIL: the UI froze for up to 300 ms at a time, during the load and on every later
+    collection (bench/bench_watch.py). No collections during the load, then the objects alive
+    are frozen (``gc.freeze``: later collections skip them)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
 def load_sides(choice: EpisodeChoice) -> tuple[Agent | None, Agent | None]:
-    """The agent (None: a person) and a model partner (None: embedded or a person) of ``choice``."""
+    """The agent (None: a person) and a model partner (None: embedded or a person) of ``choice``
+    (a slow load: in a worker thread, see :func:`quiet_collector`)."""
+    if needs_loading(choice):
+        with quiet_collector():
+            return _load_sides(choice)
+    return _load_sides(choice)
+
+
+def _load_sides(choice: EpisodeChoice) -> tuple[Agent | None, Agent | None]:
     try:
         agent = make_agent(choice.task_id, choice.agent, role=envs.spec(choice.task_id).roles[0])
     except Exception as e:  # noqa: BLE001 - any loader failure is the agent field's message

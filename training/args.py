@@ -80,6 +80,8 @@ def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
                    help="keep the top P%% by return, ties kept (%%bc: 10 unless --wins-only or "
                    "--min-return is given)")
     g.add_argument("--wins-only", action="store_true", help="keep successful episodes only")
+    g.add_argument("--takeover-only", action="store_true",
+                   help="keep episodes where a person took over from the agent (human corrections; any source)")
     g.add_argument("--split", choices=SPLITS, default=None, help="a deterministic split by seed")
     g.add_argument("--eval-fraction", type=float, default=0.1,
                    help="share of the seeds in the eval split (default: 0.1)")
@@ -93,6 +95,7 @@ def dataset_query(args: argparse.Namespace, **overrides: Any) -> Any:
     query = dict(task=args.task, sources=list(args.sources) or None, players=list(args.players),
                  agents=list(args.agents), status=args.status, min_return=args.min_return,
                  top_percent=args.top_percent, wins_only=args.wins_only, split=args.split,
+                 takeover_only=bool(getattr(args, "takeover_only", False)),
                  eval_fraction=args.eval_fraction, limit=args.limit, run_id=args.run_id,
                  options=dict(args.task_options))  # fmt: skip
     query.update(overrides)

@@ -266,16 +266,36 @@ class EpisodeSession:
             action = typed if typed.endswith("\n") else typed + "\n"
         return self._apply(action, typed=typed, think_ms=think_ms)
 
+    def takeover_input(self, typed: str, proposed: str, player: str | None, *, chosen: bool = False) -> StepOutcome:
+        """A person plays the agent's turn while watching it (a correction of the agent, DAgger
+        style): the step's info records ``takeover``, what the agent would have played
+        (``agent_proposed``, asked for before this call) and who took over (``player``).
+        Raises InvalidInput (recorded as an attempt) like :meth:`human_input`."""
+        think_ms = int((time.monotonic() - self._turn_started) * 1000)
+        typed = clean_text(typed)
+        notes: dict[str, Any] = {"takeover": True, "agent_proposed": clean_text(proposed), "player": player}
+        try:
+            action = self.task.parse_input(typed)
+        except InvalidInput as e:
+            self.attempts.append({"typed": typed[:500], "error": str(e), "think_ms": think_ms})
+            raise
+        if chosen:
+            notes["chosen"] = "list"
+        return self._apply(action, typed=None if chosen else typed, think_ms=think_ms, notes=notes)
+
     def agent_action(self) -> str:
         """Ask the agent for its next action (may be slow: call from a worker thread)."""
         assert self.agent is not None
         return self.agent.act(self.task.history())
 
-    def agent_step(self) -> StepOutcome:
-        started = time.monotonic()
-        action = clean_text(self.agent_action())
-        think_ms = int((time.monotonic() - started) * 1000)
-        return self._apply(action, typed=None, think_ms=think_ms)
+    def agent_step(self, action: str | None = None, think_ms: int | None = None) -> StepOutcome:
+        """Ask the agent and play its action; or play ``action`` it chose already (asked for with
+        :meth:`agent_action`, e.g. by a worker that may be cancelled in between) taking ``think_ms``."""
+        if action is None:
+            started = time.monotonic()
+            action = self.agent_action()
+            think_ms = int((time.monotonic() - started) * 1000)
+        return self._apply(clean_text(action), typed=None, think_ms=think_ms)
 
     def _apply(self, action: str, typed: str | None, think_ms: int | None,
                notes: Mapping[str, Any] | None = None) -> StepOutcome:  # fmt: skip

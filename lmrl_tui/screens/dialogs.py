@@ -30,6 +30,7 @@ from lmrl_tui.starting import (
     EpisodeChoice,
     FieldError,
     load_sides,
+    loading_note,
     needs_loading,
     open_choice,
 )
@@ -103,8 +104,10 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
     class SidesLoaded(Message, bubble=False):
         """The agent and model partner of ``choice``, loaded by the worker: open the episode."""
 
-        def __init__(self, choice: EpisodeChoice, agent: Agent | None, partner: Agent | None) -> None:
+        def __init__(self, choice: EpisodeChoice, agent: Agent | None, partner: Agent | None,
+                     attempt: int = 0) -> None:  # fmt: skip
             super().__init__()
+            self.attempt = attempt
             self.choice = choice
             self.agent = agent
             self.partner = partner
@@ -234,8 +237,18 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
             player = self.query_one("#player", Input).value
             self.app.post_message(NewEpisodeRequested(event.value, player=player))
 
+    _loading = 0
+    """The number of the load in flight (0: none); a cancelled load's result is dropped."""
+    _attempts = 0
+
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
+        if self._loading:  # escape while a model loads: cancel the load, keep the form
+            self._loading = 0
+            self.workers.cancel_group(self, "load-agent")
+            self._busy(None)
+            self.query_one("#error", Static).update("Loading cancelled.")
+            return
         self.dismiss(None)
 
     @on(Input.Submitted)
@@ -297,8 +310,10 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         if choice is None:
             return
         if needs_loading(choice):  # a checkpoint or a model: seconds, off the UI thread
-            self._busy("Loading the model …")
-            self._load_sides(choice)
+            self._attempts += 1
+            self._loading = self._attempts
+            self._busy(loading_note(choice))
+            self._load_sides(choice, self._loading)
             return
         try:
             agent, partner = load_sides(choice)
@@ -312,14 +327,20 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         self.query_one("#error", Static).update(note or "")
 
     @work(thread=True, exclusive=True, group="load-agent", exit_on_error=False)
-    def _load_sides(self, choice: EpisodeChoice) -> None:
-        self.post_message(self.SidesLoaded(choice, *load_sides(choice)))
+    def _load_sides(self, choice: EpisodeChoice, attempt: int = 0) -> None:
+        self.post_message(self.SidesLoaded(choice, *load_sides(choice), attempt=attempt))
 
     def on_new_episode_dialog_sides_loaded(self, message: NewEpisodeDialog.SidesLoaded) -> None:
+        if message.attempt != self._loading:
+            return  # a load the person cancelled
+        self._loading = 0
         self._busy(None)
         self._open(message.choice, message.agent, message.partner)
 
     def worker_failed(self, group: str, error: BaseException) -> None:
+        if not self._loading:
+            return  # a cancelled load failed: nobody waits for it
+        self._loading = 0
         self._busy(None)
         if isinstance(error, FieldError):
             self._show_errors({error.field: str(error)})

@@ -26,15 +26,16 @@ from lmrl_tui.messages import PlayAgainRequested
 from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.screens.info import HelpScreen, SummaryScreen, about_markdown
 from lmrl_tui.screens.leave import LeaveDialog
+from lmrl_tui.screens.watching import WatchControls
 from lmrl_tui.starting import agent_label
 from lmrl_tui.views import view_class
 from lmrl_tui.views.base import TaskView
-from lmrl_tui.workers import ErrorToast
+from lmrl_tui.views.overlay import ValueOverlay
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1, 0.03)
 
 
-class PlayScreen(LmrlScreen, Screen[None]):
+class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
     """One episode: the task's view, whose turn it is, what the model sees, the moves so far."""
 
     BINDINGS = [
@@ -43,9 +44,12 @@ class PlayScreen(LmrlScreen, Screen[None]):
         Binding("p", "toggle_auto", "Auto-play", id="play.auto"),
         Binding("plus,equals_sign", "faster", "Faster", id="play.faster"),
         Binding("minus", "slower", "Slower", id="play.slower"),
+        Binding("v", "toggle_values", "Values", id="play.values"),
+        Binding("t,ctrl+t", "take_over", "Take over", id="play.takeover"),
+        Binding("m", "policy_map", "Policy map", id="play.policymap"),
         Binding("escape", "leave", "Leave", id="play.leave"),
     ]
-    WORKER_ERRORS = {"step": ErrorToast("The step failed", timeout=8)}
+    WORKER_ERRORS = WatchControls.WORKER_ERRORS
 
     class StepTaken(Message, bubble=False):
         """A step was played and recorded (by the worker that waited for the agent or partner)."""
@@ -86,6 +90,7 @@ class PlayScreen(LmrlScreen, Screen[None]):
         self._busy = False
         self._auto_timer: Any = None
         self.needs_worker = spec.partner is not None or not session.human_acts
+        self._init_watch()
 
     # -- layout ---------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -94,6 +99,7 @@ class PlayScreen(LmrlScreen, Screen[None]):
             yield self.view
             with Vertical(id="side"):
                 yield Static(id="status")
+                yield ValueOverlay(id="overlay")
                 yield Static("What the model sees", id="model-title")
                 with VerticalScroll(id="model"):
                     yield Static(id="model-text", markup=False)
@@ -127,11 +133,12 @@ class PlayScreen(LmrlScreen, Screen[None]):
             mode = f"  auto-play {'on' if self.auto else 'off'} ({SPEEDS[self.speed_index]:g}s)"
         hidden = {"partner"} | ({"secret"} if s.human_acts else set())  # a person guessing must not see it
         opts = ", ".join(f"{k}={v}" for k, v in sorted(s.options.items()) if k not in hidden)
+        note = self.watch_status()
         self.query_one("#status", Static).update(
             f"[b]{escape(s.task.spec.title)}[/b]{escape(f' ({opts})') if opts else ''}\n"
             f"Player: {escape(who)}{mode}\n"
             f"{self._turns()}\n"
-            f"Return: {s.total_return:g}"
+            f"Return: {s.total_return:g}" + (f"\n{note}" if note else "")
         )
         self.query_one("#model-text", Static).update(s.model_text())
         self.query_one("#model", VerticalScroll).scroll_end(animate=False)
@@ -162,7 +169,7 @@ class PlayScreen(LmrlScreen, Screen[None]):
             self._show_summary()
             return
         role = s.task.spec.roles[0]
-        if s.human_acts:
+        if s.human_acts or self.takeover:
             self.view.set_turn(role, True)
         else:
             self.view.set_turn(role, False)
@@ -190,6 +197,9 @@ class PlayScreen(LmrlScreen, Screen[None]):
                 return
             s.partner.answer(reply, typed=event.raw)
             self.view.set_turn(s.task.spec.roles[0], s.human_acts)
+            return
+        if self.takeover and not s.done and not self._busy:
+            self.take_over_step(event.typed, event.chosen)
             return
         if not s.human_acts or s.done or self._busy:
             return
@@ -230,31 +240,28 @@ class PlayScreen(LmrlScreen, Screen[None]):
 
     def action_step_agent(self) -> None:
         s = self.session
-        if s.human_acts or s.done or self._busy:
+        if s.human_acts or s.done or self._busy or self.takeover:
             return
-        self._busy = True
+        self._busy = self.thinking = True
+        self._refresh()
         self._agent_step_worker()
-
-    @work(thread=True, exclusive=True, group="step", exit_on_error=False)
-    def _agent_step_worker(self) -> None:
-        try:
-            out = self.session.agent_step()
-        except SessionClosed:  # the person left while a reply was awaited: nothing to report
-            return
-        self.post_message(self.StepTaken(out))
 
     def on_play_screen_step_taken(self, message: PlayScreen.StepTaken) -> None:
         self._after_step(message.outcome)
 
     def _after_step(self, out: StepOutcome) -> None:
-        self._busy = False
+        self._busy = self.thinking = False
         self._log_move(out)
         self._refresh()
+        self.request_explanation()
         self._next_turn()
 
     def worker_failed(self, group: str, error: BaseException) -> None:
         # The step failed (reported): stop auto-play so that it is not retried in a loop.
-        self._busy = False
+        if group == "explain":
+            self.overlay.show_note(f"No values: {type(error).__name__}: {error}")
+            return
+        self._busy = self.thinking = False
         self.auto = False
         self._refresh()
         self._next_turn()  # give the turn back (a person can try again after a partner failed)
@@ -264,6 +271,8 @@ class PlayScreen(LmrlScreen, Screen[None]):
         self.post_message(self.ReplyRequested(role, history))
 
     def on_play_screen_reply_requested(self, message: PlayScreen.ReplyRequested) -> None:
+        self.thinking = False  # the agent has moved: the person partner's turn
+        self._refresh()
         self.view.request_reply(message.role, message.history)
 
     # -- end ----------------------------------------------------------------------------------
@@ -291,12 +300,15 @@ class PlayScreen(LmrlScreen, Screen[None]):
         self.post_message(PlayAgainRequested(self.session, seed))
 
     # -- actions ------------------------------------------------------------------------------
-    _AGENT_ONLY = frozenset({"step_agent", "toggle_auto", "faster", "slower"})
+    _AGENT_ONLY = frozenset({"step_agent", "toggle_auto", "faster", "slower", "toggle_values", "take_over",
+                             "policy_map"})
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide the watch controls (step, auto-play, speed) while a person is the acting side."""
         if action in self._AGENT_ONLY and self.session.human_acts:
             return False
+        if action == "policy_map" and not hasattr(self.view, "show_policy_map"):
+            return False  # a map of moves per cell: the maze's view draws one
         return True
 
     def action_help(self) -> None:
@@ -308,6 +320,9 @@ class PlayScreen(LmrlScreen, Screen[None]):
 
     def action_toggle_auto(self) -> None:
         if self.session.human_acts:
+            return
+        if self.takeover:  # p hands back to the agent, which plays on by itself
+            self.hand_back(auto=True)
             return
         self.auto = not self.auto
         if self.auto and not self._busy:
@@ -327,6 +342,9 @@ class PlayScreen(LmrlScreen, Screen[None]):
     def action_leave(self) -> None:
         """Leave the episode: at once when nothing would be lost, else after asking."""
         s = self.session
+        if self.thinking:  # escape while the agent thinks: cancel its move, stay
+            self.cancel_thinking()
+            return
         if s.done or not s.transitions:
             self.app.pop_screen()
             return
@@ -346,3 +364,4 @@ class PlayScreen(LmrlScreen, Screen[None]):
         if self._auto_timer is not None:
             self._auto_timer.stop()
         self.session.abandon()
+        self.close_engine()

@@ -23,7 +23,11 @@ AGENT = ("◉ ", "bold yellow")
 GOAL = ("★ ", "bold green")
 
 
-def render_maze(state: dict[str, Any]) -> RichText:
+ARROW_STYLE = "bold cyan"
+
+
+def render_maze(state: dict[str, Any], arrows: dict[tuple[int, int], str] | None = None) -> RichText:
+    """The grid; ``arrows``: a watched agent's greedy move per free cell (its policy map)."""
     layout: list[str] = state["layout"]
     pos = tuple(state["position"])
     goal = tuple(state["goal"])
@@ -44,6 +48,8 @@ def render_maze(state: dict[str, Any]) -> RichText:
                 glyph = UNKNOWN
             elif ch == "#":
                 glyph = WALL
+            elif arrows and (r, c) in arrows:
+                glyph = (arrows[(r, c)] + " ", ARROW_STYLE)
             elif (r, c) in visited:
                 glyph = TRAIL
             else:
@@ -77,15 +83,25 @@ class MazeView(TaskView):
 
     _bumped = False
     _hint = ""
+    _state: dict[str, Any] | None = None
+    arrows: dict[tuple[int, int], str] | None = None
+    """The watched agent's policy map drawn on the grid (None: not shown)."""
 
     def on_mount(self) -> None:
         self.focus()
 
     def show_state(self, state: dict[str, Any]) -> None:
-        self.query_one("#grid", Static).update(render_maze(state))
+        self._state = state
+        self.query_one("#grid", Static).update(render_maze(state, self.arrows))
         # A move into a wall is a turn (-1) that leaves the agent where it was: say so.
         self._bumped = bumped(state)
         self._show_hint()
+
+    def show_policy_map(self, arrows: dict[tuple[int, int], str] | None) -> None:
+        """Draw (or, with None, clear) an agent's greedy move on every free cell."""
+        self.arrows = arrows
+        if self._state is not None:
+            self.query_one("#grid", Static).update(render_maze(self._state, arrows))
 
     def step_note(self, info: dict[str, Any], state: dict[str, Any]) -> str | None:
         return "wall bump" if bumped(state) else None

@@ -1,0 +1,271 @@
+"""Watching an agent on the play screen: the value overlay, taking over, and the thinking state.
+
+* ``v``: the value overlay (:class:`~lmrl_tui.views.overlay.ValueOverlay`): what a watched
+  checkpoint thinks of the current state, computed by ``training.explain`` in a worker.
+* ``m``: a policy map on a fully observed maze (the checkpoint's move from every free cell).
+  In chess the overlay also gives Stockfish's evaluation of the position (its own engine process).
+* ``t`` (or ``ctrl+t``): take over. The agent pauses and the person plays its moves; every such step records
+  ``info["takeover"]``, what the agent would have played (``agent_proposed``, asked for in the
+  worker before the person's move is accepted) and who took over; ``t`` or ``p`` hands back.
+* While the agent thinks the status says so, and escape cancels the step (its result is dropped).
+
+The agent's steps, the proposals and the overlay's numbers all use the model: one lock held in
+their worker threads keeps them one at a time without ever blocking the event loop.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import work
+from textual.message import Message
+from textual.worker import get_current_worker
+
+from envs.core import InvalidInput
+from envs.core.session import SessionClosed
+from lmrl_tui.screens.base import LmrlScreen
+from lmrl_tui.views.overlay import ValueOverlay
+from lmrl_tui.workers import ErrorToast
+
+if TYPE_CHECKING:
+    from data.session import PlaySession
+    from lmrl_tui.views.base import TaskView
+
+
+class WatchControls(LmrlScreen):
+    """Mixin for :class:`~lmrl_tui.screens.play.PlayScreen` (it comes first in the bases); the
+    play screen provides the methods stubbed at the end."""
+
+    WORKER_ERRORS: ClassVar = {
+        "step": ErrorToast("The step failed", timeout=8),
+        "explain": ErrorToast("No values", in_place=True),  # the overlay says why
+        "policy-map": ErrorToast("No policy map", timeout=6),
+    }
+
+    session: PlaySession
+    view: TaskView
+    auto: bool
+    _busy: bool
+    _auto_timer: Any
+
+    show_values = False
+    takeover = False
+    thinking = False
+    _model_lock: threading.Lock
+    _proposal: tuple[int, str] | None = None
+    _engine: Any = None
+    ENGINE_DEPTH = 12
+
+    class Explained(Message, bubble=False):
+        """The overlay's numbers for the state after ``for_step`` steps (None: failed, see ``error``)."""
+
+        def __init__(self, for_step: int, explanation: Any, engine: str | None = None) -> None:
+            super().__init__()
+            self.for_step = for_step
+            self.explanation = explanation
+            self.engine = engine
+            """Stockfish's evaluation of a chess position, in words (None: not chess)."""
+
+    class PolicyMapped(Message, bubble=False):
+        """The watched agent's greedy move on every free cell of the maze."""
+
+        def __init__(self, arrows: dict[tuple[int, int], str]) -> None:
+            super().__init__()
+            self.arrows = arrows
+
+    def _init_watch(self) -> None:
+        self._model_lock = threading.Lock()
+
+    @property
+    def overlay(self) -> ValueOverlay:
+        return self.query_one("#overlay", ValueOverlay)
+
+    # what the play screen provides
+    def _refresh(self) -> None: ...
+
+    def _next_turn(self) -> None: ...
+
+    # -- the value overlay ----------------------------------------------------------------------
+    def action_toggle_values(self) -> None:
+        self.show_values = not self.show_values
+        self.overlay.set_class(self.show_values, "-shown")
+        if self.show_values:
+            self.request_explanation()
+
+    def request_explanation(self) -> bool:
+        """Start computing the overlay of the current state in a worker (True if started)."""
+        s = self.session
+        if not self.show_values or s.agent is None:
+            return False
+        if s.done:
+            self.overlay.show_note("The episode is over.")
+            return False
+        checkpoint = getattr(s.agent, "kind", None) == "checkpoint"
+        if not checkpoint and "fen" not in s.state():
+            self.overlay.show_note("Values are shown for trained checkpoints only.")
+            return False
+        self.overlay.show_note("computing values …")
+        self._explain_worker(len(s.transitions))
+        return True
+
+    @work(thread=True, exclusive=True, group="explain", exit_on_error=False)
+    def _explain_worker(self, for_step: int) -> None:
+        from training.explain import explain
+
+        s = self.session
+        with self._model_lock:
+            if len(s.transitions) != for_step or s.done:
+                return  # the state moved on meanwhile: its own request follows
+            legal = getattr(s.task, "legal_actions", None)
+            # a failure is shown in the overlay by the play screen's worker_failed
+            expl = None
+            if getattr(s.agent, "kind", None) == "checkpoint":
+                expl = explain(s.agent, s.task.history(), legal() if legal is not None else None)
+            fen = s.state().get("fen")
+            engine = self._evaluate(fen) if fen else None
+        self.post_message(self.Explained(for_step, expl, engine))
+
+    def _evaluate(self, fen: str) -> str:
+        """Stockfish's evaluation of a chess position, from white's side (its own engine process,
+        started on first use and stopped with the screen)."""
+        import chess
+
+        from envs.chess.stockfish import Engine, find_stockfish
+
+        if self._engine is None:
+            self._engine = Engine(find_stockfish())
+        board = chess.Board(fen)
+        mate, cp = self._engine.mate_in(board, self.ENGINE_DEPTH)
+        sign = 1 if board.turn == chess.WHITE else -1
+        if mate is not None:
+            return f"Stockfish (depth {self.ENGINE_DEPTH}): mate in {abs(mate)} for {'white' if mate * sign > 0 else 'black'}"
+        return f"Stockfish (depth {self.ENGINE_DEPTH}): {sign * (cp or 0) / 100:+.2f} (white's view)"
+
+    def close_engine(self) -> None:
+        if self._engine is not None:
+            self._engine.close()
+            self._engine = None
+
+    def on_watch_controls_explained(self, message: WatchControls.Explained) -> None:
+        if message.for_step != len(self.session.transitions):
+            return  # an older state's numbers
+        if message.explanation is None:
+            self.overlay.show_note((message.engine or "") + "\n(values: trained checkpoints only)")
+        else:
+            self.overlay.show_explanation(message.explanation, message.for_step, message.engine)
+
+    # -- the policy map (fully observed mazes) ---------------------------------------------------
+    def action_policy_map(self) -> None:
+        show = getattr(self.view, "show_policy_map", None)
+        if show is None or self.session.agent is None:
+            return
+        if getattr(self.view, "arrows", None):
+            show(None)
+            return
+        if getattr(self.session.agent, "kind", None) != "checkpoint":
+            self.notify("A policy map is drawn for trained checkpoints only.", timeout=3)
+            return
+        self._policy_map_worker()
+
+    @work(thread=True, exclusive=True, group="policy-map", exit_on_error=False)
+    def _policy_map_worker(self) -> None:
+        from training.explain import ARROWS, policy_map
+
+        with self._model_lock:
+            chosen = policy_map(self.session.agent, self.session.task)
+        self.post_message(self.PolicyMapped({rc: ARROWS.get(a, "?") for rc, a in chosen.items()}))
+
+    def on_watch_controls_policy_mapped(self, message: WatchControls.PolicyMapped) -> None:
+        show = getattr(self.view, "show_policy_map", None)
+        if show is not None:
+            show(message.arrows)
+
+    # -- the agent's step, cancellable ------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False)
+    def _agent_step_worker(self) -> None:
+        worker = get_current_worker()
+        s = self.session
+        with self._model_lock:
+            if worker.is_cancelled:
+                return
+            started = time.monotonic()
+            try:
+                action = s.agent_action()
+                if worker.is_cancelled:  # cancelled while it thought: the move is dropped
+                    return
+                out = s.agent_step(action, int((time.monotonic() - started) * 1000))
+            except SessionClosed:  # the person left while a reply was awaited: nothing to report
+                return
+        self.post_message(self.StepTaken(out))
+
+    def cancel_thinking(self) -> None:
+        """Drop the step the agent is thinking about; auto-play stops."""
+        self.workers.cancel_group(self, "step")
+        self.thinking = False
+        self._busy = False
+        self.auto = False
+        if self._auto_timer is not None:
+            self._auto_timer.stop()
+        self.notify("Cancelled: the agent's move was not played.", timeout=3)
+        self._refresh()
+        self._next_turn()
+
+    # -- taking over ------------------------------------------------------------------------------
+    def action_take_over(self) -> None:
+        s = self.session
+        if s.agent is None or s.done:
+            return
+        if self.takeover:
+            self.hand_back()
+            return
+        if self.thinking:
+            self.cancel_thinking()
+        self.takeover = True
+        if self._auto_timer is not None:
+            self._auto_timer.stop()
+        self.notify("You play the agent's moves now (t, ctrl+t in a text field, or p: hand back).", timeout=3)
+        self._refresh()
+        if not self._busy:
+            self._next_turn()
+
+    def hand_back(self, auto: bool | None = None) -> None:
+        """The agent plays again (``auto``: turn auto-play on or off; None: as it was)."""
+        self.takeover = False
+        if auto is not None:
+            self.auto = auto
+        self._refresh()
+        if not self._busy:
+            self._next_turn()
+
+    def take_over_step(self, typed: str, chosen: bool) -> None:
+        """The person's move for the agent: checked and played in a worker."""
+        self._busy = True
+        self.view.set_turn(self.session.task.spec.roles[0], False)
+        player = self.lmrl_app.player or "you"
+        self._takeover_worker(typed, chosen, player)
+
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False)
+    def _takeover_worker(self, typed: str, chosen: bool, player: str) -> None:
+        s = self.session
+        with self._model_lock:
+            n = len(s.transitions)
+            if self._proposal is None or self._proposal[0] != n:
+                self._proposal = (n, s.agent_action())  # what the agent would have played here
+            try:
+                out = s.takeover_input(typed, self._proposal[1], player, chosen=chosen)
+            except InvalidInput as e:
+                self.post_message(self.InputRejected(str(e)))
+                return
+            except SessionClosed:
+                return
+        self.post_message(self.StepTaken(out))
+
+    def watch_status(self) -> str:
+        """The status line's note about the watch state ('' when there is none)."""
+        if self.takeover:
+            return "[b]You have taken over[/b] (t or p: hand back)"
+        if self.thinking:
+            return "[b]thinking …[/b] (escape: cancel)"
+        return ""

@@ -1,0 +1,208 @@
+"""Watching a checkpoint in the app: the value overlay shows the model's own Q and V (worked out
+again here from the checkpoint's modules); loading and thinking show at once and can be cancelled."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from rich.console import Console  # noqa: E402
+
+import envs  # noqa: E402
+from envs.core import history_to_str  # noqa: E402
+from envs.core.agents import _LOADERS  # noqa: E402
+from lmrl_tui.app import make_app  # noqa: E402
+from lmrl_tui.screens.dialogs import NewEpisodeDialog  # noqa: E402
+from lmrl_tui.screens.play import PlayScreen  # noqa: E402
+from lmrl_tui.views.overlay import ValueOverlay, action_text  # noqa: E402
+from tests.checkpoint_support import tiny_checkpoint  # noqa: E402
+from training.agent import load_agent  # noqa: E402
+from training.explain import ARROWS  # noqa: E402
+from training.tokenization import encode  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def ilql(tmp_path_factory):
+    return tiny_checkpoint(tmp_path_factory.mktemp("ckpt"), "ilql")
+
+
+async def settle(app, pilot) -> None:
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def shown_rows(overlay: ValueOverlay) -> dict[str, list[str]]:
+    """The overlay's table as text: action -> the cells after it."""
+    console = Console(width=60, record=True, color_system=None)
+    console.print(overlay.content)
+    rows = {}
+    for line in console.export_text().splitlines():
+        cells = line.split()
+        if len(cells) >= 5 and cells[0] == "move":
+            rows[f"{cells[0]} {cells[1]}"] = cells[2:]
+    return rows
+
+
+@torch.no_grad()
+def model_q_v(agent, prompt: str, action: str) -> tuple[float, float]:
+    """ILQL's (Q, V) of ``action``: V at the state, Q = V + Σ_t (min Q̄_t − V_t) over its tokens."""
+    tok, m = agent.decoder.tok, agent.decoder.model
+    p, a = encode(tok, prompt), encode(tok, action)
+    h = m.lm(input_ids=torch.tensor([p + a]), output_hidden_states=True).hidden_states[-1][0]
+    h = h[len(p) - 1 : len(p) + len(a) - 1]
+    idx = torch.tensor(a)[:, None]
+    q = torch.minimum(m.target_q_heads[0](h).gather(-1, idx), m.target_q_heads[1](h).gather(-1, idx))[:, 0]
+    v = m.v_head(h)[:, 0]
+    return float(v[0] + (q - v).sum()), float(v[0])
+
+
+@pytest.mark.slow
+async def test_the_overlay_shows_the_checkpoints_q_and_v(store, ilql):
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(140, 44)) as pilot:
+        agent = load_agent(ilql)
+        screen = app.start_session("maze-fo", agent, None, 4, None, agent_choice=str(ilql))
+        await settle(app, pilot)
+        await pilot.press("space")  # one step by the agent, then the overlay on
+        await settle(app, pilot)
+        await pilot.press("v")
+        await settle(app, pilot)
+        overlay = screen.query_one("#overlay", ValueOverlay)
+        assert overlay.display and overlay.for_step == 1 and overlay.explanation is not None
+        rows = shown_rows(overlay)
+        task = screen.session.task
+        prompt = history_to_str(task.history())
+        assert set(rows) == {action_text(a) for a in task.legal_actions()}
+        for action in task.legal_actions():
+            q, v = model_q_v(agent, prompt, action)
+            cells = rows[action_text(action)]
+            assert float(cells[0]) == pytest.approx(q, abs=1.5e-3)
+            assert float(cells[1]) == pytest.approx(v, abs=1.5e-3)
+            assert float(cells[2]) == pytest.approx(q - v, abs=1.5e-3)
+        chosen = overlay.explanation.rl_choice
+        assert "★" in rows[action_text(chosen)][-1]
+        await pilot.press("space")  # the agent plays the marked action; the overlay follows
+        await settle(app, pilot)
+        assert screen.session.transitions[-1].action == chosen and overlay.for_step == 2
+        await pilot.press("v")
+        await pilot.pause()
+        assert not overlay.display
+        await pilot.press("m")  # the policy map: the move it plays from every free cell
+        await settle(app, pilot)
+        arrows = screen.view.arrows
+        probe = envs.make("maze-fo")
+        assert arrows and len(arrows) == len(probe.tables.starts)
+        for rc, arrow in arrows.items():
+            probe.reset(0, options={"init_position": rc})
+            agent.reset(probe, 0)
+            assert arrow == ARROWS[agent.act(probe.history())], rc
+        assert "→" in str(screen.view.query_one("#grid").content) or "←" in str(screen.view.query_one("#grid").content)
+        await pilot.press("m")
+        await pilot.pause()
+        assert screen.view.arrows is None
+
+
+async def test_loading_shows_at_once_and_escape_cancels_it(store, tmp_path, monkeypatch):
+    release = threading.Event()
+    calls = []
+
+    def slow_loader(path, **kw):
+        calls.append(path)
+        release.wait(10)
+        agent = envs.make_policy("maze-fo", "optimal")
+        agent.kind = "checkpoint"  # as a loaded checkpoint says of itself
+        return agent
+
+    monkeypatch.setitem(_LOADERS, "checkpoint", slow_loader)
+    (tmp_path / "ck").mkdir()
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(120, 44)) as pilot:
+        app.new_episode("maze-fo", seed=3, checkpoint=str(tmp_path / "ck"))
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, NewEpisodeDialog)
+        dialog.query_one("#start").press()
+        await pilot.pause()  # the very next frame: the load runs, the note says so
+        assert "Loading checkpoint" in str(dialog.query_one("#error").content)
+        assert dialog.query_one("#start").disabled
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is dialog and "cancelled" in str(dialog.query_one("#error").content)
+        assert not dialog.query_one("#start").disabled
+        release.set()  # the cancelled load ends: its agent is dropped
+        await settle(app, pilot)
+        assert app.screen is dialog and store.count() == 0
+        dialog.query_one("#start").press()  # again, and let it finish
+        await settle(app, pilot)
+        assert isinstance(app.screen, PlayScreen) and len(calls) == 2
+        agent = app.screen.session.agent
+        app.restart_session(app.screen.session, 4)  # play again: the loaded model plays on
+        await settle(app, pilot)
+        assert app.screen.session.agent is agent and app.screen.session.seed == 4 and len(calls) == 2
+    assert store.count() == 2
+
+
+class SlowAgent:
+    """An agent that thinks until released."""
+
+    kind = "scripted"
+    name = "slow"
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.calls = 0
+
+    def reset(self, task, seed=None) -> None:
+        pass
+
+    def act(self, history) -> str:
+        self.calls += 1
+        self.release.wait(10)
+        return "move up\n"
+
+
+async def test_thinking_shows_and_escape_drops_the_move(store):
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(120, 44)) as pilot:
+        agent = SlowAgent()
+        screen = app.start_session("maze-fo", agent, None, 3, None)
+        await pilot.pause()
+        await pilot.press("space")
+        await pilot.pause()
+        assert screen.thinking and "thinking" in str(screen.query_one("#status").content)
+        await pilot.press("escape")  # cancels the move; the screen stays
+        await pilot.pause()
+        assert app.screen is screen and not screen.thinking
+        agent.release.set()
+        await settle(app, pilot)
+        assert screen.session.transitions == [] and agent.calls == 1
+        await pilot.press("space")  # asked again, it plays
+        await settle(app, pilot)
+        assert len(screen.session.transitions) == 1
+    assert len(store.steps(store.recent_episodes(1)[0]["id"])) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.stockfish
+async def test_the_overlay_gives_stockfishs_evaluation_in_chess(store):
+    import chess
+
+    from envs.chess.stockfish import Engine, find_stockfish
+
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(140, 44)) as pilot:
+        screen = app.start_session("chess", envs.make_policy("chess", envs.policies("chess")[0]), None, 3, None)
+        await settle(app, pilot)
+        await pilot.press("space")
+        await settle(app, pilot)
+        await pilot.press("v")
+        await settle(app, pilot)
+        shown = str(screen.query_one("#overlay", ValueOverlay).content)
+        board = chess.Board(screen.session.state()["fen"])
+        with Engine(find_stockfish()) as engine:  # the same search, on its own
+            mate, cp = engine.mate_in(board, screen.ENGINE_DEPTH)
+        assert mate is None and f"{cp / 100:+.2f} (white's view)" in shown, shown
