@@ -144,6 +144,8 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
         # Only those left by an earlier app: an episode this app has begun meanwhile is in progress
         # because it is being played, here.
         episodes = self.store.unfinished_episodes(up_to_id=self._last_id_at_start)
+        if self.served:  # other people's games on the same store (maybe being played now) are theirs
+            episodes = [e for e in episodes if e["player"] == self.player]
         if episodes:
             self.post_message(self.UnfinishedFound(episodes))
 

@@ -8,12 +8,16 @@ import json
 from annotator_lab import MAZE, build_lab
 
 from data.annotators import annotator_figures, player_meta
+from data.session import PlaySession
 from lmrl_tui.app import make_app
 from lmrl_tui.cli import main
 from lmrl_tui.prefs import LastChoices
 from lmrl_tui.screens.annotators import AnnotatorsScreen
+from lmrl_tui.screens.dialogs import StartedEpisode
 from lmrl_tui.screens.home import HomeScreen
+from lmrl_tui.screens.leave import UnfinishedDialog
 from lmrl_tui.screens.player import PlayerPrompt
+from lmrl_tui.starting import EpisodeChoice, open_choice
 
 
 async def _start(app, pilot) -> None:
@@ -64,6 +68,8 @@ async def test_empty_and_too_long_names_are_refused_in_place(store):
 
 async def test_a_served_session_asks_every_time_and_saves_nothing(store, monkeypatch):
     LastChoices().remember_player("ann")  # an earlier local start
+    session = PlaySession(store, MAZE, seed=1, player="cy")  # cy's game, still being played elsewhere
+    session.start()
     monkeypatch.setenv("LMRL_ASK_PLAYER", "1")
     for name in ("bo", "cy"):
         app = make_app(store)  # as `lmrl serve` starts it: no --player
@@ -72,11 +78,17 @@ async def test_a_served_session_asks_every_time_and_saves_nothing(store, monkeyp
             assert isinstance(app.screen, PlayerPrompt) and app.player is None
             assert "Asked again" in str(app.screen.query_one("#player-explain").render())
             await pilot.press(*name, "enter")
-            await pilot.pause()
+            await _start(app, pilot)
             assert app.player == name
-            app.episode_started(None)
-    assert LastChoices().player == "ann"
-    assert json.loads(LastChoices().path.read_text())["player"] == "ann"
+            assert isinstance(app.screen, UnfinishedDialog) == (name == "cy")  # only one's own
+            if name == "cy":
+                await pilot.press("escape")
+            choice = EpisodeChoice(MAZE, 1, "human", "embedded", name, False)  # a game from the dialog
+            app.episode_started(StartedEpisode(open_choice(store, choice, None, None), choice, {"agent": "human"}))
+            await pilot.pause()
+            assert store.episode(app.screen.session.episode_id)["player"] == name
+    saved = json.loads(LastChoices().path.read_text())
+    assert saved["player"] == "ann" and saved["tasks"][MAZE] == {"agent": "human"}
 
 
 async def test_tests_and_plain_make_app_are_never_asked(store):
