@@ -125,7 +125,7 @@ def annotator_figures(store: Store, task: str | None = None) -> list[dict[str, A
                          CASE WHEN e.partner_kind = 'human' AND json_valid(s.info)
                               THEN json_extract(s.info, '$.partner.think_ms') END AS partner,
                          {_json_len('s.info', '$.attempts')} AS attempts
-                  FROM steps s JOIN episodes e ON e.id = s.episode_id
+                  FROM episodes e CROSS JOIN steps s ON s.episode_id = e.id  -- people's episodes first
                   WHERE e.player IS NOT NULL {where})
             GROUP BY player""", args)  # fmt: skip
     for name, total_ms, moves, attempts in steps.fetchall():
