@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 COLUMNS = (("episodes", "episodes"), ("finished", "finished"), ("time played", "seconds"),
-           ("success", "success_rate"), ("mean return", "mean_return"), ("think s", "think_ms"),
+           ("success", "success_rate"), ("mean return", "mean_return"), ("think (s)", "think_ms"),
            ("refused", "attempts"), ("labels", "labels"))  # fmt: skip
 
 
@@ -43,7 +43,7 @@ def print_annotators(store: Any, args: argparse.Namespace) -> None:
     rows = annotator_figures(store, args.task)
     print(f"\nper annotator{f' ({args.task})' if args.task else ''}:")
     if not rows:
-        print("  no players yet")
+        print("  nobody has played or labelled yet")
         return
     table = [["player", *(t for t, _ in COLUMNS)]]
     table += [[r["player"], *(_cell(k, r[k]) for _, k in COLUMNS)] for r in rows]

@@ -42,6 +42,8 @@ async def test_first_start_asks_and_the_second_remembers(store):
         assert isinstance(again.screen, HomeScreen) and again.player == "Ann Lee"
     overridden = make_app(store, player="zed", ask_player=True)  # --player
     assert overridden.player == "zed" and not overridden.asks_player
+    LastChoices().path.unlink()
+    assert not make_app(store).asks_player  # tests (make_app without ask_player) are never asked
 
 
 async def test_empty_and_too_long_names_are_refused_in_place(store):
@@ -68,34 +70,26 @@ async def test_empty_and_too_long_names_are_refused_in_place(store):
 
 async def test_a_served_session_asks_every_time_and_saves_nothing(store, monkeypatch):
     LastChoices().remember_player("ann")  # an earlier local start
-    session = PlaySession(store, MAZE, seed=1, player="cy")  # cy's game, still being played elsewhere
-    session.start()
+    for name in ("cy", "zed"):  # games still being played in other browser sessions
+        PlaySession(store, MAZE, seed=1, player=name).start()
     monkeypatch.setenv("LMRL_ASK_PLAYER", "1")
-    for name in ("bo", "cy"):
-        app = make_app(store)  # as `lmrl serve` starts it: no --player
-        async with app.run_test(size=(120, 36)) as pilot:
-            await _start(app, pilot)
-            assert isinstance(app.screen, PlayerPrompt) and app.player is None
-            assert "Asked again" in str(app.screen.query_one("#player-explain").render())
-            await pilot.press(*name, "enter")
-            await _start(app, pilot)
-            assert app.player == name
-            assert isinstance(app.screen, UnfinishedDialog) == (name == "cy")  # only one's own
-            if name == "cy":
-                await pilot.press("escape")
-            choice = EpisodeChoice(MAZE, 1, "human", "embedded", name, False)  # a game from the dialog
-            app.episode_started(StartedEpisode(open_choice(store, choice, None, None), choice, {"agent": "human"}))
-            await pilot.pause()
-            assert store.episode(app.screen.session.episode_id)["player"] == name
-    saved = json.loads(LastChoices().path.read_text())
-    assert saved["player"] == "ann" and saved["tasks"][MAZE] == {"agent": "human"}
-
-
-async def test_tests_and_plain_make_app_are_never_asked(store):
-    app = make_app(store)
+    app = make_app(store)  # as `lmrl serve` starts it: no --player
     async with app.run_test(size=(120, 36)) as pilot:
         await _start(app, pilot)
-        assert isinstance(app.screen, HomeScreen) and app.player is None
+        assert isinstance(app.screen, PlayerPrompt) and app.player is None  # ann is not assumed
+        assert "Asked again" in str(app.screen.query_one("#player-explain").render())
+        await pilot.press(*"cy", "enter")
+        await _start(app, pilot)
+        assert app.player == "cy"
+        dialog = app.screen  # only cy's own unfinished game is offered
+        assert isinstance(dialog, UnfinishedDialog) and [e["player"] for e in dialog.episodes.values()] == ["cy"]
+        await pilot.press("escape")
+        choice = EpisodeChoice(MAZE, 1, "human", "embedded", "cy", False)  # a game from the dialog
+        app.episode_started(StartedEpisode(open_choice(store, choice, None, None), choice, {"agent": "human"}))
+        await pilot.pause()
+        assert store.episode(app.screen.session.episode_id)["player"] == "cy"
+    saved = json.loads(LastChoices().path.read_text())
+    assert saved["player"] == "ann" and saved["tasks"][MAZE] == {"agent": "human"}
 
 
 def _cells(table, key: str) -> list[str]:
@@ -137,17 +131,13 @@ async def test_session_note_is_kept_with_every_episode_of_the_session(store):
     async with app.run_test(size=(140, 40)) as pilot:
         await _start(app, pilot)
         first = app.start_session(MAZE, None, None, 2, "ann")
-        await pilot.press("up", "escape")  # one move, then leave it (kept, abandoned)
-        await pilot.pause()
-        await pilot.press("l")
+        await pilot.press("escape")  # nothing played yet: it leaves at once
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
         await pilot.press("n", *"tired", "enter")  # the note joins the episodes played so far ...
         await pilot.pause()
         assert app.session_note == "tired"
         second = app.start_session(MAZE, None, None, 3, "ann")  # ... and those played later
-        await pilot.press("up")
-        await pilot.pause()
         ids = [first.session.episode_id, second.session.episode_id]
         assert [store.episode(i)["meta"].get("session_note") for i in ids] == ["tired"] * 2
         app.set_session_note("")  # cleared
@@ -164,7 +154,7 @@ def test_stats_by_player_adds_a_row_per_annotator(store, db_path, capsys):
     out = capsys.readouterr().out.splitlines()
     start = out.index("per annotator:")
     assert out[start + 1].split() == ["player", "episodes", "finished", "time", "played", "success", "mean",
-                                      "return", "think", "s", "refused", "labels"]  # fmt: skip
+                                      "return", "think", "(s)", "refused", "labels"]  # fmt: skip
     rows = {line.split()[0]: line.split()[1:] for line in out[start + 2 :]}
     assert rows["ann"] == ["2", "1", "2m00s", "100.0%", "-2.000", "2.5", "3", "2"]
     assert rows["bob"] == ["1", "1", "1m00s", "0.0%", "-2.000", "7.0", "0", "1"]
