@@ -8,6 +8,7 @@ Styles live in ``styles/*.tcss`` (loaded here, for every screen and task view).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
 
+from data.annotators import note_session, register_player
 from data.session import PlaySession
 from data.store import Store
 from envs.core import Agent
@@ -24,15 +26,18 @@ from envs.core.session import HumanAgent
 from lmrl_tui.commands import LmrlCommands
 from lmrl_tui.messages import (
     AboutRequested,
+    AnnotatorsRequested,
     BrowseRequested,
     NewEpisodeRequested,
     PlayAgainRequested,
     RunsRequested,
+    SessionNoteRequested,
 )
 from lmrl_tui.prefs import LastChoices
 from lmrl_tui.screens.dialogs import NewEpisodeDialog, StartedEpisode
 from lmrl_tui.screens.home import HomeScreen
 from lmrl_tui.screens.info import HelpScreen, about_markdown
+from lmrl_tui.screens.player import PlayerChosen, PlayerPrompt, SessionNoteDialog
 from lmrl_tui.starting import open_session
 from lmrl_tui.workers import ErrorToast, ReportsWorkerErrors, show_error
 
@@ -41,6 +46,9 @@ if TYPE_CHECKING:
 
 STYLES = Path(__file__).parent / "styles"
 CANNOT_START = ErrorToast("Cannot start", timeout=10, with_type=False)
+ASK_PLAYER_ENV = "LMRL_ASK_PLAYER"
+"""Set to 1 (by ``lmrl serve``, one app per browser session): ask who plays at every start, and
+keep the name out of the shared prefs file."""
 
 
 class LmrlApp(ReportsWorkerErrors, App[None]):
@@ -59,14 +67,23 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
             super().__init__()
             self.episodes = episodes
 
-    def __init__(self, store: Store, *, player: str | None = None) -> None:
+    def __init__(self, store: Store, *, player: str | None = None, ask_player: bool = False) -> None:
+        """``player``: who plays (``--player``); else the name remembered from last time. With
+        ``ask_player`` (the ``lmrl`` command; tests leave it off) a start that knows no name
+        asks for one; with ``$LMRL_ASK_PLAYER=1`` every start does and nothing is remembered."""
         super().__init__()
         self.store = store
         self.db_path: Path = store.path
         self._last_id_at_start = store.last_episode_id()
         self.choices = LastChoices()
         """The new-episode dialog's last choices per task (kept across restarts)."""
-        self.player = player or self.choices.player
+        self.served = os.environ.get(ASK_PLAYER_ENV) == "1"
+        """A served browser session: the player name is asked each time and never saved."""
+        self.player = player or (None if self.served else self.choices.player)
+        self.asks_player = self.player is None and (ask_player or self.served)
+        self.session_note: str | None = None
+        """The note the person wrote about this session (kept with each episode played in it)."""
+        self._played: list[PlaySession] = []
 
     def on_mount(self) -> None:
         if self.is_headless:
@@ -74,13 +91,63 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
             # also keep the text cursor from blinking, see LmrlScreen.set_focus).
             self.theme = "textual-dark"
         self.push_screen(HomeScreen())
+        if self.asks_player:  # the unfinished episodes are looked for once the name is known
+            self.push_screen(PlayerPrompt(remembered=not self.served), self._player_chosen)
+        else:
+            self._find_unfinished()
+
+    def _player_chosen(self, chosen: PlayerChosen | None) -> None:
+        if chosen is None:
+            return
+        self.player = chosen.name
+        try:
+            register_player(self.store, chosen.name)
+        except Exception as e:  # noqa: BLE001 - the name still holds for this run
+            show_error(self, e, ErrorToast("Could not save the player name", timeout=10))
+        if not self.served:
+            self.choices.remember_player(chosen.name)
+        if chosen.note:
+            self.set_session_note(chosen.note)
         self._find_unfinished()
+
+    # -- session note -------------------------------------------------------------------------
+    def on_session_note_requested(self, message: SessionNoteRequested) -> None:
+        self.push_screen(SessionNoteDialog(self.session_note), self._note_written)
+
+    def _note_written(self, note: str | None) -> None:
+        if note is not None:  # None: cancelled; "": cleared
+            self.set_session_note(note)
+            self.notify("Session note saved." if note else "Session note cleared.")
+
+    def set_session_note(self, note: str | None) -> None:
+        """Keep ``note`` (None or blank: none) with every episode played in this session so far
+        and from now on."""
+        self.session_note = note.strip() if note and note.strip() else None
+        try:
+            for session in self._played:
+                note_session(session, self.session_note)
+        except Exception as e:  # noqa: BLE001 - e.g. the store is locked for too long
+            show_error(self, e, ErrorToast("Could not save the session note", timeout=10))
+
+    def _played_here(self, session: PlaySession) -> PlayScreen:
+        """The play screen of ``session``, which joins this session's episodes (and its note)."""
+        from lmrl_tui.screens.play import PlayScreen
+
+        self._played.append(session)
+        if self.session_note:
+            try:
+                note_session(session, self.session_note)
+            except Exception as e:  # noqa: BLE001
+                show_error(self, e, ErrorToast("Could not save the session note", timeout=10))
+        return PlayScreen(session)
 
     @work(thread=True, exclusive=True, group="unfinished", exit_on_error=False)
     def _find_unfinished(self) -> None:
         # Only those left by an earlier app: an episode this app has begun meanwhile is in progress
         # because it is being played, here.
         episodes = self.store.unfinished_episodes(up_to_id=self._last_id_at_start)
+        if self.served:  # other people's games on the same store (maybe being played now) are theirs
+            episodes = [e for e in episodes if e["player"] == self.player]
         if episodes:
             self.post_message(self.UnfinishedFound(episodes))
 
@@ -105,6 +172,11 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
     def on_about_requested(self, message: AboutRequested) -> None:
         self.action_about()
 
+    def on_annotators_requested(self, message: AnnotatorsRequested) -> None:
+        from lmrl_tui.screens.annotators import AnnotatorsScreen
+
+        self.push_screen(AnnotatorsScreen())
+
     # -- episodes -----------------------------------------------------------------------------
     def new_episode(
         self, task_id: str, seed: int | None = None, checkpoint: str | None = None, *, player: str | None = None
@@ -122,14 +194,12 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
         if started is None:
             return
         self.player = started.choice.player
-        self.choices.remember(started.choice.task_id, started.fields, self.player)
+        self.choices.remember(started.choice.task_id, started.fields, None if self.served else self.player)
         self._show_session(started.session)
 
     def _show_session(self, session: PlaySession | None) -> None:
-        from lmrl_tui.screens.play import PlayScreen
-
         if session is not None:
-            self.push_screen(PlayScreen(session))
+            self.push_screen(self._played_here(session))
 
     def start_session(
         self,
@@ -145,14 +215,12 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
         """Start an episode and show it; returns the play screen (None if it could not start).
 
         ``options`` are the task's; by default a checkpoint agent's own (the game it learnt)."""
-        from lmrl_tui.screens.play import PlayScreen
-
         try:
             session = open_session(self.store, task_id, agent, partner, seed, player, strict, agent_choice, options)
         except Exception as e:  # noqa: BLE001 - e.g. Stockfish missing: one clear message
             show_error(self, e, CANNOT_START)
             return None
-        screen = PlayScreen(session)
+        screen = self._played_here(session)
         self.push_screen(screen)
         return screen
 
@@ -183,7 +251,8 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
         self.push_screen(BrowseScreen())
 
 
-def make_app(db: str | Path | Store | None = None, *, player: str | None = None) -> LmrlApp:
-    """Build the app on a store (a path, an open Store, or the default database)."""
+def make_app(db: str | Path | Store | None = None, *, player: str | None = None, ask_player: bool = False) -> LmrlApp:
+    """Build the app on a store (a path, an open Store, or the default database); ``ask_player``:
+    ask who plays when no name is known (the ``lmrl`` command; see :class:`LmrlApp`)."""
     store = db if isinstance(db, Store) else Store(db)
-    return LmrlApp(store, player=player)
+    return LmrlApp(store, player=player, ask_player=ask_player)

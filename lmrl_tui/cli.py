@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("stats", parents=[common], help="per task, source and side: episodes, mean return, success rate")
     s.add_argument("--task", default=None)
-    s.add_argument("--by", choices=["player"], default=None, help="split the sides by player too")
+    s.add_argument("--by", choices=["player"], default=None, help="split the sides by player too, then a row per annotator: episodes, time played, success, mean return, think time, refused inputs, labels")
 
     e = sub.add_parser("export", parents=[common], help="write episodes as LMRL-Gym files or our JSONL")
     add_task_arguments(e, option_help="keep episodes logged with this task option key=value (repeatable)")
@@ -167,6 +167,7 @@ class _progress:
 
 def cmd_stats(args: argparse.Namespace, store: Any) -> int:
     from data.stats import breakdown
+    from lmrl_tui.cli_annotators import print_annotators
 
     print(f"database: {store.path}")
     per_source = breakdown(store, ("task", "source"), task=args.task)
@@ -186,6 +187,7 @@ def cmd_stats(args: argparse.Namespace, store: Any) -> int:
         if not (len(mine) == 1 and mine[0][0] == r["source"]):
             lines.extend(("    " + label, s) for label, s in mine)
     _print_stats(lines)
+    print_annotators(store, args)  # with --by player: a row per annotator too
     return 0
 
 
@@ -268,15 +270,14 @@ def cmd_import(args: argparse.Namespace, store: Any) -> int:
     except FormatError as e:
         print(f"lmrl: error: {e}", file=sys.stderr)
         return EXIT_USAGE
-    note = f": {args.file} holds no episodes" if n == 0 else ""
-    print(f"imported {n} episodes into {store.path}{note}")
+    print(f"imported {n} episodes into {store.path}" + (f": {args.file} holds no episodes" if n == 0 else ""))
     return 0
 
 
 def cmd_app(args: argparse.Namespace, store: Any) -> int:
     from lmrl_tui.app import make_app
 
-    make_app(store, player=args.player).run()
+    make_app(store, player=args.player, ask_player=True).run()
     return 0
 
 
@@ -361,8 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return cmd_app(args, store)
             if hasattr(args, "run"):  # train ALGO and eval: runners from training.algorithms
                 return int(args.run(args, store))
-            commands = {"generate": cmd_generate, "stats": cmd_stats, "export": cmd_export, "import": cmd_import}
-            return commands[args.command](args, store)
+            return {"generate": cmd_generate, "stats": cmd_stats, "export": cmd_export, "import": cmd_import}[args.command](args, store)
         finally:
             store.close()
     except user_errors as e:

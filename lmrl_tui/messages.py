@@ -49,3 +49,11 @@ class RunsRequested(Message):
 
 class AboutRequested(Message):
     """Show the help about the app (keys, the database in use)."""
+
+
+class AnnotatorsRequested(Message):
+    """Show the per-annotator figures (who played and labelled what)."""
+
+
+class SessionNoteRequested(Message):
+    """Let the person write a note about this session (kept with the episodes played in it)."""

@@ -52,6 +52,11 @@ class LastChoices:
         player = self._data.get("player")
         return player if isinstance(player, str) and player.strip() else None
 
+    def remember_player(self, player: str) -> None:
+        """Keep ``player`` as the name the app starts with next time, then save it."""
+        self._data["player"] = player
+        self._save()
+
     def remember(self, task_id: str, fields: dict[str, Any], player: str | None = None) -> None:
         """Keep ``fields`` as the choices of ``task_id`` (and ``player``), then save them."""
         tasks = self._data.get("tasks")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,6 +14,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
 import envs
+from data.annotators import session_note
 from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.workers import ErrorToast
 
@@ -145,6 +147,7 @@ class BrowseScreen(LmrlScreen, Screen[None]):
             f"[b]Episode {episode_id}[/b] · {ep['task']} · seed {ep['seed']} · {ep['status']}\n"
             f"{ep['agent_kind']}:{ep['agent_name']}{partner} · player {ep['player'] or '-'} · "
             f"return {ep['return']:g}\nfirst observation: {_short(ep['first_observation'], 200)}"
+            + (f"\nsession note: {escape(_short(note, 200))}" if (note := session_note(ep["meta"])) else "")
         )
         for s in store.steps(episode_id):
             table.add_row(

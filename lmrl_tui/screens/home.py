@@ -16,7 +16,14 @@ from textual.widgets import DataTable, Footer, Header, Static
 import envs
 from data.stats import source_counts
 from lmrl_tui import task_list
-from lmrl_tui.messages import AboutRequested, BrowseRequested, NewEpisodeRequested, RunsRequested
+from lmrl_tui.messages import (
+    AboutRequested,
+    AnnotatorsRequested,
+    BrowseRequested,
+    NewEpisodeRequested,
+    RunsRequested,
+    SessionNoteRequested,
+)
 from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.task_list import TaskSummary
 from lmrl_tui.workers import ErrorToast
@@ -84,6 +91,8 @@ class HomeScreen(LmrlScreen, Screen[None]):
         Binding("b", "browse", "Episodes", id="home.browse"),
         Binding("t", "runs", "Training runs", id="home.runs"),
         Binding("l", "ladder", "Ladder", id="home.ladder"),
+        Binding("a", "annotators", "Annotators", id="home.annotators"),
+        Binding("n", "session_note", "Session note", id="home.note"),
         Binding("question_mark,f1", "help", "Help", id="home.help"),
         Binding("r", "refresh_stats", "Refresh", id="home.refresh"),
     ]
@@ -246,6 +255,12 @@ class HomeScreen(LmrlScreen, Screen[None]):
         from lmrl_tui.screens.ladder import LadderScreen
 
         self.app.push_screen(LadderScreen(self._selected_task()))
+
+    def action_annotators(self) -> None:
+        self.post_message(AnnotatorsRequested())
+
+    def action_session_note(self) -> None:
+        self.post_message(SessionNoteRequested())
 
     def action_help(self) -> None:
         self.post_message(AboutRequested())

@@ -70,8 +70,10 @@ Play the LMRL-Gym multi-turn RL tasks, log every step to SQLite as an offline RL
 agents on the logs and watch them play.
 
 * **Database:** `{db_path}` (change with `--db PATH` or `LMRL_DB`)
-* **Keys:** `enter` start the highlighted task, `b` browse episodes, `t` training runs, `r` refresh
-  the counts, `?` help, `ctrl+p` command palette, `ctrl+q` quit.
+* **Keys:** `enter` start the highlighted task, `b` browse episodes, `t` training runs, `a` the
+  annotators (who played and labelled what), `n` a note about this session (kept with every
+  episode played in it), `r` refresh the counts, `?` help, `ctrl+p` command palette, `ctrl+q` quit.
+* Your player name is asked at the first start and remembered (`--player NAME` overrides it).
 * New-episode dialog: `tab` / `enter` go to the next field; `enter` in the last field (or on
   Start) starts; the last choices for each task are filled in again.
 * While playing: `space` steps a watched agent, `p` toggles auto-play, `+`/`-` change its speed,
