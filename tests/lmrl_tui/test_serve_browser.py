@@ -167,9 +167,6 @@ def test_the_token_guards_the_page_and_the_websocket(tmp_path) -> None:
                 browser.close()
 
 
-@pytest.mark.xfail(strict=True, reason="the app offers every in-progress episode at start, also one "
-                   "another served browser is playing now (app.py _find_unfinished): it could be "
-                   "resumed or marked abandoned under that person's feet")  # fmt: skip
 def test_a_second_browser_is_not_offered_the_episode_the_first_is_playing(tmp_path) -> None:
     from playwright.sync_api import sync_playwright
 
