@@ -111,7 +111,9 @@ def merge_stores(
             with store.transaction():
                 dest = TargetSide(store._conn)
                 for p, conn, applied in opened:
+                    conn.execute("BEGIN")  # one snapshot of a store that may be in use meanwhile
                     merge_source(Side.of_source(conn, p, "m002_merge_identity" in applied), dest, report)
+                    conn.rollback()
         except BaseException:
             store.close()
             if not existed:

@@ -85,9 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("export", parents=[common], help="write episodes as LMRL-Gym files or our JSONL")
     add_task_arguments(e, option_help="keep episodes logged with this task option key=value (repeatable)")
     add_dataset_arguments(e)
-    e.add_argument("--format", choices=["lmrl", "jsonl", "lmrl-bc", "hf"], default="jsonl",
+    e.add_argument("--format", choices=["lmrl", "jsonl", "lmrl-bc", "hf", "minari"], default="jsonl",
                    help="lmrl: LMRL-Gym's episode files; jsonl: ours, lossless; lmrl-bc: LMRL's chess BC pairs, one "
-                   "{from_state, action} per legal agent move (chess, endgames); hf: a Hugging Face datasets folder")
+                   "{from_state, action} per legal agent move (chess, endgames); hf: a Hugging Face datasets folder; minari: a Minari dataset")
     e.add_argument("--out", "-o", default="-", help="output file (default: standard output)")
 
     i = sub.add_parser("import", parents=[common], help="read LMRL-Gym files or our JSONL into the store")
@@ -237,7 +237,7 @@ def cmd_export(args: argparse.Namespace, store: Any) -> int:
     from training.args import dataset_query
 
     query = dataset_query(args)
-    if args.format == "hf":  # a folder (dataset, parquet, card), not a stream
+    if args.format in ("hf", "minari"):  # a folder (a dataset and its card), not a stream
         return run_hf_export(args, store, query)
     what = "episodes"
     write = lambda f: export_episodes(store, f, args.format, query)  # noqa: E731
