@@ -137,6 +137,7 @@ def export_hf(store: Store, query: DatasetQuery, out: str | Path, rows: str = "s
         raise ExportError(f"rows must be one of {', '.join(ROW_KINDS)}, not {rows!r}")
     try:
         import datasets
+        import pyarrow as pa
     except ImportError:
         raise ExportError("the hf format needs the datasets package: pip install 'lmrl-tui[hf]'") from None
     datasets.disable_progress_bars()  # the CLI prints one line; no bars on stderr
@@ -144,6 +145,7 @@ def export_hf(store: Store, query: DatasetQuery, out: str | Path, rows: str = "s
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise ExportError(f"{folder} already exists and is not an empty folder; give a new one")
     features = _features(rows)
+    schema = features.arrow_schema  # rows go to Arrow in C++: datasets' per-row encoding is ~50x slower
     result = HfExport()
     parts: list[Any] = []
     buffer: list[dict[str, Any]] = []
@@ -155,11 +157,12 @@ def export_hf(store: Store, query: DatasetQuery, out: str | Path, rows: str = "s
         result.by_task[ep.task] += 1
         buffer.extend(rows_of(store, ep, rows))
         if len(buffer) >= CHUNK:
-            parts.append(datasets.Dataset.from_list(buffer, features=features))
+            parts.append(pa.Table.from_pylist(buffer, schema=schema))
             buffer = []
     if buffer or not parts:
-        parts.append(datasets.Dataset.from_list(buffer, features=features))
-    ds = datasets.concatenate_datasets(parts) if len(parts) > 1 else parts[0]
+        parts.append(pa.Table.from_pylist(buffer, schema=schema))
+    split = datasets.NamedSplit(query.split or "train")
+    ds = datasets.Dataset(pa.concat_tables(parts), info=datasets.DatasetInfo(features=features), split=split)
     result.rows = len(ds)
     try:
         folder.mkdir(parents=True, exist_ok=True)

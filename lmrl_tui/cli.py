@@ -353,8 +353,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     user_errors = _user_errors()
     debug = bool(getattr(args, "debug", False)) or os.environ.get("LMRL_DEBUG") == "1"
     try:
-        if args.command == "tasks":
-            return cmd_tasks(args)
+        if args.command in ("tasks", "merge"):  # merge names its stores itself (lmrl_tui.cli_data)
+            return cmd_tasks(args) if args.command == "tasks" else int(args.run(args, None))
         store = _open_store(args)
         try:
             if args.command is None:

@@ -18,8 +18,7 @@ def add_data_commands(subparsers: Any, parents: Iterable[argparse.ArgumentParser
     m.add_argument("stores", nargs="+", metavar="STORE", help="the stores to read (left untouched)")
     m.add_argument("--into", required=True, metavar="STORE", help="the store to merge into (created if missing)")
     m.add_argument("--debug", action="store_true", help="on an error, show the traceback too")
-    # merge names its stores itself: the store `lmrl` opens for every command is a throwaway one
-    m.set_defaults(run=run_merge, db=":memory:")
+    m.set_defaults(run=run_merge)  # called without a store: merge names its stores itself
     export = subparsers.choices.get("export")
     if export is not None:
         export.add_argument("--rows", choices=["step", "episode"], default="step",
@@ -29,7 +28,7 @@ def add_data_commands(subparsers: Any, parents: Iterable[argparse.ArgumentParser
     return m
 
 
-def run_merge(args: argparse.Namespace, store: Any) -> int:
+def run_merge(args: argparse.Namespace, store: Any = None) -> int:
     """Merge ``args.stores`` into ``args.into``; a bad store is one line and nothing is written."""
     from data.merge import merge_stores
 
