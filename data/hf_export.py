@@ -128,6 +128,7 @@ class HfExport:
     by_status: Counter[str] = field(default_factory=Counter)
     by_source: Counter[str] = field(default_factory=Counter)
     by_task: Counter[str] = field(default_factory=Counter)
+    by_origin: Counter[str] = field(default_factory=Counter)
 
 
 def export_hf(store: Store, query: DatasetQuery, out: str | Path, rows: str = "step") -> HfExport:
@@ -155,6 +156,7 @@ def export_hf(store: Store, query: DatasetQuery, out: str | Path, rows: str = "s
         result.by_status[ep.episode["status"]] += 1
         result.by_source[ep.episode["source"]] += 1
         result.by_task[ep.task] += 1
+        result.by_origin[ep.episode.get("origin") or "this store"] += 1
         buffer.extend(rows_of(store, ep, rows))
         if len(buffer) >= CHUNK:
             parts.append(pa.Table.from_pylist(buffer, schema=schema))
@@ -202,10 +204,12 @@ scripted policies, trained agents), one row per {rows}.
 - Episodes: {result.episodes}; steps: {result.steps}; rows: {result.rows}
 - By status: {_counts(result.by_status)}
 - By source: {_counts(result.by_source)}
+- By origin (the store that recorded them): {_counts(result.by_origin)}
 
 ## Licence
 
-{LICENSE_LINE}
+{LICENSE_LINE} If you collected it under other terms, change this section and the `license`
+field above.
 
 ## Loading
 

@@ -102,7 +102,7 @@ def merge_stores(
                 report.skipped.append(str(p))
                 continue
             opened.append((p, conn, applied))
-        existed = target.exists()
+        existed = target.exists() and not (target.is_file() and target.stat().st_size == 0)  # `touch`ed: new
         if existed:
             open_input(target)[0].close()  # refuse a foreign, newer or damaged target untouched
         store = Store(target, verify=existed)
