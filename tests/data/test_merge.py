@@ -199,3 +199,6 @@ def test_cli_merge_and_its_errors(tmp_path: Path, capsys: pytest.CaptureFixture[
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not an lmrl-tui one" in err and "Traceback" not in err
     assert not (tmp_path / "x.db").exists()
+    (tmp_path / "touched.db").touch()  # an empty file is a new store, not a foreign one
+    assert main(["merge", str(a), "--into", str(tmp_path / "touched.db")]) == 0
+    assert "added 3 episodes" in capsys.readouterr().out
