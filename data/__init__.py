@@ -4,7 +4,8 @@
 ``records`` (what is written), ``recorder`` (sessions step by step, batches), ``generate`` (bulk
 play), ``runs`` (training runs, checkpoints, evaluations), ``stats`` (aggregates), ``datasets``
 (dataset queries), ``composition`` (what a dataset holds), ``formats`` and ``codecs``
-(import/export). Other packages call these; they never run SQL themselves. This package
+(import/export), ``hf_export`` and ``minari_export`` (dataset folders), ``merge`` (stores from
+several hosts into one). Other packages call these; they never run SQL themselves. This package
 never imports textual or torch.
 """
 

@@ -5,6 +5,11 @@ Never edit a step that has shipped: add ``m00N_...`` after the last one.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import socket
+from pathlib import Path
+
 from data._sqlite_utils import Database, Migrations
 
 migrations = Migrations("lmrl-tui")
@@ -126,3 +131,59 @@ def m001_initial(db: Database) -> None:
             created_at TEXT NOT NULL
         )"""
     )
+
+
+# -- m002: where rows came from, for `lmrl merge` ---------------------------------------------
+UID_TABLES = ("episodes", "runs", "checkpoints", "evaluations", "labels")
+"""The tables whose rows get a ``uid``: a stable id that a merge keys on (their integer ids are
+only this store's)."""
+IDENTITY_COLUMNS = {
+    "episodes": ("id", "task", "seed", "started_at", "first_observation", "agent_kind", "agent_name"),
+    "runs": ("id", "kind", "algo", "task", "started_at"),
+    "checkpoints": ("id", "path", "step", "created_at"),
+    "evaluations": ("id", "task", "policy", "created_at"),
+    "labels": ("id", "episode_id", "step_idx", "label", "created_at"),
+}
+"""The columns that never change after a row is written: a row written before m002 gets its uid
+from them (:func:`backfill_uid`), so two copies of one old store migrated apart agree."""
+NEW_UID = "lower(hex(randomblob(16)))"
+
+
+def backfill_uid(table: str, row: dict[str, object]) -> str:
+    """The uid of a row written before m002: a hash of its table and identity columns."""
+    key = json.dumps([table, *(row[c] for c in IDENTITY_COLUMNS[table])], ensure_ascii=False, default=str)
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def store_label(file: str) -> str:
+    """How a store is named in its episodes' ``origin``: this host and the file's name."""
+    return f"{socket.gethostname()}:{Path(file).name if file else 'memory'}"
+
+
+@migrations()
+def m002_merge_identity(db: Database) -> None:
+    """``uid`` on every row a merge copies (random for new rows, from the identity columns for
+    old ones), ``origin`` on episodes (the store that recorded it: ``store_info.origin``, host and
+    file name), and the ``store_info`` table that holds that label."""
+    file = next((r[2] for r in db.execute("PRAGMA database_list") if r[1] == "main"), "")
+    db.execute("CREATE TABLE store_info (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute("INSERT INTO store_info(key, value) VALUES ('origin', ?)", [store_label(file)])
+    db.execute("ALTER TABLE episodes ADD COLUMN origin TEXT")
+    for table in UID_TABLES:
+        db.execute(f"ALTER TABLE {table} ADD COLUMN uid TEXT")
+        cols = ", ".join(IDENTITY_COLUMNS[table])
+        rows = db.execute(f"SELECT {cols} FROM {table}").fetchall()
+        names = IDENTITY_COLUMNS[table]
+        db.conn.executemany(
+            f"UPDATE {table} SET uid = ? WHERE id = ?",
+            [(backfill_uid(table, dict(zip(names, r, strict=True))), r[0]) for r in rows],
+        )
+        db.execute(f"CREATE UNIQUE INDEX {table}_uid ON {table}(uid)")
+        origin = ", origin = COALESCE(NEW.origin, (SELECT value FROM store_info WHERE key = 'origin'))"
+        db.execute(
+            f"""CREATE TRIGGER {table}_new_uid AFTER INSERT ON {table}
+                WHEN NEW.uid IS NULL{" OR NEW.origin IS NULL" if table == "episodes" else ""}
+                BEGIN UPDATE {table} SET uid = COALESCE(NEW.uid, {NEW_UID}){origin if table == "episodes" else ""}
+                WHERE id = NEW.id; END"""
+        )
+    db.execute("UPDATE episodes SET origin = (SELECT value FROM store_info WHERE key = 'origin')")

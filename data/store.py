@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 APP_NAME = "lmrl-tui"
 DB_ENV = "LMRL_DB"
 MIGRATION_SET = "lmrl-tui"
-MIGRATION_NAMES = ("m001_initial",)
-TABLES = frozenset({"episodes", "steps", "players", "runs", "checkpoints", "evaluations", "labels"})
+MIGRATION_NAMES = ("m001_initial", "m002_merge_identity")
+TABLES = frozenset({"episodes", "steps", "players", "runs", "checkpoints", "evaluations", "labels", "store_info"})
 """The tables an up-to-date store has; a store that lacks one is refused as damaged."""
 DATABASE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.DatabaseError,)
 """What reading a damaged database raises (for callers that must not import sqlite3)."""

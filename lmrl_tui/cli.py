@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from lmrl_tui.cli_data import add_data_commands, run_hf_export
+
 EXIT_USAGE = 2
 
 
@@ -83,9 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("export", parents=[common], help="write episodes as LMRL-Gym files or our JSONL")
     add_task_arguments(e, option_help="keep episodes logged with this task option key=value (repeatable)")
     add_dataset_arguments(e)
-    e.add_argument("--format", choices=["lmrl", "jsonl", "lmrl-bc"], default="jsonl",
-                   help="lmrl: LMRL-Gym's episode files; jsonl: ours, lossless; lmrl-bc: LMRL's chess "
-                   "BC pairs, one {from_state, action} per legal agent move (chess, endgames)")
+    e.add_argument("--format", choices=["lmrl", "jsonl", "lmrl-bc", "hf", "minari"], default="jsonl",
+                   help="lmrl: LMRL-Gym's episode files; jsonl: ours, lossless; lmrl-bc: LMRL's chess BC pairs, one "
+                   "{from_state, action} per legal agent move (chess, endgames); hf: a Hugging Face datasets folder; minari: a Minari dataset")
     e.add_argument("--out", "-o", default="-", help="output file (default: standard output)")
 
     i = sub.add_parser("import", parents=[common], help="read LMRL-Gym files or our JSONL into the store")
@@ -93,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--format", choices=["lmrl", "jsonl"], default="jsonl")
     i.add_argument("--task", default=None, help="task id (needed for the lmrl format)")
 
-    for add in (add_train_command, add_eval_command, add_reproduce_command, add_serve_command):
+    for add in (add_train_command, add_eval_command, add_reproduce_command, add_serve_command, add_data_commands):
         add(sub, [common])
     return p
 
@@ -140,11 +142,8 @@ def cmd_generate(args: argparse.Namespace, store: Any) -> int:
     finally:
         if progress:
             progress.stop()
-    print(
-        f"wrote {res.written} {args.task} episodes ({args.policy}, seeds {args.seed}..{args.seed + args.episodes - 1}) "
-        f"to {store.path} in {res.seconds:.1f}s: mean return {res.mean_return:.3f}, "
-        f"success {res.success_rate:.1%}"
-    )
+    print(f"wrote {res.written} {args.task} episodes ({args.policy}, seeds {args.seed}..{args.seed + args.episodes - 1}) "
+          f"to {store.path} in {res.seconds:.1f}s: mean return {res.mean_return:.3f}, success {res.success_rate:.1%}")
     return 0
 
 
@@ -240,6 +239,8 @@ def cmd_export(args: argparse.Namespace, store: Any) -> int:
     from training.args import dataset_query
 
     query = dataset_query(args)
+    if args.format in ("hf", "minari"):  # a folder (a dataset and its card), not a stream
+        return run_hf_export(args, store, query)
     what = "episodes"
     write = lambda f: export_episodes(store, f, args.format, query)  # noqa: E731
     if args.format == "lmrl-bc":
@@ -288,8 +289,7 @@ def _print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
 
 
 WRITING_COMMANDS = frozenset({"generate", "import", "train", "eval"})
-"""Commands that write episodes or runs: the store's pages are checked first, so nothing is
-written into a damaged file."""
+"""Commands that write episodes or runs: the store's pages are checked first (no writes to a damaged file)."""
 
 
 def _open_store(args: argparse.Namespace) -> Any:
@@ -354,8 +354,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     user_errors = _user_errors()
     debug = bool(getattr(args, "debug", False)) or os.environ.get("LMRL_DEBUG") == "1"
     try:
-        if args.command == "tasks":
-            return cmd_tasks(args)
+        if args.command in ("tasks", "merge"):  # merge names its stores itself (lmrl_tui.cli_data)
+            return cmd_tasks(args) if args.command == "tasks" else int(args.run(args, None))
         store = _open_store(args)
         try:
             if args.command is None:

@@ -10,7 +10,8 @@ from data.records import EpisodeRecord, StepRecord, Who
 from data.store import Store
 from envs.core import episode_success
 
-CLOCK = {"started_at", "ended_at", "created_at"}
+CLOCK = {"started_at", "ended_at", "created_at", "uid", "origin"}
+"""Columns that differ between two runs (times; the uid and origin each store gives a row)."""
 
 
 def generate_as_before(store: Store, task_id: str, policy: str, episodes: int, seed: int, batch: int) -> None:

@@ -12,6 +12,7 @@ from data.store import EpisodeRecord, StepRecord, Store, StoreError, Who
 
 EXPECTED_TABLES = {
     "_sqlite_migrations", "players", "runs", "episodes", "steps", "checkpoints", "evaluations", "labels",
+    "store_info",
 }  # fmt: skip
 EXPECTED_STEP_COLUMNS = [
     "episode_id", "idx", "role", "action", "typed", "observation", "reward", "terminated",
@@ -23,6 +24,7 @@ def test_blank_database_migrates_to_the_expected_schema(store):
     assert set(store.db.table_names()) == EXPECTED_TABLES
     assert [c.name for c in store.db["steps"].columns] == EXPECTED_STEP_COLUMNS
     assert "return" in store.db["episodes"].columns_dict
+    assert {"uid", "origin"} <= set(store.db["episodes"].columns_dict)  # m002, for lmrl merge
     assert store.schema_version() == [m.name for m in migrations._migrations]
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
