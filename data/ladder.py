@@ -34,11 +34,11 @@ _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 
 """Student's t, two-sided 95 %, for 1 .. 30 degrees of freedom (then the normal 1.96)."""
 
 
-def t_interval(n: int, mean: float, sum_sq: float) -> tuple[float, float]:
+def t_interval(n: int, mean: float, sum_sq: float) -> tuple[float | None, float | None]:
     """The 95 % t-interval of a mean from ``n`` values with ``sum_sq`` the sum of their squares
-    (one value: no width)."""
+    (one value has none: ``(None, None)``, shown blank, not as a zero-width interval)."""
     if n < 2:
-        return mean, mean
+        return None, None
     var = max(0.0, (sum_sq - n * mean * mean) / (n - 1))
     t = _T975[n - 2] if n - 1 <= len(_T975) else 1.96
     half = t * math.sqrt(var / n)
