@@ -24,7 +24,21 @@ def shown_status(row: dict[str, Any], alive: bool | None) -> str:
 
 
 def format_metric_row(row: dict[str, Any]) -> str:
-    """``key=value`` pairs (floats to 4 significant digits); nested values left out."""
+    """``kind step N: key=value ...`` (floats to 4 significant digits; nested values left out)."""
+    head, rest = metric_head(row), _pairs({k: v for k, v in row.items() if k not in _HEAD})
+    return f"{head}: {rest}" if head else rest
+
+
+_HEAD = ("kind", "step", "round")
+
+
+def metric_head(row: dict[str, Any]) -> str:
+    """What a metrics row is: ``train step 40``, ``eval round 3``."""
+    where = next((f"{k} {row[k]}" for k in ("step", "round") if k in row), "")
+    return " ".join(str(p) for p in (row.get("kind", ""), where) if p)
+
+
+def _pairs(row: dict[str, Any]) -> str:
     parts = []
     for k, v in row.items():
         if isinstance(v, float):

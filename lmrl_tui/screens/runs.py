@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -230,8 +231,9 @@ class RunsScreen(LmrlScreen, Screen[None]):
         lines = [format_metric_row(r) for r in rows]
         self.metric_lines = (self.metric_lines + lines)[-METRIC_LINES:]
         log = self.query_one("#metrics", RichLog)
-        for line in lines:
-            log.write(line)
+        for line in lines:  # the row's head in bold, so that wrapped rows stay apart
+            head, sep, rest = line.partition(": ")
+            log.write(Text.assemble((head + sep, "bold"), rest) if sep else Text(line))
 
     def _show_run(self) -> None:
         self.checkpoints, self.last_eval = [], None

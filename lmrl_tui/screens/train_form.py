@@ -114,7 +114,8 @@ class TrainForm(LmrlScreen, ModalScreen[Launch | None]):
         algos = algorithm_names()
         with VerticalScroll(can_focus=False):
             yield Static("[b]New training run[/b] · `lmrl train`, in the background", id="title")
-            yield Static("tab: next field · escape: cancel · blank fields: the algorithm's defaults", id="keys")
+            yield Static("enter or tab: next field · enter in the last field or Start: start · escape: cancel · "
+                         "blank fields: the algorithm's defaults", id="keys")
             with Vertical(id="form"):
                 yield from self._row("algo", "Algorithm", FormSelect(
                     [(a, a) for a in algos], value="bc", allow_blank=False, id="algo"))  # fmt: skip
@@ -228,6 +229,13 @@ class TrainForm(LmrlScreen, ModalScreen[Launch | None]):
             err.update(errors.get(name, ""))
             err.set_class(name in errors, "-shown")
         self.query_one("#error", Static).update(overall)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter moves to the next field; in the last one (the output folder) it starts."""
+        if event.input.id == "out":
+            self.action_start()
+        else:
+            self.focus_next()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "cancel":

@@ -9,6 +9,7 @@ the normalised score, each against the step (or round).
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,14 @@ class MetricsTail:
         self.path = path
         self.offset = 0
         self._partial = b""
+        self._lock = threading.Lock()  # two polls overlapping on a busy machine read in turn
 
     def read_new(self, max_bytes: int = 4 << 20) -> tuple[list[dict[str, Any]], bool]:
         """(new rows, whether the file was read again from its start)."""
+        with self._lock:
+            return self._read_new(max_bytes)
+
+    def _read_new(self, max_bytes: int) -> tuple[list[dict[str, Any]], bool]:
         restarted = False
         try:
             with self.path.open("rb") as f:

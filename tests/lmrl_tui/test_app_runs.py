@@ -75,6 +75,7 @@ async def test_curves_and_metrics_follow_the_growing_file(store, tmp_path):
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert curves.data.xs["loss"][-1] == 6 and curves.data.ys["loss"][-1] == 0.125
+        assert screen.metric_lines[-1] == "train step 6: loss=0.125"
         assert "normalised_lmrl=61.5" in screen.metric_lines[-2]
         details = str(screen.query_one("#details").render())
         assert "12 episodes" in details and "scripted" in details and "n_embd = 32" in details

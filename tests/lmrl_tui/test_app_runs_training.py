@@ -58,7 +58,11 @@ async def test_the_form_explains_bad_input_in_place(store, tmp_path):
     async with app.run_test(size=(120, 60)) as pilot:
         form = await open_form(app, pilot)
         fill(form, steps="ten", seed="-1", n_embd="0", extra="--n-head two")
-        form.action_start()
+        form.query_one("#steps").focus()
+        await pilot.press("enter")  # enter: the next field
+        assert app.focused is form.query_one("#seed")
+        form.query_one("#out").focus()
+        await pilot.press("enter")  # in the last field: start
         await pilot.pause()
         assert "whole number" in error_under(form, "steps")
         assert "negative" in error_under(form, "seed") and "above 0" in error_under(form, "n-embd")
