@@ -113,7 +113,7 @@ class RunsScreen(LmrlScreen, Screen[None]):
                         with VerticalScroll():
                             yield Static("", id="details", markup=False)
                     with TabPane("Metrics", id="tab-metrics"):
-                        yield RichLog(id="metrics", wrap=True, markup=False, max_lines=METRIC_LINES)
+                        yield RichLog(id="metrics", wrap=True, markup=False, max_lines=METRIC_LINES, min_width=20)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -230,10 +230,18 @@ class RunsScreen(LmrlScreen, Screen[None]):
         self.query_one(Curves).add(rows)
         lines = [format_metric_row(r) for r in rows]
         self.metric_lines = (self.metric_lines + lines)[-METRIC_LINES:]
+        self._write_metrics(lines)
+
+    def _write_metrics(self, lines: list[str]) -> None:
         log = self.query_one("#metrics", RichLog)
         for line in lines:  # the row's head in bold, so that wrapped rows stay apart
             head, sep, rest = line.partition(": ")
             log.write(Text.assemble((head + sep, "bold"), rest) if sep else Text(line))
+
+    def on_resize(self) -> None:
+        """Wrap the metrics rows again at the new width (a RichLog keeps the lines it wrapped)."""
+        self.query_one("#metrics", RichLog).clear()
+        self._write_metrics(self.metric_lines)
 
     def _show_run(self) -> None:
         self.checkpoints, self.last_eval = [], None

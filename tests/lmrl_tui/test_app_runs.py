@@ -54,7 +54,7 @@ async def test_curves_and_metrics_follow_the_growing_file(store, tmp_path):
     (out / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows) + "{broken\n")
     add_run(store, out, config={"lr": 0.001, "n_embd": 32, "dataset": COMPOSITION})
     app = make_app(store)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(110, 40)) as pilot:
         screen = await open_runs(app, pilot)
         curves = screen.query_one(Curves)
         assert screen.run is not None and screen.run["algo"] == "bc"
@@ -81,6 +81,20 @@ async def test_curves_and_metrics_follow_the_growing_file(store, tmp_path):
         assert "12 episodes" in details and "scripted" in details and "n_embd = 32" in details
         info = str(screen.query_one("#run-info").render())
         assert "finished" in info and "No training runs yet" not in info
+        screen.query_one("#tabs").active = "tab-metrics"
+        with (out / "metrics.jsonl").open("a") as f:  # a row far wider than the pane: wrapped, not cut
+            f.write(json.dumps({"kind": "train", "step": 7, **{f"metric_{k}": k / 3 for k in range(12)}}) + "\n")
+        await pilot.pause(0.6)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        log = screen.query_one("#metrics")
+        shown = "".join(strip.text for strip in log.lines)
+        assert "train step 7:" in shown and "metric_11=3.667" in shown
+        assert max(strip.cell_length for strip in log.lines) <= log.scrollable_content_region.width
+        narrow = len(log.lines)
+        await pilot.resize_terminal(150, 40)  # wrapped again at the new width
+        await pilot.pause()
+        assert len(log.lines) < narrow and "metric_11=3.667" in "".join(strip.text for strip in log.lines)
         await pilot.press("w")
         await pilot.pause()
         assert isinstance(app.screen, NewEpisodeDialog)
