@@ -172,7 +172,7 @@ class RunsScreen(LmrlScreen, Screen[None]):
                    for out, lp in self.pending.items()]  # fmt: skip
         self._rows = {str(r["id"]): r for r in rows}
         entries += [(str(r["id"]), str(r["id"]), r["algo"] or "", r["task"] or "",
-                     shown_status(r, self.alive.get(str(r["out_dir"]))), (r["started_at"] or "")[:19])
+                     shown_status(r, self.alive.get(str(r["out_dir"]))), (r["started_at"] or "")[:19].replace("T", " "))
                     for r in rows]  # fmt: skip
         table = self.query_one("#runs", DataTable)
         keys = [str(k.value) for k in table.rows]
@@ -253,7 +253,7 @@ class RunsScreen(LmrlScreen, Screen[None]):
         table = self.query_one("#checkpoints", DataTable)
         table.clear()
         for c in self.checkpoints:
-            table.add_row(c["path"], str(c["step"]), (c["created_at"] or "")[:19], key=str(c["id"]))
+            table.add_row(c["path"], str(c["step"]), (c["created_at"] or "")[:19].replace("T", " "), key=str(c["id"]))
 
     def _show_info(self) -> None:
         run, launch = self.run, self.launch
