@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, RichLog, Static, TabbedContent, TabPane
@@ -110,7 +110,7 @@ class RunsScreen(LmrlScreen, Screen[None]):
                     with TabPane("Curves", id="tab-curves"):
                         yield Curves(id="curves")
                     with TabPane("Dataset & config", id="tab-details"):
-                        with VerticalScroll():
+                        with ScrollableContainer():
                             yield Static("", id="details", markup=False)
                     with TabPane("Metrics", id="tab-metrics"):
                         yield RichLog(id="metrics", wrap=True, markup=False, max_lines=METRIC_LINES, min_width=20)
