@@ -71,7 +71,7 @@ async def test_curves_and_metrics_follow_the_growing_file(store, tmp_path):
         assert curves.data.xs["loss"] == [1, 2, 3, 4, 5] and curves.redraws > drawn
         with (out / "metrics.jsonl").open("a") as f:
             f.write('ss": 0.125}\n')
-        await pilot.pause(0.6)
+        screen.action_reload()  # (the timer polls too: see above)
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert curves.data.xs["loss"][-1] == 6 and curves.data.ys["loss"][-1] == 0.125
@@ -84,7 +84,7 @@ async def test_curves_and_metrics_follow_the_growing_file(store, tmp_path):
         screen.query_one("#tabs").active = "tab-metrics"
         with (out / "metrics.jsonl").open("a") as f:  # a row far wider than the pane: wrapped, not cut
             f.write(json.dumps({"kind": "train", "step": 7, **{f"metric_{k}": k / 3 for k in range(12)}}) + "\n")
-        await pilot.pause(0.6)
+        screen.action_reload()
         await app.workers.wait_for_complete()
         await pilot.pause()
         log = screen.query_one("#metrics")
