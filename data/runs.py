@@ -46,6 +46,24 @@ def finish_run(store: Store, run_id: int, status: str, metrics: Mapping[str, Any
         )
 
 
+def mark_stopped(store: Store, run_id: int, how: str) -> bool:
+    """A run stopped on purpose: status ``stopped`` and ``metrics.stopped = how`` (e.g. "from the
+    app with SIGINT"), unless it has finished meanwhile. Whether the row changed."""
+    with store._writing():
+        cur = store.db.execute(
+            "UPDATE runs SET status = 'stopped', metrics = json_set(COALESCE(metrics, '{}'), '$.stopped', ?), "
+            "ended_at = COALESCE(ended_at, ?) WHERE id = ? AND status IN ('running', 'failed')",
+            [how, now(), run_id],
+        )
+    return cur.rowcount > 0
+
+
+def get_run(store: Store, run_id: int) -> dict[str, Any] | None:
+    """One run's row, or None."""
+    rows = list(store.db.query("SELECT * FROM runs WHERE id = ?", [run_id]))
+    return decode_row(rows[0]) if rows else None
+
+
 def recent_runs(store: Store, limit: int = 200) -> list[dict[str, Any]]:
     """The newest runs first."""
     return [decode_row(r) for r in store.db.query("SELECT * FROM runs ORDER BY id DESC LIMIT ?", [limit])]

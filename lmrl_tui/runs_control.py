@@ -1,0 +1,164 @@
+"""Training runs started from the app: launch ``lmrl train`` as a detached process, find it again,
+tell whether it still lives, and stop it (no textual, no torch: plain processes and files).
+
+A launch writes two files into the run folder (the ``--out`` of ``lmrl train``):
+
+* ``launch.json``: the process id, the command line and when it started. The run's row in the
+  store is written by the training process itself once its data is ready, with the same
+  ``out_dir``, so the app finds the process of a run through its folder.
+* ``train.log``: the process's stdout and stderr.
+
+The process runs in a session of its own (``start_new_session``), so closing the app neither
+signals nor waits for it. :func:`stop` sends SIGINT to its process group (training records the run
+as failed in its ``finally`` and ``lmrl`` exits 130), then SIGTERM after a grace period, then
+SIGKILL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+LAUNCH_FILE = "launch.json"
+LOG_FILE = "train.log"
+_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
+"""The processes this app started, so that one that ended is reaped (not left a zombie)."""
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A training process started from the app."""
+
+    pid: int
+    out_dir: str
+    argv: list[str]
+    log: str
+    started_at: str
+
+
+def train_argv(db_path: str | Path, algo: str, task: str, out_dir: str | Path, flags: Sequence[str] = ()) -> list[str]:
+    """The command line of ``lmrl --db DB train ALGO --task TASK --out OUT --no-progress FLAGS``
+    run by this Python (the same environment as the app)."""
+    return [sys.executable, "-m", "lmrl_tui.cli", "--db", str(db_path), "train", algo, "--task", task,
+            "--out", str(out_dir), "--no-progress", *flags]  # fmt: skip
+
+
+def default_out_dir(db_path: str | Path, algo: str, task: str, now: datetime | None = None) -> Path:
+    """``runs/ALGO-TASK-YYYYmmdd-HHMMSS`` beside the store's file (``%bc`` is spelt ``pbc``)."""
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    name = f"{algo.replace('%', 'p')}-{task}-{stamp}"
+    return Path(db_path).resolve().parent / "runs" / name
+
+
+def start(argv: Sequence[str], out_dir: str | Path) -> Launch:
+    """Start ``argv`` detached, its output into ``OUT/train.log``; writes ``OUT/launch.json``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    log = out / LOG_FILE
+    with log.open("ab") as f:
+        proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
+                                start_new_session=True, close_fds=True)  # fmt: skip
+    _CHILDREN[proc.pid] = proc
+    launch = Launch(proc.pid, str(out), list(argv), str(log), datetime.now(UTC).isoformat(timespec="seconds"))
+    tmp = out / (LAUNCH_FILE + ".tmp")
+    tmp.write_text(json.dumps(asdict(launch), indent=1))
+    tmp.replace(out / LAUNCH_FILE)
+    return launch
+
+
+def read_launch(out_dir: str | Path | None) -> Launch | None:
+    """The launch recorded in a run folder, or None (a run started on the command line)."""
+    if not out_dir:
+        return None
+    try:
+        d = json.loads((Path(out_dir) / LAUNCH_FILE).read_text())
+        return Launch(int(d["pid"]), str(d["out_dir"]), list(d["argv"]), str(d["log"]), str(d["started_at"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _proc_stat_state(pid: int) -> str | None:
+    """The state letter of /proc/PID/stat (``Z``: a zombie), None without /proc."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rfind(")") + 2 :].split()[0]
+
+
+def _cmdline(pid: int) -> list[str] | None:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    return [p.decode(errors="replace") for p in raw.split(b"\0") if p]
+
+
+def is_alive(launch: Launch) -> bool:
+    """Whether the launched process still runs (a process that reuses its id does not count:
+    where /proc exists, its command line must be the launch's)."""
+    child = _CHILDREN.get(launch.pid)
+    if child is not None and child.poll() is not None:
+        _CHILDREN.pop(launch.pid, None)
+        return False
+    try:
+        os.kill(launch.pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process took the id
+        return False
+    if _proc_stat_state(launch.pid) in ("Z", "X"):
+        return False
+    cmd = _cmdline(launch.pid)
+    return cmd is None or cmd == [a for a in launch.argv if a]
+
+
+def _signal(launch: Launch, sig: signal.Signals) -> None:
+    try:
+        if os.getpgid(launch.pid) == launch.pid:  # its own session: the whole group (workers too)
+            os.killpg(launch.pid, sig)
+        else:
+            os.kill(launch.pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _wait_gone(launch: Launch, seconds: float, poll: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while True:
+        if not is_alive(launch):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(poll)
+
+
+def stop(launch: Launch, grace: float = 15.0, term_grace: float = 5.0, poll: float = 0.1) -> str:
+    """Stop the process: SIGINT, SIGTERM after ``grace`` seconds, SIGKILL after ``term_grace``
+    more. Returns the signal that ended it (``SIGINT`` ...) or ``"already gone"``."""
+    if not is_alive(launch):
+        return "already gone"
+    for sig, wait in ((signal.SIGINT, grace), (signal.SIGTERM, term_grace), (signal.SIGKILL, term_grace)):
+        _signal(launch, sig)
+        if _wait_gone(launch, wait, poll):
+            return sig.name
+    raise RuntimeError(f"process {launch.pid} did not end after SIGKILL")
+
+
+def log_tail(launch: Launch, lines: int = 20) -> list[str]:
+    """The last lines of the launch's log (its errors, when it ended early)."""
+    try:
+        with open(launch.log, "rb") as f:
+            f.seek(0, 2)
+            f.seek(max(0, f.tell() - 8192))
+            return f.read().decode("utf-8", errors="replace").splitlines()[-lines:]
+    except OSError:
+        return []

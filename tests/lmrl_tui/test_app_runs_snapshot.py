@@ -1,0 +1,33 @@
+"""Snapshot of the runs screen: a finished run with its learning curves (pytest-textual-snapshot)."""
+
+from __future__ import annotations
+
+import json
+
+from data import runs
+from lmrl_tui.app import make_app
+from lmrl_tui.screens.runs import RunsScreen
+
+
+def test_runs_screen_with_curves(snap_compare, store, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a relative run folder: the same text on every machine
+    monkeypatch.setattr(runs, "now", lambda: "2026-01-02T03:04:05")
+    monkeypatch.setattr(RunsScreen, "POLL_SECONDS", 60.0)
+    rows = [{"kind": "train", "step": i, "loss": 2.0 / i + 0.05} for i in range(1, 41)]
+    rows += [{"kind": "eval", "step": s, "mean_return": -30 + s / 2, "normalised_lmrl": 10 + s} for s in (10, 20, 30, 40)]
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run_id = runs.start_run(store, kind="train", algo="bc", task="maze-fo", config={"lr": 0.001},
+                            dataset_query=None, episode_ids=None, out_dir="run")  # fmt: skip
+    runs.add_checkpoint(store, run_id, "run/checkpoint", 40, {})
+    runs.finish_run(store, run_id, "finished", {"steps": 40})
+    app = make_app(store)
+
+    async def run_before(pilot):
+        await app.workers.wait_for_complete()
+        await pilot.press("t")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
