@@ -87,7 +87,7 @@ class HomeScreen(LmrlScreen, Screen[None]):
     """Every registered task, with what the store holds for it; enter opens the new-episode dialog."""
 
     BINDINGS = [
-        Binding("enter", "play", "Play / watch", id="home.play", show=True, priority=False),
+        Binding("enter", "play", "Play / watch", id="home.play", show=True, priority=True),
         Binding("b", "browse", "Episodes", id="home.browse"),
         Binding("t", "runs", "Training runs", id="home.runs"),
         Binding("l", "ladder", "Ladder", id="home.ladder"),
