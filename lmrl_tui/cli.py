@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from lmrl_tui.argtypes import positive as _positive
+from lmrl_tui.argtypes import seed as _seed
 from lmrl_tui.cli_data import add_data_commands, run_hf_export
 
 EXIT_USAGE = 2
@@ -22,26 +24,6 @@ class CliError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-def _seed(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"the seed must be a whole number, not {text!r}") from None
-    if not 0 <= v < 2**63:
-        raise argparse.ArgumentTypeError("the seed must be between 0 and 2**63 - 1")
-    return v
-
-
-def _positive(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}") from None
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {v}")
-    return v
 
 
 DB_HELP = "episode database (default: $LMRL_DB or the user data directory)"

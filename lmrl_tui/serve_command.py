@@ -11,6 +11,8 @@ import secrets
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from lmrl_tui.argtypes import positive
+
 TOKEN_ENV = "LMRL_SERVE_TOKEN"
 MIN_TOKEN_CHARS = 16
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
@@ -83,16 +85,6 @@ def _port(text: str) -> int:
     return v
 
 
-def _sessions(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}") from None
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {v}")
-    return v
-
-
 def add_serve_command(subparsers: Any, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """``serve``: the app in web browsers, one app process per browser, all writing to one store."""
     s = subparsers.add_parser(
@@ -112,7 +104,7 @@ def add_serve_command(subparsers: Any, parents: list[argparse.ArgumentParser]) -
                         f"at least {MIN_TOKEN_CHARS} characters)")  # fmt: skip
     tokens.add_argument("--public-token", action="store_true",
                         help="generate a fresh token and print the link to share (also on loopback)")  # fmt: skip
-    s.add_argument("--max-sessions", type=_sessions, default=16,
+    s.add_argument("--max-sessions", type=positive, default=16,
                    help="browsers served at once; more are refused (default: 16)")  # fmt: skip
     s.set_defaults(run=run_serve)
     return s

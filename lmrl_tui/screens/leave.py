@@ -21,14 +21,12 @@ from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.workers import ErrorToast
 
 
-class LeaveDialog(LmrlScreen, ModalScreen[bool]):
-    """Leave the episode (True) or stay (False)? Enter leaves, escape stays."""
+class ConfirmDialog(LmrlScreen, ModalScreen[bool]):
+    """A yes/no question: the first button (``YES``: label, variant, id) answers True, the second
+    (``NO``: label, id) False; subclasses bind their keys to ``choose(True)`` / ``choose(False)``."""
 
-    BINDINGS = [
-        Binding("escape,s", "choose(False)", "Stay", id="leave.stay"),
-        Binding("l", "choose(True)", "Leave", id="leave.leave"),
-    ]
-    AUTO_FOCUS = "#leave"
+    YES: tuple[str, str, str] = ("Yes", "warning", "yes")
+    NO: tuple[str, str] = ("No", "no")
 
     def __init__(self, question: str) -> None:
         super().__init__()
@@ -38,14 +36,26 @@ class LeaveDialog(LmrlScreen, ModalScreen[bool]):
         with Vertical():
             yield Static(self.question, id="question")
             with Horizontal(id="buttons"):
-                yield Button("Leave", variant="warning", id="leave")
-                yield Button("Stay", id="stay")
+                yield Button(self.YES[0], variant=self.YES[1], id=self.YES[2])  # type: ignore[arg-type]
+                yield Button(self.NO[0], id=self.NO[1])
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "leave")
+        self.dismiss(event.button.id == self.YES[2])
 
-    def action_choose(self, leave: bool) -> None:
-        self.dismiss(leave)
+    def action_choose(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class LeaveDialog(ConfirmDialog):
+    """Leave the episode (True) or stay (False)? Enter leaves, escape stays."""
+
+    BINDINGS = [
+        Binding("escape,s", "choose(False)", "Stay", id="leave.stay"),
+        Binding("l", "choose(True)", "Leave", id="leave.leave"),
+    ]
+    AUTO_FOCUS = "#leave"
+    YES = ("Leave", "warning", "leave")
+    NO = ("Stay", "stay")
 
 
 class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):

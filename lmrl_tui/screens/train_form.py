@@ -29,6 +29,7 @@ from lmrl_tui import runs_control
 from lmrl_tui.runs_control import Launch
 from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.screens.dialogs import FormSelect
+from lmrl_tui.screens.leave import ConfirmDialog
 from lmrl_tui.workers import ErrorToast
 
 SOURCES = ("human", "scripted", "agent", "import", "any")
@@ -289,7 +290,7 @@ class TrainForm(LmrlScreen, ModalScreen[Launch | None]):
         self._show_errors({}, f"Cannot start the run: {error}")
 
 
-class StopDialog(LmrlScreen, ModalScreen[bool]):
+class StopDialog(ConfirmDialog):
     """Stop the run (True) or keep it running (False)?"""
 
     BINDINGS = [
@@ -297,23 +298,8 @@ class StopDialog(LmrlScreen, ModalScreen[bool]):
         Binding("y", "choose(True)", "Stop it", id="stop.stop"),
     ]
     AUTO_FOCUS = "#keep"
-
-    def __init__(self, question: str) -> None:
-        super().__init__()
-        self.question = question
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(self.question, id="question")
-            with Horizontal(id="buttons"):
-                yield Button("Stop it (y)", variant="error", id="stop")
-                yield Button("Keep running (n)", id="keep")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "stop")
-
-    def action_choose(self, stop: bool) -> None:
-        self.dismiss(stop)
+    YES = ("Stop it (y)", "error", "stop")
+    NO = ("Keep running (n)", "keep")
 
 
 def describe_launch(launch: Launch, alive: bool) -> str:
