@@ -276,7 +276,8 @@ _IRREGULAR_VERBS = {
     "blew": "blow", "blown": "blow", "ran": "run", "told": "tell", "shown": "show", "fed": "feed",
     "dug": "dig", "swept": "sweep", "caught": "catch", "leaves": "leaf", "knives": "knife",
     "lying": "lie", "lay": "lay", "flows": "flow", "flowing": "flow", "flowed": "flow",
-    "photos": "photo", "drove": "drive", "driven": "drive", "lit": "light",
+    "photos": "photo", "drove": "drive", "driven": "drive", "lit": "light", "mice": "mouse",
+    "geese": "goose",
 }  # fmt: skip
 _UNDOUBLE = set("bdgmnprt")
 PERSONS = frozenset({"you", "i", "we", "people", "someone", "person", "human", "humans", "one",

@@ -48,6 +48,7 @@ from envs.questions.text import (
     tokens,
 )
 from envs.questions.twenty_questions.data import PARTS, Thing, objects, read_actions
+from envs.questions.twenty_questions.phrasing import rephrase
 from envs.questions.twenty_questions.text import (
     COMPARE,
     COUNTERS,
@@ -191,6 +192,15 @@ def _identity(question: str) -> str | None:
     return " ".join(x)
 
 
+def _names_kind(named: str) -> bool:
+    """Whether ``named`` is, as a whole, an object, kind or category (``stuffed animal``)."""
+    head = tokens(named)
+    scan = lexicon().scan(head)
+    return len(scan) == 1 and scan[0].end - scan[0].start == len(head) > 1 and any(
+        a.rel in IDENTITY_RELS for a in scan[0].atoms
+    )
+
+
 def _unknown_words(toks: list[str]) -> list[str]:
     """Content words of ``toks`` that no entry of the lexicon covers."""
     covered: set[int] = set()
@@ -204,6 +214,7 @@ def _unknown_words(toks: list[str]) -> list[str]:
 
 @lru_cache(maxsize=16384)
 def parse(question: str) -> Parsed:
+    question = rephrase(question)
     toks = [PRONOUNS.get(w, w) for w in tokens(clean_text(question))]
     if not toks:
         return Parsed((), False, False, None, "empty question")
@@ -215,7 +226,7 @@ def parse(question: str) -> Parsed:
     phrases, _ = actions()
     found, used = match_phrases(toks, phrases)
     asked = _identity(question)
-    if asked is not None and tuple(tokens(asked)) in PARTS:
+    if asked is not None and (tuple(tokens(asked)) in PARTS or _names_kind(asked)):
         found, used = [], set()  # "Is it a caterpillar?": a guess, not "was it a caterpillar"
     atoms: list[Atom] = [Atom("does", v) for v in found]
     if used:
@@ -254,6 +265,8 @@ def parse(question: str) -> Parsed:
             any(a.rel in ("color", "is") for a in m.atoms) or toks[0] in VERB_OPENERS
         ):  # "Is it orange?": the colour; "Does it ring?": what it does, not the ring
             options = [a for a in m.atoms if a.rel != "obj"]
+            if toks[0] in ("does", "do", "did", "will") and toks[m.start - 1] == "it":
+                options = [a for a in options if a.rel == "can"] or options  # a verb: it rings
         atom = resolve(options, toks, m.start, m.end, TRIGGERS, PRIORITY)
         if atom.rel == "obj":
             prev = toks[m.start - 1] if m.start > 0 else ""

@@ -4,6 +4,7 @@ synonyms that map everyday words to facts of the knowledge base."""
 from __future__ import annotations
 
 from envs.questions.text import Atom
+from envs.questions.twenty_questions.categories import KIND_SYNONYMS
 
 RELATIONS = ("made", "color", "in", "for", "has", "is", "can")
 SIZE_RANK = {"tiny": 0, "small": 1, "medium": 3, "large": 4, "huge": 5}
@@ -48,8 +49,7 @@ DISPLAY: dict[str, str] = {}
 PRIORITY = ("obj", "cat", "kind", "size", "is", "color", "has", "can", "for", "in", "made")
 
 SYNONYMS: list[tuple[str, Atom]] = [
-    *[(w, Atom("is", "alive")) for w in ("living", "living thing", "organism", "life",
-                                         "living creature", "creature")],
+    *[(w, Atom("is", "alive")) for w in ("living", "living thing", "organism", "life")],
     ("inanimate", Atom("is", "alive", True)), ("nonliving", Atom("is", "alive", True)),
     ("dead", Atom("is", "alive", True)),
     *[(w, Atom("is", "natural")) for w in ("nature", "naturally occurring", "found in nature")],
@@ -113,5 +113,11 @@ SYNONYMS: list[tuple[str, Atom]] = [
     ("jewellery", Atom("kind", "jewelry")), ("jewel", Atom("kind", "jewelry")),
     ("utensil", Atom("kind", "kitchen utensil")), ("gadget", Atom("kind", "electronic device")),
     ("electronic device", Atom("kind", "electronic device")),
-    ("sport", Atom("for", "sport")), ("sports", Atom("for", "sport")),
+    ("sport", Atom("for", "sport")),
+    *[(w, Atom("has", "wheel")) for w in ("roll on wheels", "on wheels", "move on wheels",
+                                          "go on wheels", "ride on wheels", "wheeled")],
+    ("leafy green", Atom("is", "leafy")), ("leafy vegetable", Atom("is", "leafy")), ("lampshade", Atom("has", "shade")),
+    ("lamp shade", Atom("has", "shade")), ("root", Atom("kind", "root vegetable")),
+    *[(w, Atom("is", "spiky")) for w in ("spikes", "spike", "thorns", "thorny", "prickles")],
+    *KIND_SYNONYMS, ("sports", Atom("for", "sport")),
 ]  # fmt: skip
