@@ -9,12 +9,12 @@ from functools import cache
 
 from envs.questions.guess_city.data import (
     AREAS,
-    CURRENCIES,
-    KNOWN_FOR,
     CLIMATE_WORDS,
     CLIMATES,
     CONTINENT_WORDS,
+    CURRENCIES,
     DEMONYMS,
+    KNOWN_FOR,
     NEAR,
     OTHER_PLACES,
     REGION_WORDS,
@@ -22,6 +22,7 @@ from envs.questions.guess_city.data import (
     cities,
     split_list,
 )
+from envs.questions.guess_city.more_words import add_more_words
 from envs.questions.text import Atom, Lexicon, fold, tokens
 
 STOP_CONTENT = frozenset(
@@ -29,7 +30,8 @@ STOP_CONTENT = frozenset(
     "market house modern ancient royal grand temple tower bridge garden gardens center centre "
     "district central nearby building sea lake mountains mountain island hill sauce rice soup "
     "cakes cake bread fish winter summer night nights white black red blue green yellow gold "
-    "golden little world cars car west east north south port harbour harbor island old time times".split()
+    "golden little world cars car west east north south port harbour harbor island old time times "
+    "dish dishes meal meals cuisine food foods popular traditional local style special".split()
 )
 COMMON_WORDS = frozenset({"red", "pearl", "min", "hai", "wei", "han", "red river"})
 """River names too common to be taken alone as the river (``red``)."""
@@ -71,6 +73,7 @@ PRIORITY = (
     "food",
     "sight",
     "known",
+    "olympics",
 )
 WH = frozenset(
     {
@@ -209,6 +212,7 @@ def lexicon() -> Lexicon:
     for w in {n for v in NEAR.values() for n in split_list(v)}:
         lex.add(w, Atom("near", w))
     _more_words(lex)
+    add_more_words(lex)
     return lex
 
 
