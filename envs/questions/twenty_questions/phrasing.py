@@ -64,6 +64,13 @@ _REWRITES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          rf"{_SUBJECT}$", r"does it have \1"),
         (r"\bmade out of\b", "made of"),
         (r"\bmade from\b", "made of"),
+        # "Does it weigh more than a person?": heavier; "Does it cost a lot?": expensive
+        (r"\bweighs? (?:more|over) than\b", "heavier than"),
+        (r"\bweighs? less than\b", "lighter than"),
+        (r"\b(?:cost|costs) (?:a lot|lots|much|a fortune|a lot of money|lots of money|"
+         r"a great deal)\b", "expensive"),
+        (r"\b(?:in|at) (?:most|many|every|a lot of|lots of) (?:homes|houses)\b", "in a house"),
+        (r"\b(?:in|at) (?:your|a|the) home\b", "in a house"),
         # "Does it run on electricity?", "Is it powered by batteries?"
         (r"\b(?:run|runs|work|works|operate|operates|powered|power|driven) (?:on|by|with|off) "
          r"(?:electricity|batteries|battery|power|a battery|electric power|mains)\b",
