@@ -48,7 +48,6 @@ from envs.questions.text import (
     tokens,
 )
 from envs.questions.twenty_questions.data import PARTS, Thing, objects, read_actions
-from envs.questions.twenty_questions.phrasing import rephrase
 from envs.questions.twenty_questions.text import (
     COMPARE,
     COUNTERS,
@@ -60,6 +59,7 @@ from envs.questions.twenty_questions.text import (
     SYNONYMS,
     TRIGGERS,
     WH,
+    rephrase,
 )
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from functools import cache
 
 from envs.questions.policies import BankAsker, QuestionBank
-from envs.questions.twenty_questions.categories import BANK_LEAVES_OUT
 from envs.questions.twenty_questions.partner import DISPLAY, Thing, answer, objects, parse
 from envs.questions.twenty_questions.task import article
+from envs.questions.twenty_questions.text import BANK_LEAVES_OUT
 
 
 def bank_questions(things: tuple[Thing, ...]) -> list[tuple[str, int | None]]:
