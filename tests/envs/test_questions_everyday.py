@@ -58,7 +58,8 @@ def _play(task: str, secret: str, question: str):
     [("Glove", "Is it a mitten?"), ("Orange", "Is it a tangerine?"), ("Flower", "Is it a rose?"),
      ("Horse", "Is it a pony?"), ("Jacket", "Is it a coat?"), ("Pillow", "Is it a cushion?"),
      ("River", "Is it a stream?"), ("Toy car", "Is it a toy truck?"), ("Chair", "Is it a stool?"),
-     ("Watermelon", "Is it a melon?"), ("Paintbrush", "Is it a brush?")],
+     ("Watermelon", "Is it a melon?"), ("Paintbrush", "Is it a brush?"),
+     ("Apple", "Is it apple juice?"), ("Orange", "Is it orange juice?")],
 )  # fmt: skip
 def test_twenty_questions_near_synonyms_never_win(secret, question):
     _, won = _play("twenty-questions", secret, question)

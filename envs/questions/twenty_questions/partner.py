@@ -168,6 +168,8 @@ IDENTITY = re.compile(
 )
 """A question asking what the object is: ``Is it a rugby ball?``, ``Could it be an orange?``."""
 IDENTITY_RELS = frozenset({"obj", "kind", "cat"})
+BARE_IDENTITY = re.compile(r"^(?:is|could|would|might|must)\s+it\s+(?:be\s+)?(?P<x>[a-z0-9 ]+)$")
+"""``Is it apple juice?``: an identity question without an article."""
 VAGUE_NOUNS = frozenset(
     "item items thing things object objects means form example member piece part bit product "
     "stuff good nice common popular real normal regular typical usual of".split()
@@ -199,6 +201,20 @@ def _names_kind(named: str) -> bool:
     return len(scan) == 1 and scan[0].end - scan[0].start == len(head) > 1 and any(
         a.rel in IDENTITY_RELS for a in scan[0].atoms
     )
+
+
+def _other_thing_of(question: str) -> str | None:
+    """``apple juice`` of ``Is it apple juice?``: an object's name then a word no entry knows
+    names another thing (a drink, a dish), never the object (nor its colour)."""
+    m = BARE_IDENTITY.match(" ".join(_RAW.findall(fold(clean_text(question)).replace("'", ""))))
+    head = tokens(m.group("x")) if m else []
+    if not 2 <= len(head) <= 4 or CLAUSE & set(head):
+        return None
+    first = lexicon().scan(head)
+    lead = first[0] if first else None
+    if lead is None or lead.start != 0 or not any(a.rel == "obj" for a in lead.atoms):
+        return None
+    return m.group("x") if _unknown_words(head[-1:]) else None
 
 
 def _unknown_words(toks: list[str]) -> list[str]:
@@ -235,6 +251,8 @@ def parse(question: str) -> Parsed:
         if cut:  # "Does it make you cry when you cut it?": the clause qualifies the phrase
             toks = toks[: cut[0]]
     named = None if found else _identity(question)
+    if named is None and not found and _other_thing_of(question):
+        return Parsed((), False, negated, None, unlisted=_other_thing_of(question))
     if named is not None:
         head = tokens(named)
         matches = lexicon().scan(head)
