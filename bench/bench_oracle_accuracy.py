@@ -44,8 +44,8 @@ written during that round by someone who saw neither the code nor the oracles' a
 never been tuned against: its figures are the ones to quote (first run, after the second round:
 20Q 0.953 with 1 false win, city 0.947). E's misses then led to a third round (everyday phrasings,
 category words, near-synonyms of other things as wrong guesses, Olympics, hemispheres), guided
-also by ~780 questions written for it as tests (tests/envs/data/everyday_questions.txt): A-E all
->= 0.997 after it, so E is tuned too, and the next blind set is the one to quote."""
+also by ~1,100 questions written for it as tests (tests/envs/data/everyday_questions.txt): A-E all
+1.000 after it, so E is tuned too, and the next blind set is the one to quote."""
 
 
 def judge(row: dict, observation: str) -> bool:
