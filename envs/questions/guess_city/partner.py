@@ -270,6 +270,8 @@ def holds(atom: Atom, c: City, index: int) -> bool:
         ok = v in split_list(SIDES.get(c.name, ""))
     elif rel == "former_capital":
         ok = c.name in FORMER_CAPITALS
+    elif rel == "ever_capital":
+        ok = c.capital or c.name in FORMER_CAPITALS
     elif rel == "port":
         ok = bool(c.coasts) or c.name in RIVER_PORTS
     elif rel == "island":

@@ -48,6 +48,7 @@ PRIORITY = (
     "drive",
     "coast_side",
     "side",
+    "ever_capital",
     "former_capital",
     "port",
     "island",
@@ -237,6 +238,9 @@ def _more_words(lex: Lexicon) -> None:
               "previous capital", "historic capital", "ancient capital", "once the capital",
               "used to be the capital", "was the capital", "formerly the capital"):
         lex.add(w, Atom("former_capital", True))
+    for w in ("was it capital", "was it the capital", "was it a capital", "ever capital",
+              "ever the capital", "ever a capital", "ever been capital", "ever been the capital"):
+        lex.add(w, Atom("ever_capital", True))  # "Was it the capital of Russia?": now or once
     for names in CURRENCIES.values():
         for w in split_list(names):
             lex.add(w, Atom("currency", w))
