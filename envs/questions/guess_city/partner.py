@@ -159,6 +159,10 @@ def _either(question: str) -> tuple[tuple[str, Parsed], ...]:
     return ()
 
 
+BIGGER = frozenset({"bigger", "larger", "greater", "populous"})
+"""The word before ``than`` that compares populations (``more populous than``)."""
+
+
 @lru_cache(maxsize=16384)
 def parse(question: str) -> Parsed:
     toks = tokens(POSSESSIVE.sub(" s", clean_text(question)))  # "Canada's biggest city"
@@ -178,6 +182,10 @@ def parse(question: str) -> Parsed:
         near = prev in ("near", "close", "next") or (prev == "to" and prev2 in ("close", "next"))
         if atom.rel == "country" and near:
             atom = Atom("near_country", atom.value)  # "Is it near Canada?": in it or by it
+        if atom.rel == "city" and prev == "than" and prev2 in BIGGER | {"smaller"}:
+            less = prev2 == "smaller" or (m.start > 2 and rest[m.start - 3] in ("less", "fewer"))
+            atoms.append(Atom("pop_vs", ("<" if less else ">", atom.value)))  # "bigger than Paris?"
+            continue
         if atom.rel == "city":
             if near:
                 atoms.append(Atom("near_city", atom.value))  # "Is it near Paris?"
@@ -270,6 +278,9 @@ def holds(atom: Atom, c: City, index: int) -> bool:
         ok = v in split_list(SIDES.get(c.name, ""))
     elif rel == "former_capital":
         ok = c.name in FORMER_CAPITALS
+    elif rel == "pop_vs":
+        op, other = v
+        ok = other != index and (c.pop > cities()[other].pop if op == ">" else c.pop < cities()[other].pop)
     elif rel == "ever_capital":
         ok = c.capital or c.name in FORMER_CAPITALS
     elif rel == "port":
