@@ -94,6 +94,8 @@ def parse_objects(text: str) -> list[Thing]:
             props.add("pocket sized")
         if SIZE_RANK[size] <= 1 and "handheld" not in removed.get("is", set()):
             props.add("handheld")
+        if SIZE_RANK[size] <= 3 and "liftable" not in removed.get("is", set()):
+            props.add("liftable")  # "Can you pick it up?": a person can lift it
         if SIZE_RANK[size] >= 4 and "heavy" not in removed.get("is", set()):
             props.add("heavy")
         things.append(

@@ -36,7 +36,8 @@ def bank_questions(things: tuple[Thing, ...]) -> list[tuple[str, int | None]]:
         "can": "Can it {}?",
     }  # fmt: skip
     for rel, tpl in templates.items():
-        for v in shared([v for t in things for v in t.facts[rel]]):
+        facts = [v for t in things for v in t.facts[rel] if rel != "is" or v not in BANK_LEAVES_OUT]
+        for v in shared(facts):
             qs.append(tpl.format(DISPLAY.get(v, v)))
     out: list[tuple[str, int | None]] = []
     seen: set[str] = set()

@@ -97,9 +97,11 @@ KIND_SYNONYMS: list[tuple[str, Atom]] = [
 BANK_LEAVES_OUT = frozenset({
     "aircraft", "body of water", "cookware", "device", "domestic animal", "hand tool", "landform",
     "livestock", "power tool", "produce", "seat", "tableware", "timepiece", "writing tool",
+    "liftable",
 })  # fmt: skip
-"""Kinds added so that the oracle understands people's words for them; the scripted askers'
-question bank leaves them out, so their play (LMRL's data recipe) stays as it was."""
+"""Kinds (and the property ``liftable``) added so that the oracle understands people's words for
+them; the scripted askers' question bank leaves them out, so their play (LMRL's data recipe) stays
+as it was."""
 
 SYNONYMS: list[tuple[str, Atom]] = [
     *[(w, Atom("is", "alive")) for w in ("living", "living thing", "organism", "life")],
@@ -119,6 +121,8 @@ SYNONYMS: list[tuple[str, Atom]] = [
     *[(w, Atom("is", "handheld")) for w in ("hold it in hand", "hold in hand", "hold it in one hand",
                                             "fit in hand", "fits in hand", "handheld", "hand held",
                                             "held in hand", "carry it in hand", "hold it")],
+    *[(w, Atom("is", "liftable")) for w in ("pick it up", "pick up", "lift it", "lift it up",
+                                            "liftable", "carry it", "carry it around")],
     *[(w, Atom("is", "pocket sized")) for w in ("fit in pocket", "fits in pocket", "pocket sized",
                                                 "pocket size", "fit in your pocket")],
     *[(w, Atom("size", ("<=", 0))) for w in ("tiny", "very small", "miniature")],
