@@ -229,7 +229,9 @@ def holds(atom: Atom, c: City, index: int) -> bool:
     elif rel == "continent":
         ok = v in c.continents
     elif rel == "region":
-        ok = c.region == v or (v == "Latin America" and c.continents == ("South America",))
+        ok = c.region == v or (v == "Latin America" and c.continents == ("South America",)) or (
+            v == "Middle East" and c.country == "Egypt"  # Egypt is counted in the Middle East too
+        )
     elif rel == "lang":
         ok = v in (fold(x) for x in c.langs)
     elif rel == "climate":

@@ -330,9 +330,13 @@ def intent(words: set[str]) -> str | None:
 
 # -- more everyday words for facts the lexicon knows, and the Olympic Games hosted
 HEMISPHERE_WORDS = {
-    "north": ("above equator", "northern half", "north half", "upper half", "top half of world"),
+    "north": ("above equator", "northern half", "north half", "upper half", "top half of world",
+              "summer in july", "summer in june", "summer in august", "winter in december",
+              "winter in january", "winter at christmas"),
     "south": ("below equator", "under equator", "southern half", "south half", "lower half",
-              "bottom half of world", "down under"),
+              "bottom half of world", "down under", "summer in december", "summer in january",
+              "summer at christmas", "christmas in summer", "winter in july", "winter in june",
+              "winter in august"),
 }  # fmt: skip
 """Everyday ways of naming the north and south hemispheres (``Is it below the equator?``)."""
 
