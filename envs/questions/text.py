@@ -276,12 +276,15 @@ _IRREGULAR_VERBS = {
     "blew": "blow", "blown": "blow", "ran": "run", "told": "tell", "shown": "show", "fed": "feed",
     "dug": "dig", "swept": "sweep", "caught": "catch", "leaves": "leaf", "knives": "knife",
     "lying": "lie", "lay": "lay", "flows": "flow", "flowing": "flow", "flowed": "flow",
-    "photos": "photo", "drove": "drive", "driven": "drive", "lit": "light",
+    "photos": "photo", "drove": "drive", "driven": "drive", "lit": "light", "mice": "mouse",
+    "geese": "goose",
 }  # fmt: skip
 _UNDOUBLE = set("bdgmnprt")
 PERSONS = frozenset({"you", "i", "we", "people", "someone", "person", "human", "humans", "one",
                      "kids", "kid", "children", "child", "adults", "adult", "everyone", "anyone",
-                     "somebody", "anybody", "everybody"})  # fmt: skip
+                     "somebody", "anybody", "everybody", "girls", "boys", "girl", "boy", "babies",
+                     "baby", "toddlers", "teenagers", "teens", "students", "men", "women",
+                     "grownups", "families"})  # fmt: skip
 """Subjects that make a question ask what a person does (``Do people ... it?``)."""
 AUXILIARIES = frozenset(
     "do does did can could will would should may might must is are was were not ever usually "
@@ -312,6 +315,8 @@ def stem(word: str) -> str:
         w = w[:-1]
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]
+    if w.endswith("y") and len(w) > 3:  # "movies" -> "movy", "movie" -> "movi": one stem
+        w = w[:-1] + "i"
     return w
 
 

@@ -135,8 +135,12 @@ def test_chair_with_a_person_who_disagrees_with_the_bank(policy):
 
 # (c) against the embedded oracle the askers play exactly as before (tests/test_golden_exports.py
 # checks the generated datasets; this checks more seeds of every asker, quickly)
-BEFORE = "a29a7fefa592667a43df74fd9e1984c32a9a3c4f60a57e74df91a59fa007545c"
-"""The digest of 300 seeds of every asker on both tasks. Last changed on purpose by the oracle2
+BEFORE = "6446caca421e5dde0c608bcc03fa6c7ba2d6a61114555cf4dde2fdf27502340f"
+"""The digest of 300 seeds of every asker on both tasks. Last changed on purpose by issue #13's
+last round: Cairo and Alexandria now count as in the Middle East (Guess My City's bank asks it);
+before that: some bank answers are now right (an accordion is a keyboard instrument, a calculator
+has numbers, a hammer is used for building; Guess My City's hot cities are warm), two facts are
+new (desserts, birthdays); the new kinds stay out of the bank. Before that by the oracle2
 branch: both oracles know more facts (life cycles, uses, power; ports, islands, coasts, money), so
 some bank answers change. Before that, by issue #13 (more correct answers; Guess My City's bank
 asks "Is it in North America?" once)."""

@@ -51,6 +51,10 @@ FORMER_CAPITALS = frozenset(_WORDS["former_capitals"])
 """Cities that were once their country's capital (and are no longer)."""
 SIDES: dict[str, str] = _WORDS["parts"]
 """Which part of its country a city is in (``north``, ``southeast``, ``center``, ``midwest``)."""
+OLYMPICS: dict[str, frozenset[str]] = {
+    season: frozenset(n.strip() for n in names.split(",")) for season, names in _WORDS["olympics"].items()
+}
+"""Season (``summer``, ``winter``) -> the cities that have hosted those Olympic Games."""
 SUNNY = frozenset({"arid", "semi-arid", "mediterranean", "tropical"})
 """Climate bands that count as sunny."""
 

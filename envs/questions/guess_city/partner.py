@@ -29,16 +29,17 @@ from envs.questions.guess_city.data import (
     AREAS,
     COAST_SIDE,
     CURRENCIES,
-    FORMER_CAPITALS,
-    SIDES,
-    ISLANDS,
-    KNOWN_FOR,
-    OLD_CITIES,
-    RIVER_PORTS,
-    SUNNY,
     DRIVE_LEFT,
     DRIVE_LEFT_CITIES,
+    FORMER_CAPITALS,
+    ISLANDS,
+    KNOWN_FOR,
     NEAR,
+    OLD_CITIES,
+    OLYMPICS,
+    RIVER_PORTS,
+    SIDES,
+    SUNNY,
     City,
     cities,
     open_answer,
@@ -87,6 +88,11 @@ EXPLICIT = ("are you from", "do you live in", "do you come from", "is your homet
 ALL_YEAR = ("all year", "year round", "all time", "always", "whole year", "every day")
 """Words that ask whether a kind of weather lasts all year (``Is it hot all year?``)."""
 LEADS = frozenset("in on near a an the at by from to of not close far".split())
+POSSESSIVE = re.compile(r"(?<!\bit)(?<!\bthat)(?<!\bwhat)(?<!\bthere)(?<!\bwho)(?<!\bhere)'s\b",
+                        re.IGNORECASE)
+YES_NO_OPENERS = frozenset("is are was were does do did can could has have had will would should "
+                           "may might am isnt arent doesnt dont".split())  # fmt: skip
+WH_INSIDE = frozenset({"which", "what", "where"})
 OPENERS = re.compile(r"^(?:is it|is your city|is the city|is this city|does it|do people|do they"
                      r"|does your city|is there|are there)\s+", re.IGNORECASE)  # fmt: skip
 
@@ -107,6 +113,9 @@ def _unlisted(question: str, atoms: list[Atom]) -> str | None:
     toks = tokens(x)
     scan = lexicon().scan(toks)
     whole = len(scan) == 1 and scan[0].start == 0 and scan[0].end == len(toks)
+    covered = sum(m.end - m.start for m in scan) == len(toks)
+    if covered and any(a.rel == "city" for m in scan for a in m.atoms):
+        return None  # "Is it Paris, France?": a city with where it is
     if whole and any(a.rel == "city" for a in scan[0].atoms):
         return None  # one of the cities: a real guess
     if whole and not {a.rel for a in scan[0].atoms} <= {"food", "sight", "near"}:
@@ -150,11 +159,17 @@ def _either(question: str) -> tuple[tuple[str, Parsed], ...]:
     return ()
 
 
+BIGGER = frozenset({"bigger", "larger", "greater", "populous"})
+"""The word before ``than`` that compares populations (``more populous than``)."""
+
+
 @lru_cache(maxsize=16384)
 def parse(question: str) -> Parsed:
-    toks = tokens(clean_text(question))
+    toks = tokens(POSSESSIVE.sub(" s", clean_text(question)))  # "Canada's biggest city"
     if not toks:
         return Parsed(None, (), False, False, None, "empty question")
+    if toks[0] not in YES_NO_OPENERS and WH_INSIDE & set(toks):  # "It's the capital of which ...?"
+        toks = ["what", *toks]
     if toks[0] not in WH and "or" in toks and (either := _either(question)):
         return Parsed(None, (), False, False, None, either=either)
     pop, rest = population(toks)
@@ -162,10 +177,17 @@ def parse(question: str) -> Parsed:
     target = None
     for m in lexicon().scan(rest):
         atom = resolve(m.atoms, rest, m.start, m.end, TRIGGERS, PRIORITY)
+        prev = rest[m.start - 1] if m.start > 0 else ""
+        prev2 = rest[m.start - 2] if m.start > 1 else ""
+        near = prev in ("near", "close", "next") or (prev == "to" and prev2 in ("close", "next"))
+        if atom.rel == "country" and near:
+            atom = Atom("near_country", atom.value)  # "Is it near Canada?": in it or by it
+        if atom.rel == "city" and prev == "than" and prev2 in BIGGER | {"smaller"}:
+            less = prev2 == "smaller" or (m.start > 2 and rest[m.start - 3] in ("less", "fewer"))
+            atoms.append(Atom("pop_vs", ("<" if less else ">", atom.value)))  # "bigger than Paris?"
+            continue
         if atom.rel == "city":
-            prev = rest[m.start - 1] if m.start > 0 else ""
-            prev2 = rest[m.start - 2] if m.start > 1 else ""
-            if prev in ("near", "close", "next") or (prev == "to" and prev2 in ("close", "next")):
+            if near:
                 atoms.append(Atom("near_city", atom.value))  # "Is it near Paris?"
                 continue
             if prev in RELATIONAL or (prev == "from" and prev2 in AWAY):
@@ -207,13 +229,15 @@ def holds(atom: Atom, c: City, index: int) -> bool:
     elif rel == "continent":
         ok = v in c.continents
     elif rel == "region":
-        ok = c.region == v or (v == "Latin America" and c.continents == ("South America",))
+        ok = c.region == v or (v == "Latin America" and c.continents == ("South America",)) or (
+            v == "Middle East" and c.country == "Egypt"  # Egypt is counted in the Middle East too
+        )
     elif rel == "lang":
         ok = v in (fold(x) for x in c.langs)
     elif rel == "climate":
         ok = c.climate == v
-    elif rel == "weather":
-        ok = v in c.weather
+    elif rel == "weather":  # a hot city is warm too
+        ok = v in c.weather or (v == "warm" and "hot" in c.weather)
     elif rel == "coast":
         ok = v in c.coasts
     elif rel == "coastal":
@@ -239,6 +263,8 @@ def holds(atom: Atom, c: City, index: int) -> bool:
     elif rel == "near":
         near = split_list(NEAR.get(c.name, ""))
         ok = v in near or (v == "mountains" and c.climate == "highland")
+    elif rel == "near_country":
+        ok = any(o.country == v and _km(c, o) < 300 for o in cities())
     elif rel == "near_city":
         ok = v != index and _km(c, cities()[v]) < 250
     elif rel == "largest":
@@ -249,11 +275,16 @@ def holds(atom: Atom, c: City, index: int) -> bool:
         opposite = {"hot": {"cold", "snowy", "cool"}, "warm": {"cold", "snowy"},
                     "cold": {"hot", "warm", "mild"}, "humid": {"dry"}, "dry": {"rainy", "humid"},
                     "rainy": {"dry"}}.get(v, set())  # fmt: skip
-        ok = v in c.weather and not (opposite & c.weather)
+        ok = (v in c.weather or (v == "warm" and "hot" in c.weather)) and not (opposite & c.weather)
     elif rel == "side":
         ok = v in split_list(SIDES.get(c.name, ""))
     elif rel == "former_capital":
         ok = c.name in FORMER_CAPITALS
+    elif rel == "pop_vs":
+        op, other = v
+        ok = other != index and (c.pop > cities()[other].pop if op == ">" else c.pop < cities()[other].pop)
+    elif rel == "ever_capital":
+        ok = c.capital or c.name in FORMER_CAPITALS
     elif rel == "port":
         ok = bool(c.coasts) or c.name in RIVER_PORTS
     elif rel == "island":
@@ -270,6 +301,8 @@ def holds(atom: Atom, c: City, index: int) -> bool:
         ok = c.climate in SUNNY or "dry" in c.weather or "sunny" in KNOWN_FOR.get(c.name, "")
     elif rel == "known":
         ok = _known(c, v) or _contains(c.sights, v) or _contains(c.foods, v)
+    elif rel == "olympics":
+        ok = any(c.name in hosts for season, hosts in OLYMPICS.items() if v in ("any", season))
     elif rel == "food":
         ok = _contains(c.foods, v)
     else:

@@ -9,13 +9,14 @@ from functools import cache
 
 from envs.questions.guess_city.data import (
     AREAS,
-    CURRENCIES,
-    KNOWN_FOR,
     CLIMATE_WORDS,
     CLIMATES,
     CONTINENT_WORDS,
+    CURRENCIES,
     DEMONYMS,
+    KNOWN_FOR,
     NEAR,
+    OLYMPICS,
     OTHER_PLACES,
     REGION_WORDS,
     WEATHER_WORDS,
@@ -29,7 +30,8 @@ STOP_CONTENT = frozenset(
     "market house modern ancient royal grand temple tower bridge garden gardens center centre "
     "district central nearby building sea lake mountains mountain island hill sauce rice soup "
     "cakes cake bread fish winter summer night nights white black red blue green yellow gold "
-    "golden little world cars car west east north south port harbour harbor island old time times".split()
+    "golden little world cars car west east north south port harbour harbor island old time times "
+    "dish dishes meal meals cuisine food foods popular traditional local style special".split()
 )
 COMMON_WORDS = frozenset({"red", "pearl", "min", "hai", "wei", "han", "red river"})
 """River names too common to be taken alone as the river (``red``)."""
@@ -46,6 +48,7 @@ PRIORITY = (
     "drive",
     "coast_side",
     "side",
+    "ever_capital",
     "former_capital",
     "port",
     "island",
@@ -71,6 +74,7 @@ PRIORITY = (
     "food",
     "sight",
     "known",
+    "olympics",
 )
 WH = frozenset(
     {
@@ -209,6 +213,7 @@ def lexicon() -> Lexicon:
     for w in {n for v in NEAR.values() for n in split_list(v)}:
         lex.add(w, Atom("near", w))
     _more_words(lex)
+    add_more_words(lex)
     return lex
 
 
@@ -233,6 +238,9 @@ def _more_words(lex: Lexicon) -> None:
               "previous capital", "historic capital", "ancient capital", "once the capital",
               "used to be the capital", "was the capital", "formerly the capital"):
         lex.add(w, Atom("former_capital", True))
+    for w in ("was it capital", "was it the capital", "was it a capital", "ever capital",
+              "ever the capital", "ever a capital", "ever been capital", "ever been the capital"):
+        lex.add(w, Atom("ever_capital", True))  # "Was it the capital of Russia?": now or once
     for names in CURRENCIES.values():
         for w in split_list(names):
             lex.add(w, Atom("currency", w))
@@ -318,3 +326,45 @@ def intent(words: set[str]) -> str | None:
         if words & keys:
             return name
     return None
+
+
+# -- more everyday words for facts the lexicon knows, and the Olympic Games hosted
+HEMISPHERE_WORDS = {
+    "north": ("above equator", "northern half", "north half", "upper half", "top half of world",
+              "summer in july", "summer in june", "summer in august", "winter in december",
+              "winter in january", "winter at christmas"),
+    "south": ("below equator", "under equator", "southern half", "south half", "lower half",
+              "bottom half of world", "down under", "summer in december", "summer in january",
+              "summer at christmas", "christmas in summer", "winter in july", "winter in june",
+              "winter in august"),
+}  # fmt: skip
+"""Everyday ways of naming the north and south hemispheres (``Is it below the equator?``)."""
+
+
+def add_more_words(lex: Lexicon) -> None:
+    """Add the words of this module to the Guess My City lexicon."""
+    for side, words in HEMISPHERE_WORDS.items():
+        for w in words:
+            lex.add(w, Atom("hemi", side))
+    for w in ("coastline", "on coastline", "shoreline", "seafront", "sea front", "oceanfront",
+              "ocean front", "beachfront", "by ocean", "by sea", "coastal city"):
+        lex.add(w, Atom("coastal", True))
+    for w in ("government", "seat of government", "government seat", "parliament",
+              "national government", "country s government", "nation s capital",
+              "country s capital", "national capital", "capital of country", "capital of nation"):
+        lex.add(w, Atom("capital", True))
+    for w in ("s biggest city", "s largest city", "s most populous city", "s biggest",
+              "s largest", "biggest city of", "largest city of"):
+        lex.add(w, Atom("largest", True), inflect=False)  # "Canada's biggest city"
+    for w in ("also country", "country too", "its own country", "own country",
+              "country of its own", "country and city", "city and country"):
+        lex.add(w, Atom("citystate", True))
+    for w in ("high up", "high elevation", "high altitude", "elevated", "altitude",
+              "up in mountains", "high above sea level"):
+        lex.add(w, Atom("climate", "highland"))
+    for w in ("olympics", "olympic games", "olympic", "olympiad", "games"):
+        lex.add(w, Atom("olympics", "any"))
+    for season in OLYMPICS:
+        for w in (f"{season} olympics", f"{season} olympic games", f"{season} games",
+                  f"{season} olympic"):
+            lex.add(w, Atom("olympics", season))

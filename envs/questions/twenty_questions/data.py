@@ -88,10 +88,14 @@ def parse_objects(text: str) -> list[Thing]:
         if places & OUTDOOR:
             props.add("outdoors")
         places -= {"indoor", "outdoor"}
+        if "electronic" in props:
+            kinds.add("device")  # "Is it a device?": anything that runs on electricity
         if SIZE_RANK[size] == 0 and "pocket sized" not in removed.get("is", set()):
             props.add("pocket sized")
         if SIZE_RANK[size] <= 1 and "handheld" not in removed.get("is", set()):
             props.add("handheld")
+        if SIZE_RANK[size] <= 3 and "liftable" not in removed.get("is", set()):
+            props.add("liftable")  # "Can you pick it up?": a person can lift it
         if SIZE_RANK[size] >= 4 and "heavy" not in removed.get("is", set()):
             props.add("heavy")
         things.append(

@@ -59,6 +59,7 @@ from envs.questions.twenty_questions.text import (
     SYNONYMS,
     TRIGGERS,
     WH,
+    rephrase,
 )
 
 
@@ -167,6 +168,8 @@ IDENTITY = re.compile(
 )
 """A question asking what the object is: ``Is it a rugby ball?``, ``Could it be an orange?``."""
 IDENTITY_RELS = frozenset({"obj", "kind", "cat"})
+BARE_IDENTITY = re.compile(r"^(?:is|could|would|might|must)\s+it\s+(?:be\s+)?(?P<x>[a-z0-9 ]+)$")
+"""``Is it apple juice?``: an identity question without an article."""
 VAGUE_NOUNS = frozenset(
     "item items thing things object objects means form example member piece part bit product "
     "stuff good nice common popular real normal regular typical usual of".split()
@@ -191,6 +194,29 @@ def _identity(question: str) -> str | None:
     return " ".join(x)
 
 
+def _names_kind(named: str) -> bool:
+    """Whether ``named`` is, as a whole, an object, kind or category (``stuffed animal``)."""
+    head = tokens(named)
+    scan = lexicon().scan(head)
+    return len(scan) == 1 and scan[0].end - scan[0].start == len(head) > 1 and any(
+        a.rel in IDENTITY_RELS for a in scan[0].atoms
+    )
+
+
+def _other_thing_of(question: str) -> str | None:
+    """``apple juice`` of ``Is it apple juice?``: an object's name then a word no entry knows
+    names another thing (a drink, a dish), never the object (nor its colour)."""
+    m = BARE_IDENTITY.match(" ".join(_RAW.findall(fold(clean_text(question)).replace("'", ""))))
+    head = tokens(m.group("x")) if m else []
+    if not 2 <= len(head) <= 4 or CLAUSE & set(head):
+        return None
+    first = lexicon().scan(head)
+    lead = first[0] if first else None
+    if lead is None or lead.start != 0 or not any(a.rel == "obj" for a in lead.atoms):
+        return None
+    return m.group("x") if _unknown_words(head[-1:]) else None
+
+
 def _unknown_words(toks: list[str]) -> list[str]:
     """Content words of ``toks`` that no entry of the lexicon covers."""
     covered: set[int] = set()
@@ -204,6 +230,7 @@ def _unknown_words(toks: list[str]) -> list[str]:
 
 @lru_cache(maxsize=16384)
 def parse(question: str) -> Parsed:
+    question = rephrase(question)
     toks = [PRONOUNS.get(w, w) for w in tokens(clean_text(question))]
     if not toks:
         return Parsed((), False, False, None, "empty question")
@@ -215,7 +242,7 @@ def parse(question: str) -> Parsed:
     phrases, _ = actions()
     found, used = match_phrases(toks, phrases)
     asked = _identity(question)
-    if asked is not None and tuple(tokens(asked)) in PARTS:
+    if asked is not None and (tuple(tokens(asked)) in PARTS or _names_kind(asked)):
         found, used = [], set()  # "Is it a caterpillar?": a guess, not "was it a caterpillar"
     atoms: list[Atom] = [Atom("does", v) for v in found]
     if used:
@@ -224,6 +251,8 @@ def parse(question: str) -> Parsed:
         if cut:  # "Does it make you cry when you cut it?": the clause qualifies the phrase
             toks = toks[: cut[0]]
     named = None if found else _identity(question)
+    if named is None and not found and _other_thing_of(question):
+        return Parsed((), False, negated, None, unlisted=_other_thing_of(question))
     if named is not None:
         head = tokens(named)
         matches = lexicon().scan(head)
@@ -254,6 +283,8 @@ def parse(question: str) -> Parsed:
             any(a.rel in ("color", "is") for a in m.atoms) or toks[0] in VERB_OPENERS
         ):  # "Is it orange?": the colour; "Does it ring?": what it does, not the ring
             options = [a for a in m.atoms if a.rel != "obj"]
+            if toks[0] in ("does", "do", "did", "will") and toks[m.start - 1] == "it":
+                options = [a for a in options if a.rel == "can"] or options  # a verb: it rings
         atom = resolve(options, toks, m.start, m.end, TRIGGERS, PRIORITY)
         if atom.rel == "obj":
             prev = toks[m.start - 1] if m.start > 0 else ""

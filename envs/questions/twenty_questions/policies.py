@@ -8,6 +8,7 @@ from functools import cache
 from envs.questions.policies import BankAsker, QuestionBank
 from envs.questions.twenty_questions.partner import DISPLAY, Thing, answer, objects, parse
 from envs.questions.twenty_questions.task import article
+from envs.questions.twenty_questions.text import BANK_LEAVES_OUT
 
 
 def bank_questions(things: tuple[Thing, ...]) -> list[tuple[str, int | None]]:
@@ -27,14 +28,16 @@ def bank_questions(things: tuple[Thing, ...]) -> list[tuple[str, int | None]]:
         return sorted(v for v, c in counts.items() if 2 <= c < n)
 
     qs += [f"Is it a kind of {c.lower()}?" for c in sorted({t.category for t in things})]
-    qs += [f"Is it {article(k)}?" for k in shared([k for t in things for k in t.kinds])]
+    kinds = [k for t in things for k in t.kinds if k not in BANK_LEAVES_OUT]
+    qs += [f"Is it {article(k)}?" for k in shared(kinds)]
     templates = {
         "made": "Is it made of {}?", "color": "Is it {} in color?", "in": "Is it found in the {}?",
         "for": "Is it used for {}?", "has": "Does it have {}?", "is": "Is it {}?",
         "can": "Can it {}?",
     }  # fmt: skip
     for rel, tpl in templates.items():
-        for v in shared([v for t in things for v in t.facts[rel]]):
+        facts = [v for t in things for v in t.facts[rel] if rel != "is" or v not in BANK_LEAVES_OUT]
+        for v in shared(facts):
             qs.append(tpl.format(DISPLAY.get(v, v)))
     out: list[tuple[str, int | None]] = []
     seen: set[str] = set()

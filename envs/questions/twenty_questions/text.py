@@ -1,9 +1,12 @@
-"""Twenty Questions oracle vocabulary: relations, places, sizes, trigger words, and the built-in
-synonyms that map everyday words to facts of the knowledge base."""
+"""Twenty Questions oracle vocabulary: relations, places, sizes, trigger words, the built-in
+synonyms that map everyday words to facts of the knowledge base, the everyday words for kinds,
+and the rephrasings of everyday ways of asking (:func:`rephrase`)."""
 
 from __future__ import annotations
 
-from envs.questions.text import Atom
+import re
+
+from envs.questions.text import Atom, clean_text, fold
 
 RELATIONS = ("made", "color", "in", "for", "has", "is", "can")
 SIZE_RANK = {"tiny": 0, "small": 1, "medium": 3, "large": 4, "huge": 5}
@@ -47,9 +50,61 @@ DISPLAY: dict[str, str] = {}
 """Canonical fact value -> its spelling in the knowledge base (for the question bank)."""
 PRIORITY = ("obj", "cat", "kind", "size", "is", "color", "has", "can", "for", "in", "made")
 
+# -- category words: people name a kind in many ways ("apparel", "a mode of transport",
+# "silverware", "stationery", "a bug"); each word stands for a kind ("kind" facts of
+# assets/objects.txt), so "Is it apparel?" asks "Is it clothing?". The kind "device" is every
+# object that is electronic (data.parse_objects).
+KIND_WORDS: dict[str, tuple[str, ...]] = {
+    "vehicle": ("form of transportation", "form of transport", "mode of transport",
+                "mode of transportation", "means of transport", "means of transportation",
+                "transportation", "way to travel", "way of getting around", "motor vehicle"),
+    "clothing": ("apparel", "attire", "garment", "clothing item", "article of clothing",
+                 "item of clothing", "piece of clothing", "something you wear", "wearable item"),
+    "produce": ("fresh produce", "fruit or vegetable", "fruits and vegetables"),
+    "vegetable": ("veggie", "veg"),
+    "animal": ("creature", "beast", "critter", "living creature", "wildlife"),
+    "insect": ("bug", "creepy crawly"),
+    "bird": ("bird of prey", "raptor"),
+    "livestock": ("farm animal", "cattle"),
+    "domestic animal": ("domesticated animal", "domesticated", "tame animal"),
+    "hand tool": ("manual tool", "handheld tool"),
+    "power tool": ("electric tool", "powered tool"),
+    "writing tool": ("writing instrument", "writing implement", "writing utensil",
+                     "something to write with", "thing to write with", "drawing tool"),
+    "cookware": ("pots and pans", "cooking pot", "cooking utensil", "cooking tool"),
+    "tableware": ("dishware", "crockery", "dinnerware", "dishes"),
+    "cutlery": ("silverware", "flatware", "eating utensil"),
+    "office supply": ("stationery", "school supply", "office item", "desk item"),
+    "sports equipment": ("sporting equipment", "sports gear", "sports item", "sporting goods",
+                         "sports good", "sport equipment", "exercise equipment"),
+    "gardening tool": ("garden tool", "yard tool", "lawn tool"),
+    "art supply": ("art material", "art tool", "artist tool", "art supplies"),
+    "timepiece": ("time piece",),
+    "aircraft": ("flying machine",),
+    "jewelry": ("jewellery", "jewel", "bling"),
+    "electronic device": ("electronic gadget", "gadget", "electronic item"),
+    "device": ("technology", "tech", "piece of technology", "electrical device",
+               "electric device", "powered device"),
+    "landform": ("land form", "geographical feature", "geographic feature", "natural feature"),
+    "body of water": ("water body", "waterway"),
+    "household item": ("household object", "household good", "home item", "thing in house"),
+}  # fmt: skip
+
+KIND_SYNONYMS: list[tuple[str, Atom]] = [
+    (w, Atom("kind", kind)) for kind, words in KIND_WORDS.items() for w in words
+]
+
+BANK_LEAVES_OUT = frozenset({
+    "aircraft", "body of water", "cookware", "device", "domestic animal", "hand tool", "landform",
+    "livestock", "power tool", "produce", "seat", "tableware", "timepiece", "writing tool",
+    "liftable",
+})  # fmt: skip
+"""Kinds (and the property ``liftable``) added so that the oracle understands people's words for
+them; the scripted askers' question bank leaves them out, so their play (LMRL's data recipe) stays
+as it was."""
+
 SYNONYMS: list[tuple[str, Atom]] = [
-    *[(w, Atom("is", "alive")) for w in ("living", "living thing", "organism", "life",
-                                         "living creature", "creature")],
+    *[(w, Atom("is", "alive")) for w in ("living", "living thing", "organism", "life")],
     ("inanimate", Atom("is", "alive", True)), ("nonliving", Atom("is", "alive", True)),
     ("dead", Atom("is", "alive", True)),
     *[(w, Atom("is", "natural")) for w in ("nature", "naturally occurring", "found in nature")],
@@ -66,6 +121,8 @@ SYNONYMS: list[tuple[str, Atom]] = [
     *[(w, Atom("is", "handheld")) for w in ("hold it in hand", "hold in hand", "hold it in one hand",
                                             "fit in hand", "fits in hand", "handheld", "hand held",
                                             "held in hand", "carry it in hand", "hold it")],
+    *[(w, Atom("is", "liftable")) for w in ("pick it up", "pick up", "lift it", "lift it up",
+                                            "liftable", "carry it", "carry it around")],
     *[(w, Atom("is", "pocket sized")) for w in ("fit in pocket", "fits in pocket", "pocket sized",
                                                 "pocket size", "fit in your pocket")],
     *[(w, Atom("size", ("<=", 0))) for w in ("tiny", "very small", "miniature")],
@@ -113,5 +170,90 @@ SYNONYMS: list[tuple[str, Atom]] = [
     ("jewellery", Atom("kind", "jewelry")), ("jewel", Atom("kind", "jewelry")),
     ("utensil", Atom("kind", "kitchen utensil")), ("gadget", Atom("kind", "electronic device")),
     ("electronic device", Atom("kind", "electronic device")),
-    ("sport", Atom("for", "sport")), ("sports", Atom("for", "sport")),
+    ("sport", Atom("for", "sport")),
+    *[(w, Atom("has", "wheel")) for w in ("roll on wheels", "on wheels", "move on wheels",
+                                          "go on wheels", "ride on wheels", "wheeled")],
+    ("leafy green", Atom("is", "leafy")), ("leafy vegetable", Atom("is", "leafy")), ("lampshade", Atom("has", "shade")),
+    ("lamp shade", Atom("has", "shade")), ("root", Atom("kind", "root vegetable")),
+    *[(w, Atom("is", "spiky")) for w in ("spikes", "spike", "thorns", "thorny", "prickles")],
+    *KIND_SYNONYMS, ("sports", Atom("for", "sport")),
 ]  # fmt: skip
+
+
+# -- everyday phrasings: rephrase() rewrites a question's wording before it is matched, so that the
+# knowledge base sees the plain question: "Would you call it a fruit?" / "Is it considered a
+# fruit?" / "Does it count as a fruit?" ask "Is it a fruit?"; "Do you see it up in the sky?" asks
+# where it is found; "Is there a long handle on it?" asks whether it has a handle. The rewrites are
+# about wording only, never about any object, so they hold for every secret.
+_SUBJECT = r"(?:it|this|that|the object|the thing|your object|your thing|they|them)"
+_PERSON = r"(?:you|people|one|we|someone|most people|anyone|i|somebody)"
+_REWRITES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p), r)
+    for p, r in (
+        # "Would you call it a fruit?", "Would people describe it as furniture?"
+        (rf"^(?:would|could|do|does|can|might|will|should) {_PERSON} (?:call|consider|describe|"
+         rf"classify|categori[sz]e|class|label|regard|count|think of|refer to) {_SUBJECT}"
+         r"(?: to be| as(?: being)?| being)?(?= \w)", "is it"),
+        # "Is it considered (to be) a fruit?", "Is it classified as a tool?"
+        (rf"^(?:is|are|was|would|could) {_SUBJECT} (?:be )?(?:considered|classified|categori[sz]ed|"
+         r"classed|counted|regarded|described|thought of|known|defined|labell?ed)"
+         r"(?: to be| as(?: being)?| being)?\b", "is it"),
+        # "Does it count as a vegetable?", "Does it qualify as furniture?", "Does it fall under tools?"
+        (rf"^(?:does|do|would|could|can|will) {_SUBJECT} (?:count as|qualify as|pass as|count|"
+         r"belong (?:to|in|among|with)|fall (?:under|into|in the category))\b",
+         "is it"),
+        # "Is it something you would call a tool?", "Is it what you would call a toy?"
+        (r"^(?:is|are) (?:it|this|that) (?:something|what|a thing|an object|the sort of thing)"
+         rf" (?:that )?{_PERSON} (?:would |might |could )?(?:call|consider|describe)"
+         r"(?: as)?\b", "is it"),
+        # "I think it's a chair", "Are you thinking of a chair?", "Is the answer a chair?"
+        (r"^(?:i think|i guess|i bet|i believe|i say|my guess is|my guess would be|my answer is|"
+         r"the answer is|is the answer|is your answer|are you thinking of|are you thinking about|"
+         r"you are thinking of|youre thinking of|were you thinking of|is what you are thinking of)"
+         r"(?: that)?(?: it is| it's| its| it must be| it might be| it could be| it may be)?\b",
+         "is it"),
+        # "Is it in the category of fruit?", "Does it belong to the category of tools?"
+        (r"\b(?:in|of|from|to) the (?:category|group|family|class) of\b", "a"),
+        (r"\b(?:category|group|family|class) of\b", ""),
+        # "Do you see it up in the sky?", "Can you find it in a kitchen?", "Would I see it at a farm?"
+        (rf"\b{_PERSON} (?:see|find|spot|notice|come across|encounter|meet) (?:it|them|one|this)"
+         r"(?: up| out| down| around| over)?(?= (?:in|on|at|near|inside|around|by|under|outside|"
+         r"indoors|outdoors|outside)\b)", "it is found"),
+        # "Is it something that can fly?" -> "can it fly"; "Is it something you can eat?"
+        (r"^(?:is|are) (?:it|this|that|they) (?:something|a thing|an object|an item|anything|"
+         r"one of those things)(?: that| which)? (can|could|will|would|has|have|does|do)\b",
+         r"\1 it"),
+        (r"^(?:is|are) (?:it|this|that|they) (?:something|a thing|an object|an item|anything)"
+         rf"(?: that| which)? {_PERSON} (?:can |could |would |might |will |should |do |usually |"
+         r"often |normally |ever |typically |commonly )*(\w+)\b", r"do you \1 it"),
+        (r"^(?:is|are) (?:it|this|that|they) (?:something|a thing|an object|an item|anything)"
+         r" (?:that|which) ", "does it "),
+        # "Do you see it after rain?": when it appears
+        (rf"\b{_PERSON} (?:see|spot|notice) (?:it|them|one|this)(?= (?:after|during|when|before)\b)",
+         "it appears"),
+        # "Is there a long handle on it?", "Are there wheels on it?": what it has
+        (r"^(?:is|are) there (?:a |an |any |some )?(.+?) (?:on|attached to) "
+         rf"{_SUBJECT}$", r"does it have \1"),
+        (r"\bmade out of\b", "made of"),
+        (r"\bmade from\b", "made of"),
+        # "Does it weigh more than a person?": heavier; "Does it cost a lot?": expensive
+        (r"\bweighs? (?:more|over) than\b", "heavier than"),
+        (r"\bweighs? less than\b", "lighter than"),
+        (r"\b(?:cost|costs) (?:a lot|lots|much|a fortune|a lot of money|lots of money|"
+         r"a great deal)\b", "expensive"),
+        (r"\b(?:in|at) (?:most|many|every|a lot of|lots of) (?:homes|houses)\b", "in a house"),
+        (r"\b(?:in|at) (?:your|a|the) home\b", "in a house"),
+        # "Does it run on electricity?", "Is it powered by batteries?"
+        (r"\b(?:run|runs|work|works|operate|operates|powered|power|driven) (?:on|by|with|off) "
+         r"(?:electricity|batteries|battery|power|a battery|electric power|mains)\b",
+         "electric"),
+    )
+)  # fmt: skip
+
+
+def rephrase(question: str) -> str:
+    """``question`` in plainer words (folded, lower case, without the final punctuation)."""
+    text = " ".join(fold(clean_text(question)).replace("?", " ").split()).rstrip(".! ")
+    for pattern, repl in _REWRITES:
+        text = pattern.sub(repl, text)
+    return " ".join(text.split())
