@@ -56,9 +56,9 @@ TARGETS: dict[str, tuple[str, float]] = {
     "watch_load_cold_stall_ms": ("<=", 50),
     "watch_load_warm_stall_ms": ("<=", 50),
     "watch_start_to_loading_frame_ms": ("<=", 100),
-    # set e of the held-out oracle questions: written last, never tuned against
-    "twenty-questions.e.accuracy.all": (">=", 0.95),
-    "guess-city.e.accuracy.all": (">=", 0.95),
+    # set f of the held-out oracle questions: written last (blind), never tuned against
+    "twenty-questions.f.accuracy.all": (">=", 0.95),
+    "guess-city.f.accuracy.all": (">=", 0.95),
 }
 """Figure -> (direction, target)."""
 
