@@ -271,8 +271,14 @@ def start_episode(term: BrowserTerminal, db: Path, task: str, title: str, seed: 
     term.press(*["ArrowDown"] * envs.ids().index(task))
     term.press("Enter")
     term.wait_for(f"New episode · {title}", timeout=20)
-    term.press("Tab")  # from the task list to the seed
+    # the dialog draws before its focus settles: Tab until the seed field has it, then check the
+    # seed is in the field before moving on (keys typed too early land in the task list)
+    term.wait_until(lambda text: "▸ Task" in text, "the task field focused", timeout=10)
+    term.press("Tab")
+    term.wait_until(lambda text: "▸ Seed" in text, "the seed field focused", timeout=10)
     term.type(str(seed))
+    term.wait_until(lambda text: any("▸ Seed" in line and f" {seed} " in line for line in text.splitlines()),
+                    f"the seed {seed} in its field", timeout=10)  # fmt: skip
     for _ in range(15):  # Enter moves to the next field; on the last one it starts
         term.press("Enter")
         try:
