@@ -18,6 +18,7 @@ import asyncio
 import statistics
 import subprocess
 import sys
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -218,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        os.environ["LMRL_CONFIG_DIR"] = str(folder / "config")  # never the user's remembered choices
         subprocess.run([sys.executable, __file__, "--make-checkpoints", str(folder)], check=True,
                        capture_output=True)  # fmt: skip
         figures = asyncio.run(app_figures(folder, args.steps, args.verbose))
