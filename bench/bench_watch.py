@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import subprocess
 import sys
-import os
 import tempfile
 import time
 from pathlib import Path
