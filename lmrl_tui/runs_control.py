@@ -116,6 +116,9 @@ def is_alive(launch: Launch) -> bool:
     except PermissionError:  # someone else's process took the id
         return False
     if _proc_stat_state(launch.pid) in ("Z", "X"):
+        if child is not None:  # ours ended between the poll above and now: reap it
+            child.wait(timeout=5)
+            _CHILDREN.pop(launch.pid, None)
         return False
     cmd = _cmdline(launch.pid)
     return cmd is None or cmd == [a for a in launch.argv if a]
