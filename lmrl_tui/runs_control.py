@@ -106,7 +106,9 @@ def is_alive(launch: Launch) -> bool:
     """Whether the launched process still runs (a process that reuses its id does not count:
     where /proc exists, its command line must be the launch's)."""
     child = _CHILDREN.get(launch.pid)
-    if child is not None and child.poll() is not None:
+    if child is not None:  # ours: poll() is exact, and reaps it once it has ended
+        if child.poll() is None:
+            return True
         _CHILDREN.pop(launch.pid, None)
         return False
     try:
@@ -116,9 +118,6 @@ def is_alive(launch: Launch) -> bool:
     except PermissionError:  # someone else's process took the id
         return False
     if _proc_stat_state(launch.pid) in ("Z", "X"):
-        if child is not None:  # ours ended between the poll above and now: reap it
-            child.wait(timeout=5)
-            _CHILDREN.pop(launch.pid, None)
         return False
     cmd = _cmdline(launch.pid)
     return cmd is None or cmd == [a for a in launch.argv if a]

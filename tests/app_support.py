@@ -14,3 +14,17 @@ def spy_notifications(app) -> list[tuple[str, str, str, float | None]]:
 
     app.notify = notify
     return seen
+
+
+async def settle(app, tries: int = 20) -> None:
+    """Wait until the app's workers are done. An exclusive worker (the runs screen's poll) may be
+    cancelled by a newer one its timer started meanwhile (a loaded machine): wait for that one."""
+    from textual.worker import WorkerCancelled
+
+    for _ in range(tries):
+        try:
+            await app.workers.wait_for_complete()
+            return
+        except WorkerCancelled:
+            continue
+    await app.workers.wait_for_complete()

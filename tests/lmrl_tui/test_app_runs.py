@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from app_support import settle
 
 from data import runs
 from lmrl_tui import runs_control
@@ -39,9 +40,9 @@ def add_run(store, out_dir, status="finished", config=None) -> int:
 
 
 async def open_runs(app, pilot) -> RunsScreen:
-    await app.workers.wait_for_complete()
+    await settle(app)
     await pilot.press("t")
-    await app.workers.wait_for_complete()
+    await settle(app)
     await pilot.pause()
     assert isinstance(app.screen, RunsScreen)
     return app.screen
@@ -65,14 +66,14 @@ async def test_curves_and_metrics_follow_the_growing_file(store, tmp_path):
             f.write(json.dumps({"kind": "eval", "step": 5, "mean_return": -12.25, "normalised_lmrl": 61.5}) + "\n")
             f.write('{"kind": "train", "step": 6, "lo')
         await pilot.pause(0.6)
-        await app.workers.wait_for_complete()
+        await settle(app)
         await pilot.pause()
         assert curves.data.xs["return"] == [5] and curves.data.ys["normalised"] == [61.5]
         assert curves.data.xs["loss"] == [1, 2, 3, 4, 5] and curves.redraws > drawn
         with (out / "metrics.jsonl").open("a") as f:
             f.write('ss": 0.125}\n')
         screen.action_reload()  # (the timer polls too: see above)
-        await app.workers.wait_for_complete()
+        await settle(app)
         await pilot.pause()
         assert curves.data.xs["loss"][-1] == 6 and curves.data.ys["loss"][-1] == 0.125
         assert screen.metric_lines[-1] == "train step 6: loss=0.125"
@@ -85,7 +86,7 @@ async def test_curves_and_metrics_follow_the_growing_file(store, tmp_path):
         with (out / "metrics.jsonl").open("a") as f:  # a row far wider than the pane: wrapped, not cut
             f.write(json.dumps({"kind": "train", "step": 7, **{f"metric_{k}": k / 3 for k in range(12)}}) + "\n")
         screen.action_reload()
-        await app.workers.wait_for_complete()
+        await settle(app)
         await pilot.pause()
         log = screen.query_one("#metrics")
         shown = "".join(strip.text for strip in log.lines)
@@ -136,7 +137,7 @@ async def test_empty_store_says_so_and_a_listed_run_does_not(store, tmp_path):
         assert str(screen.query_one("#run-info").render()) == EMPTY
         add_run(store, tmp_path / "r")
         await pilot.pause(0.5)
-        await app.workers.wait_for_complete()
+        await settle(app)
         await pilot.pause()
         assert screen.query_one("#runs").row_count == 1
         assert "No training runs yet" not in str(screen.query_one("#run-info").render())

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+from app_support import settle
+
 from data import runs
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.runs import RunsScreen
+from lmrl_tui.views.curves import Curves
 
 
 def test_runs_screen_with_curves(snap_compare, store, tmp_path, monkeypatch):
@@ -24,10 +27,14 @@ def test_runs_screen_with_curves(snap_compare, store, tmp_path, monkeypatch):
     app = make_app(store)
 
     async def run_before(pilot):
-        await app.workers.wait_for_complete()
+        await settle(app)
         await pilot.press("t")
-        await pilot.pause()
-        await app.workers.wait_for_complete()
+        for _ in range(200):  # a loaded machine: wait until the run's every point is in the curves
+            await pilot.pause(0.05)
+            await settle(app)
+            curves = app.screen.query(Curves) if isinstance(app.screen, RunsScreen) else None
+            if curves and len(curves.first().data.xs["loss"]) == 40 and len(curves.first().data.xs["return"]) == 4:
+                break
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)

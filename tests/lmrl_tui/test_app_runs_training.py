@@ -9,6 +9,7 @@ import sys
 import time
 
 import pytest
+from app_support import settle
 
 import envs
 from data import runs
@@ -26,7 +27,7 @@ def fast_poll(monkeypatch):
 
 
 async def open_form(app, pilot) -> TrainForm:
-    await app.workers.wait_for_complete()
+    await settle(app)
     await pilot.press("t")
     await pilot.pause()
     await pilot.press("n")
@@ -74,7 +75,7 @@ async def test_the_form_explains_bad_input_in_place(store, tmp_path):
         assert "--n-head" in str(form.query_one("#error").render())
         fill(form, extra="")
         form.action_start()  # nothing in the store to train on
-        await app.workers.wait_for_complete()
+        await settle(app)
         await pilot.pause()
         assert "no stored maze-fo episodes" in error_under(form, "source")
         assert isinstance(app.screen, TrainForm) and not form.query_one("#start").disabled
@@ -115,7 +116,7 @@ async def test_start_a_tiny_run_from_the_form_and_stop_it(store, db_path, tmp_pa
         fill(form, steps="100000", seed="3", n_layer="1", n_embd="16", batch_size="8", eval_episodes="0",
              log_every="1", extra="--n-head 2 --vocab-size 300", out=str(tmp_path / "runs" / "tiny"))  # fmt: skip
         form.action_start()
-        await app.workers.wait_for_complete()
+        await settle(app)
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, RunsScreen), str(form.query_one("#error").render())
@@ -136,7 +137,7 @@ async def test_start_a_tiny_run_from_the_form_and_stop_it(store, db_path, tmp_pa
         assert isinstance(app.screen, StopDialog)
         await pilot.press("y")
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await settle(app)
         await pilot.pause(0.6)
         assert not runs_control.is_alive(launch)
         with pytest.raises(ProcessLookupError):
