@@ -96,11 +96,12 @@ async def test_cannot_start_uses_the_same_error_path(store):
         assert (title, severity, timeout) == ("Cannot start", "error", 10) and "colour" in message
 
 
-async def settle(app, pilot) -> None:
-    """Let the workers finish (failed ones included: ``wait_for_complete`` would re-raise)."""
-    for _ in range(100):
+async def settle(app, pilot, until=lambda: True) -> None:
+    """Let the workers finish (failed ones included: ``wait_for_complete`` would re-raise) and,
+    on a loaded machine where a worker may not have started yet, wait for ``until`` as well."""
+    for _ in range(400):
         await pilot.pause(0.05)
-        if all(w.is_finished for w in app.workers):
+        if all(w.is_finished for w in app.workers) and until():
             return
 
 
@@ -115,9 +116,10 @@ async def test_a_database_that_fails_under_the_home_screen_is_a_toast_not_a_cras
     monkeypatch.setattr(home, "source_counts", broken)
     app = make_app(store)
     seen = spy_notifications(app)
+    toast = ("DatabaseError: database disk image is malformed", "Could not read the database", "error", 30)
     async with app.run_test(size=(140, 40)) as pilot:
-        await settle(app, pilot)
-        assert ("DatabaseError: database disk image is malformed", "Could not read the database", "error", 30) in seen
+        await settle(app, pilot, until=lambda: toast in seen)
+        assert toast in seen
         assert isinstance(app.screen, HomeScreen) and app.is_running
 
 
@@ -131,12 +133,16 @@ async def test_browse_and_runs_that_cannot_read_are_toasts(store, monkeypatch):
     monkeypatch.setattr("lmrl_tui.screens.runs.recent_runs", broken)
     app = make_app(store)
     seen = spy_notifications(app)
+
+    def titles() -> list[str]:
+        return [t for _, t, severity, _ in seen if severity == "error"]
+
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
         await pilot.press("b")
-        await settle(app, pilot)
+        await settle(app, pilot, until=lambda: "Could not read the episodes" in titles())
         await pilot.press("escape", "t")
-        await settle(app, pilot)
-        titles = [t for _, t, severity, _ in seen if severity == "error"]
-        assert "Could not read the episodes" in titles and "Could not read the training runs" in titles
+        await settle(app, pilot, until=lambda: "Could not read the training runs" in titles())
+        errors = titles()
+        assert "Could not read the episodes" in errors and "Could not read the training runs" in errors
         assert app.is_running

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from app_support import settle
+from textual.widgets import DataTable
 
 from data import runs
 from lmrl_tui.app import make_app
@@ -30,10 +31,14 @@ def test_runs_screen_with_curves(snap_compare, store, tmp_path, monkeypatch):
         await settle(app)
         await pilot.press("t")
         for _ in range(200):  # a loaded machine: wait until the run's every point is in the curves
-            await pilot.pause(0.05)
+            await pilot.pause(0.05)  # and the checkpoints table has measured its row (on idle)
             await settle(app)
-            curves = app.screen.query(Curves) if isinstance(app.screen, RunsScreen) else None
-            if curves and len(curves.first().data.xs["loss"]) == 40 and len(curves.first().data.xs["return"]) == 4:
+            if not isinstance(app.screen, RunsScreen):
+                continue
+            curves = app.screen.query(Curves)
+            table = app.screen.query_one("#checkpoints", DataTable)
+            if (curves and len(curves.first().data.xs["loss"]) == 40 and len(curves.first().data.xs["return"]) == 4
+                    and table.row_count == 1 and table.ordered_columns[0].content_width == len("run/checkpoint")):
                 break
         await pilot.pause()
 
