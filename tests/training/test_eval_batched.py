@@ -24,8 +24,10 @@ def _one_thread():
     torch.set_num_threads(n)
 
 
-def behaviour_pairs(task_id: str, episodes: int, max_pairs: int = 48) -> list[tuple[str, str]]:
-    """(prompt, action) pairs of the task's behaviour policy, for a few BC steps."""
+def behaviour_pairs(task_id: str, episodes: int, max_pairs: int = 48, window: int = 460) -> list[tuple[str, str]]:
+    """(prompt, action) pairs of the task's behaviour policy, for a few BC steps. The prompts keep the
+    last ``window`` characters: as long as the prompts the agent is given at evaluation (its
+    max_length, 496 byte tokens), so every position it reads has been trained."""
     task, pol = envs.make(task_id), envs.make_policy(task_id, "behaviour")
     pairs = []
     try:
@@ -35,7 +37,7 @@ def behaviour_pairs(task_id: str, episodes: int, max_pairs: int = 48) -> list[tu
             for _ in range(6):
                 h = task.history()
                 a = pol.act(h)
-                pairs.append((history_to_str(h)[-160:], a))  # fits BC's 256-token windows
+                pairs.append((history_to_str(h)[-window:], a))
                 st = task.step(a)
                 if st.terminated or st.truncated:
                     break
@@ -47,7 +49,8 @@ def behaviour_pairs(task_id: str, episodes: int, max_pairs: int = 48) -> list[tu
 @pytest.fixture(scope="module")
 def ckpts(tmp_path_factory):
     """Tiny checkpoints: BC on behaviour pairs (byte tokenizer), ILQL and MC (frozen π_β) trained
-    a few steps on maze-fo episodes in a store."""
+    a few steps on maze-fo episodes in a store. 60 BC steps: at 15 the twenty-questions model says
+    little more than "I" on some CPUs, which leaves the batched/sequential comparison weak."""
     from data.datasets import DatasetQuery
     from training.config import TrainConfig, resolve
     from training.offline.loop import train
@@ -58,7 +61,7 @@ def ckpts(tmp_path_factory):
     out = {}
     for task_id in ("maze-fo", "twenty-questions", "textnav-fo"):
         pairs = behaviour_pairs(task_id, 8)
-        out[("bc", task_id)] = tiny_checkpoint(root / task_id, task_id, pairs, bc_steps=15, lr=1e-2, n_positions=512,
+        out[("bc", task_id)] = tiny_checkpoint(root / task_id, task_id, pairs, bc_steps=60, lr=1e-2, n_positions=512,
                                                texts=["abcdefghijklmnopqrstuvwxyz?,.'"])  # fmt: skip
     store = maze_store(root / "maze.db", episodes=12)
     for algo, kw in (("ilql", {}), ("mc", {"pi_beta": "frozen"})):

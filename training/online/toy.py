@@ -76,7 +76,7 @@ def tiny_checkpoint(path: str | Path, task: str, pairs: Sequence[tuple[str, str]
     model = PolicyValueModel(lm, "bc")
     if pairs and bc_steps:
         wins = [Window([(p, False, 0.0), (a, True, 0.0)], True, None, i) for i, (p, a) in enumerate(pairs)]
-        ds = PackedDataset(wins, lambda t: encode(tok, t), tok.pad_token_id)
+        ds = PackedDataset(wins, lambda t: encode(tok, t), tok.pad_token_id, max_length=n_positions)
         opt = torch.optim.AdamW(model.parameters(), lr=lr)
         for _ in range(bc_steps):
             b = ds.collate(list(range(len(ds))))
