@@ -343,6 +343,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command is None:
                 return cmd_app(args, store)
             if hasattr(args, "run"):  # train ALGO and eval: runners from training.algorithms
+                if args.command == "train" and getattr(args, "out", None):
+                    from lmrl_tui.runs_control import record_self
+
+                    record_self(args.out)  # the runs screen can follow and stop it
                 return int(args.run(args, store))
             return {"generate": cmd_generate, "stats": cmd_stats, "export": cmd_export, "import": cmd_import}[args.command](args, store)
         finally:

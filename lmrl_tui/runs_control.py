@@ -8,6 +8,10 @@ A launch writes two files into the run folder (the ``--out`` of ``lmrl train``):
   ``out_dir``, so the app finds the process of a run through its folder.
 * ``train.log``: the process's stdout and stderr.
 
+``lmrl train`` started on the command line writes ``launch.json`` itself (:func:`record_self`,
+without a log: its output goes to its terminal), so the app can tell whether such a run still
+lives, and stop it, as it does for its own.
+
 The process runs in a session of its own (``start_new_session``), so closing the app neither
 signals nor waits for it. :func:`stop` sends SIGINT to its process group (training records the run
 as failed in its ``finally`` and ``lmrl`` exits 130), then SIGTERM after a grace period, then
@@ -42,6 +46,8 @@ class Launch:
     argv: list[str]
     log: str
     started_at: str
+    origin: str = "app"
+    """``app`` (started from the runs screen) or ``cli`` (``lmrl train`` in a terminal)."""
 
 
 def train_argv(db_path: str | Path, algo: str, task: str, out_dir: str | Path, flags: Sequence[str] = ()) -> list[str]:
@@ -74,13 +80,42 @@ def start(argv: Sequence[str], out_dir: str | Path) -> Launch:
     return launch
 
 
+def _main_process() -> bool:
+    """False in the other processes of a multi-process launch (accelerate, torchrun)."""
+    return all(os.environ.get(k, "0") in ("", "0") for k in ("RANK", "LOCAL_RANK"))
+
+
+def record_self(out_dir: str | Path) -> Launch | None:
+    """Write ``OUT/launch.json`` for this process (``lmrl train`` run on the command line), unless
+    the app launched it (the file names this process already) or this is not the main process of
+    a multi-process launch. Never raises: a folder that cannot be written is the run's own error
+    to report. Returns what was recorded, or None."""
+    if not _main_process():
+        return None
+    out = Path(out_dir)
+    mine = read_launch(out)
+    if mine is not None and mine.pid == os.getpid():
+        return None
+    argv = _cmdline(os.getpid()) or [sys.executable, *sys.argv]
+    launch = Launch(os.getpid(), str(out), argv, "", datetime.now(UTC).isoformat(timespec="seconds"), "cli")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        tmp = out / f"{LAUNCH_FILE}.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps(asdict(launch), indent=1))
+        tmp.replace(out / LAUNCH_FILE)
+    except OSError:
+        return None
+    return launch
+
+
 def read_launch(out_dir: str | Path | None) -> Launch | None:
     """The launch recorded in a run folder, or None (a run started on the command line)."""
     if not out_dir:
         return None
     try:
         d = json.loads((Path(out_dir) / LAUNCH_FILE).read_text())
-        return Launch(int(d["pid"]), str(d["out_dir"]), list(d["argv"]), str(d["log"]), str(d["started_at"]))
+        return Launch(int(d["pid"]), str(d["out_dir"]), list(d["argv"]), str(d["log"]), str(d["started_at"]),
+                      str(d.get("origin", "app")))  # fmt: skip
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -156,7 +191,10 @@ def stop(launch: Launch, grace: float = 15.0, term_grace: float = 5.0, poll: flo
 
 
 def log_tail(launch: Launch, lines: int = 20) -> list[str]:
-    """The last lines of the launch's log (its errors, when it ended early)."""
+    """The last lines of the launch's log (its errors, when it ended early); none for a run
+    started on the command line (its output went to its terminal)."""
+    if not launch.log:
+        return []
     try:
         with open(launch.log, "rb") as f:
             f.seek(0, 2)

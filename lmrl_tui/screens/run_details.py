@@ -70,9 +70,10 @@ def status_text(row: dict[str, Any] | None, launch: Launch | None, alive: bool |
     text += f"\noutput: {escape(row['out_dir'] or '-')}"
     if launch is not None:
         state = "running: s stops it" if alive else "ended"
-        text += f"\nprocess {launch.pid} ({state}), log: {escape(launch.log)}"
+        where = f"log: {escape(launch.log)}" if launch.log else "started on the command line, its output in its terminal"
+        text += f"\nprocess {launch.pid} ({state}), {where}"
     elif row.get("status") == "running":
-        text += "\nstarted outside the app: its process is not known here"
+        text += "\nstarted outside the app by an older version or another machine: its process is not known here"
     if last_eval is not None:
         norm = "" if last_eval["normalised_lmrl"] is None else f", normalised {last_eval['normalised_lmrl']:.1f} (LMRL)"
         text += f"\nlast evaluation: mean return {last_eval['mean_return']:.3f} over {last_eval['episodes']} episodes{norm}"

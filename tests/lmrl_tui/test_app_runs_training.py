@@ -147,3 +147,72 @@ async def test_start_a_tiny_run_from_the_form_and_stop_it(store, db_path, tmp_pa
         assert row["ended_at"] is not None
         assert screen.query_one("#runs").get_row(str(run_id))[3] == "stopped"
         assert "lmrl: interrupted" in (tmp_path / "runs" / "tiny" / "train.log").read_text()
+
+
+def test_a_command_line_run_records_its_own_process(tmp_path, monkeypatch):
+    out = tmp_path / "cli-run"
+    mine = runs_control.record_self(out)
+    assert mine is not None and mine.origin == "cli" and mine.pid == os.getpid() and mine.log == ""
+    assert runs_control.read_launch(out) == mine and runs_control.is_alive(mine)
+    assert runs_control.log_tail(mine) == []
+    assert runs_control.record_self(out) is None  # already this process's: left as it is
+    monkeypatch.setenv("RANK", "1")  # another process of a multi-process launch writes nothing
+    assert runs_control.record_self(tmp_path / "rank1") is None and not (tmp_path / "rank1").exists()
+
+
+def test_a_launch_file_without_origin_reads_as_the_apps(tmp_path):
+    old = {"pid": 1, "out_dir": str(tmp_path), "argv": ["x"], "log": "l", "started_at": "t"}
+    (tmp_path / runs_control.LAUNCH_FILE).write_text(json.dumps(old))
+    assert runs_control.read_launch(tmp_path).origin == "app"
+
+
+@pytest.mark.slow
+async def test_a_run_started_on_the_command_line_can_be_followed_and_stopped(store, db_path, tmp_path):
+    import subprocess
+
+    generate(store, "maze-fo", envs.make_policy("maze-fo", "behaviour"), 8, seed=0)
+    out = tmp_path / "runs" / "from-cli"
+    argv = runs_control.train_argv(db_path, "bc", "maze-fo", out, ["--max-steps", "100000", "--n-layer", "1",
+                                   "--n-embd", "16", "--n-head", "2", "--vocab-size", "300", "--batch-size", "8",
+                                   "--eval-episodes", "0", "--log-every", "1"])  # fmt: skip
+    log = (tmp_path / "cli.log").open("wb")
+    proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)  # a shell's job
+    try:
+        deadline = time.monotonic() + 90
+        while not [r for r in runs.recent_runs(store) if r["out_dir"] == str(out)] and time.monotonic() < deadline:
+            assert proc.poll() is None, (tmp_path / "cli.log").read_text()
+            time.sleep(0.2)
+        launch = runs_control.read_launch(out)
+        assert launch is not None and launch.pid == proc.pid and launch.origin == "cli"
+        run_id = next(r["id"] for r in runs.recent_runs(store) if r["out_dir"] == str(out))
+        app = make_app(store)
+        async with app.run_test(size=(140, 60)) as pilot:
+            await settle(app)
+            await pilot.press("t")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, RunsScreen)
+            table = screen.query_one("#runs")
+            table.move_cursor(row=table.get_row_index(str(run_id)))
+            await pilot.pause()
+            await settle(app)
+            assert screen.launch == launch
+            info = str(screen.query_one("#run-info").render())
+            assert "started on the command line" in info and "running: s stops it" in info, info
+            await pilot.press("s")
+            await pilot.pause()
+            assert isinstance(app.screen, StopDialog)
+            await pilot.press("y")
+            await pilot.pause()
+            deadline = time.monotonic() + 30
+            while proc.poll() is None and time.monotonic() < deadline:
+                await pilot.pause(0.2)
+            assert proc.returncode == 130, (tmp_path / "cli.log").read_text()
+            await settle(app)
+            await pilot.pause(0.6)
+            assert runs.get_run(store, run_id)["status"] == "stopped"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        log.close()
