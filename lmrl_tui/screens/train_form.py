@@ -225,11 +225,23 @@ class TrainForm(LmrlScreen, ModalScreen[Launch | None]):
         return argv, out, errors
 
     def _show_errors(self, errors: dict[str, str], overall: str = "") -> None:
+        """Each field's error under it; the cursor goes to the first field in error (scrolled into
+        view), so that the person sees what to fix and can type at once."""
+        first = None
         for err in self.query(".field-error"):
             name = (err.id or "").removesuffix("-error")
             err.update(errors.get(name, ""))
             err.set_class(name in errors, "-shown")
+            if name in errors and first is None:
+                first = name
         self.query_one("#error", Static).update(overall)
+        if first is not None:
+            field = self.query_one(f"#{first}")
+            if field.display and field.focusable:
+                field.focus()
+                self.call_after_refresh(self.query_one(f"#{first}-error").scroll_visible)
+        elif overall:  # below the fields: bring it into view
+            self.call_after_refresh(self.query_one("#error", Static).scroll_visible)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter moves to the next field; in the last one (the output folder) it starts."""

@@ -43,3 +43,35 @@ def test_runs_screen_with_curves(snap_compare, store, tmp_path, monkeypatch):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
+
+
+def test_train_form_with_an_error_in_place(snap_compare, store, tmp_path, monkeypatch):
+    """The train form over the runs screen, for maze-fo, after Start with a bad learning rate."""
+    from lmrl_tui.screens.train_form import TrainForm
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(RunsScreen, "POLL_SECONDS", 60.0)
+    app = make_app(store)
+
+    async def run_before(pilot):
+        await settle(app)
+        await pilot.press("t")
+        await settle(app)
+        await pilot.press("n")
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if isinstance(app.screen, TrainForm):
+                break
+        form = app.screen
+        assert isinstance(form, TrainForm)
+        form.query_one("#lr").value = "fast"
+        form.query_one("#steps").value = "500"
+        form.action_start()
+        for _ in range(100):  # the command is checked in place (its errors under the fields)
+            await pilot.pause(0.05)
+            await settle(app)
+            if form.query_one("#lr-error").has_class("-shown"):
+                break
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)

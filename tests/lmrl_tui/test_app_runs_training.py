@@ -67,6 +67,7 @@ async def test_the_form_explains_bad_input_in_place(store, tmp_path):
         await pilot.pause()
         assert "whole number" in error_under(form, "steps")
         assert "negative" in error_under(form, "seed") and "above 0" in error_under(form, "n-embd")
+        assert app.focused is form.query_one("#steps")  # the first field in error, to fix at once
         assert isinstance(app.screen, TrainForm)
         fill(form, steps="5", seed="1", n_embd="")
         form.action_start()  # the fields are fine; the parser refuses the extra flag
