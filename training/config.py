@@ -79,6 +79,8 @@ class TrainConfig:
     discount_mode: str = setting("turn", "discount once per token or once per turn (token | turn)")
     tau: float = setting(0.7, "ILQL: expectile of the value regression")
     cql_weight: float = setting(0.0, "weight of the CQL term on the Q heads (MC, ILQL)")
+    bisim_weight: float = setting(0.0, "weight of the bisimulation loss on the history representation "
+                                  "(MC, ILQL; Hong et al. 2023): 0 = off")
     polyak_alpha: float = setting(0.005, "target-network polyak rate per step (ILQL, Q-SFT)")
     target: str = setting("heads_only", "target copies: heads_only (polyak heads on the online trunk) "
                           "or full (a target trunk too, as LMRL-Gym)")
@@ -220,4 +222,8 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
     ):
         if getattr(cfg, name) not in allowed:
             raise ValueError(f"{name} must be one of {', '.join(allowed)}")
+    if cfg.bisim_weight < 0 or not math.isfinite(cfg.bisim_weight):
+        raise ValueError("bisim_weight must be a finite number >= 0")
+    if cfg.bisim_weight and cfg.algo not in ("mc", "ilql"):
+        raise ValueError(f"--bisim-weight shapes a value function's representation: it is for mc and ilql, not {cfg.algo}")
     return cfg

@@ -142,3 +142,45 @@ def qsft_loss(
     per = weights * lp_a + (1.0 - weights) * lp_rest
     m = mask.float()
     return -(m * per).sum() / _n(mask)
+
+
+def bisim_distance(a: torch.Tensor, b: torch.Tensor, eps: float = 1e-8) -> torch.Tensor:
+    """The representation distance of the bisimulation loss: Euclidean, divided by √d (so that its
+    scale does not grow with the width), smoothed at 0 (its gradient is finite for equal rows)."""
+    d = a.shape[-1]
+    return torch.sqrt(((a.float() - b.float()) ** 2).sum(-1) / d + eps)
+
+
+def bisim_loss(
+    z: torch.Tensor, z_next: torch.Tensor, rewards: torch.Tensor, discount: torch.Tensor,
+    terminal: torch.Tensor, partner: torch.Tensor,
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """Bisimulation loss on history representations (Hong, Dragan & Levine 2023, "Offline RL with
+    observation histories"; the metric of Ferns et al. under the data's policy, as in DBC):
+
+        (1/N) Σ_i ( ‖z_i − z_j‖ − |r_i − r_j| − γ_ij · ‖z̄'_i − z̄'_j‖ )²,   j = partner[i]
+
+    over N transitions (history i, its turn's reward r_i, the next history i'), each paired with
+    ``partner[i]``. ``z``: [N, d] the histories' representations (trained); ``z_next``: [N, d] the
+    next histories' (stop-gradient here: a target); ``discount``: [N] the turn's discount, γ_ij
+    their mean; ``terminal``: [N] bool, a pair of terminal transitions shares the absorbing
+    state (no next term). Returns (loss, stats with the mean distance and target)."""
+    if z.shape[0] < 2:
+        zero = z.sum() * 0.0
+        return zero, {"bisim_loss": 0.0, "bisim_dist": 0.0, "bisim_target": 0.0}
+    j = partner
+    d = bisim_distance(z, z[j])
+    both_end = terminal & terminal[j]
+    nxt = torch.where(both_end, torch.zeros_like(d), bisim_distance(z_next.detach(), z_next.detach()[j]))
+    target = ((rewards.float() - rewards.float()[j]).abs() + 0.5 * (discount.float() + discount.float()[j]) * nxt)
+    target = target.detach()
+    loss = ((d - target) ** 2).mean()
+    return loss, {"bisim_loss": float(loss.detach()), "bisim_dist": float(d.detach().mean()),
+                  "bisim_target": float(target.mean())}  # fmt: skip
+
+
+def half_turn_partners(n: int) -> torch.Tensor:
+    """Partner of each of ``n`` transitions for :func:`bisim_loss`: the one n//2 places on (a
+    rotation, so every transition is paired and never with itself when n >= 2; no random state is
+    drawn, so adding the loss leaves a run's other randomness as it was)."""
+    return (torch.arange(n) + max(n // 2, 1)) % max(n, 1)

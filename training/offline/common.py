@@ -28,3 +28,75 @@ def last_hidden(model, batch, lm=None) -> torch.Tensor | None:
     h = model.hidden_only(batch["next_input_ids"], batch["next_attention_mask"], lm=lm)
     idx = batch["next_last"].view(-1, 1, 1).expand(-1, 1, h.shape[-1])
     return h.gather(1, idx).squeeze(1)
+
+
+def turn_transitions(batch) -> dict[str, torch.Tensor]:
+    """The turn-level transitions of a packed batch, for losses on history representations.
+
+    A turn is a run of action positions; its history is the position before its first action
+    token (``first``: the hidden state there reads the whole history up to the action), its
+    reward the sum over the run, its discount the product, and its next history ``next_pos`` at
+    its last action position (``-1``: the next window's prompt; the window's last token at the
+    end of a window). Returns rows, first, last, reward, discount, next_pos, terminal ([N] each)."""
+    m = batch["action_mask"]
+    prev = torch.cat([torch.zeros_like(m[:, :1]), m[:, :-1]], dim=1)
+    after = torch.cat([m[:, 1:], torch.zeros_like(m[:, :1])], dim=1)
+    rows, first = torch.nonzero(m & ~prev, as_tuple=True)
+    rows_l, last = torch.nonzero(m & ~after, as_tuple=True)
+    assert torch.equal(rows, rows_l), "a run of action positions without an end"
+    mf = m.float()
+    cum_r = torch.cumsum(batch["rewards"].float() * mf, dim=1)
+    log_d = torch.log(batch["discount"].float().clamp(min=1e-12)) * mf
+    cum_d = torch.cumsum(log_d, dim=1)
+
+    def run_sum(cum: torch.Tensor) -> torch.Tensor:
+        before = torch.where(first > 0, cum[rows, (first - 1).clamp(min=0)], torch.zeros_like(first, dtype=cum.dtype))
+        return cum[rows, last] - before
+
+    return {
+        "rows": rows, "first": first, "last": last,
+        "reward": run_sum(cum_r), "discount": torch.exp(run_sum(cum_d)),
+        "next_pos": batch["next_pos"][rows, last], "terminal": batch["next_mult"][rows, last] == 0,
+    }  # fmt: skip
+
+
+def bisim_term(h_all: torch.Tensor, h_next_all: torch.Tensor, next_window: torch.Tensor | None,
+               batch) -> tuple[torch.Tensor, dict[str, float]]:  # fmt: skip
+    """The bisimulation loss (:func:`training.losses.bisim_loss`) of a batch's turns: ``h_all``
+    [B, T, d] the trunk's hidden states (trained), ``h_next_all`` the same from the target (or
+    detached), ``next_window`` [B, d] the next windows' last hidden states (or None)."""
+    from training.losses import bisim_loss, half_turn_partners
+
+    tr = turn_transitions(batch)
+    rows, pos = tr["rows"], tr["next_pos"]
+    z = h_all[rows, tr["first"]]
+    z_next = h_next_all[rows, pos.clamp(min=0)]
+    if next_window is not None:
+        z_next = torch.where((pos < 0).unsqueeze(-1), next_window[rows], z_next)
+    else:  # no next windows in this batch: -1 cannot occur
+        assert not bool((pos < 0).any()), "a transition to a next window without its prompt"
+    return bisim_loss(z, z_next.detach(), tr["reward"], tr["discount"], tr["terminal"],
+                      half_turn_partners(len(rows)).to(rows.device))  # fmt: skip
+
+
+@torch.no_grad()
+def dataset_bisim_loss(model, ds, batch_size: int, device, max_windows: int = 256) -> float:
+    """The bisimulation loss of ``model``'s history representation on the first ``max_windows``
+    windows of ``ds`` (no training, no random state: the same windows every time), averaged over
+    their turns; measured at the end of every MC and ILQL run, with or without the loss in
+    training (Hong et al.: where it is already low, standard offline RL does fine)."""
+    was_training = model.training
+    model.eval()
+    total, n = 0.0, 0
+    try:
+        idx = list(range(min(len(ds), max_windows)))
+        for k in range(0, len(idx), batch_size):
+            batch = {name: v.to(device) for name, v in ds.collate(idx[k : k + batch_size]).items()}
+            h = model.hidden_only(batch["input_ids"], batch["attention_mask"])
+            loss, _ = bisim_term(h, h, last_hidden(model, batch), batch)
+            turns = int(turn_transitions(batch)["rows"].numel())
+            total += float(loss) * turns
+            n += turns
+    finally:
+        model.train(was_training)
+    return total / n if n else 0.0

@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 
 from training.losses import bc_loss, ilql_loss
-from training.offline.common import gather_next, last_hidden
+from training.offline.common import bisim_term, gather_next, last_hidden
 
 
 def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tensor, dict[str, float]]:
@@ -26,9 +26,10 @@ def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tens
     v = v_all[:, :-1]
     with torch.no_grad():
         if model.target_lm is not None:
-            ht = model.hidden_only(batch["input_ids"], batch["attention_mask"], lm=model.target_lm)[:, :-1]
+            ht_all = model.hidden_only(batch["input_ids"], batch["attention_mask"], lm=model.target_lm)
         else:
-            ht = h.detach()
+            ht_all = h_all.detach()
+        ht = ht_all[:, :-1]
         t1, t2 = model.q_gathered(ht, actions, target=True)
         target_q = torch.minimum(t1, t2)
         hn = last_hidden(model, batch)
@@ -38,6 +39,15 @@ def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tens
         q1, q2, v, target_q, v_next, batch["rewards"], batch["discount"], batch["action_mask"],
         tau=cfg.tau, cql_weight=cfg.cql_weight, q1_all=q1_all, q2_all=q2_all, actions=actions,
     )  # fmt: skip
+    if cfg.bisim_weight:  # the history representation as a bisimulation metric (docs: --bisim-weight)
+        if model.target_lm is not None:  # the next histories through the same (target) trunk
+            with torch.no_grad():
+                hn_t = last_hidden(model, batch, lm=model.target_lm)
+        else:
+            hn_t = hn
+        lbis, bstats = bisim_term(h_all, ht_all, hn_t, batch)
+        loss = loss + cfg.bisim_weight * lbis
+        stats.update(bstats)
     if model.pi_beta_lm is None and cfg.bc_weight:
         lb = bc_loss(out.logits, batch["input_ids"], batch["action_mask"])
         loss = loss + cfg.bc_weight * lb

@@ -240,6 +240,10 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
             el = time.perf_counter() - t0
             final = {"steps": total, "train_seconds": el, "tokens_per_s": tokens / max(el, 1e-9),
                      "examples": len(ds), "episodes": len(prep.episode_ids)}  # fmt: skip
+            if cfg.algo in ("mc", "ilql"):  # how far the representation is from a bisimulation metric
+                from training.offline.common import dataset_bisim_loss
+
+                final["bisim_loss"] = dataset_bisim_loss(inner, ds, cfg.batch_size, acc.device)
             save_checkpoint(ckpt, inner, tok, cfg, step=total, epoch=(total - 1) // per_epoch,
                             dataset=dataset_info, optimizer=opt, metrics=final)  # fmt: skip
             if cfg.eval_episodes > 0 and cfg.task:

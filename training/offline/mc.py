@@ -6,6 +6,7 @@ from __future__ import annotations
 import torch
 
 from training.losses import bc_loss, mc_loss
+from training.offline.common import bisim_term, last_hidden
 
 
 def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tensor, dict[str, float]]:
@@ -19,6 +20,12 @@ def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tens
         q_all = None
     loss, stats = mc_loss(q_all, actions, batch["returns"], batch["action_mask"], cfg.cql_weight,
                           q=None if q_all is not None else q)
+    if cfg.bisim_weight:  # the history representation as a bisimulation metric (docs: --bisim-weight)
+        with torch.no_grad():
+            hn = last_hidden(model, batch)
+        lbis, bstats = bisim_term(out.hidden, out.hidden.detach(), hn, batch)
+        loss = loss + cfg.bisim_weight * lbis
+        stats.update(bstats)
     if model.pi_beta_lm is None and cfg.bc_weight:
         lb = bc_loss(out.logits, batch["input_ids"], batch["action_mask"])
         loss = loss + cfg.bc_weight * lb
