@@ -74,10 +74,15 @@ def start(argv: Sequence[str], out_dir: str | Path) -> Launch:
                                 start_new_session=True, close_fds=True)  # fmt: skip
     _CHILDREN[proc.pid] = proc
     launch = Launch(proc.pid, str(out), list(argv), str(log), datetime.now(UTC).isoformat(timespec="seconds"))
-    tmp = out / (LAUNCH_FILE + ".tmp")
+    _write_launch(out, launch)
+    return launch
+
+
+def _write_launch(out: Path, launch: Launch) -> None:
+    """Write ``OUT/launch.json`` whole (a temporary file named by this process, then a rename)."""
+    tmp = out / f"{LAUNCH_FILE}.{os.getpid()}.tmp"
     tmp.write_text(json.dumps(asdict(launch), indent=1))
     tmp.replace(out / LAUNCH_FILE)
-    return launch
 
 
 def _main_process() -> bool:
@@ -100,16 +105,15 @@ def record_self(out_dir: str | Path) -> Launch | None:
     launch = Launch(os.getpid(), str(out), argv, "", datetime.now(UTC).isoformat(timespec="seconds"), "cli")
     try:
         out.mkdir(parents=True, exist_ok=True)
-        tmp = out / f"{LAUNCH_FILE}.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps(asdict(launch), indent=1))
-        tmp.replace(out / LAUNCH_FILE)
+        _write_launch(out, launch)
     except OSError:
         return None
     return launch
 
 
 def read_launch(out_dir: str | Path | None) -> Launch | None:
-    """The launch recorded in a run folder, or None (a run started on the command line)."""
+    """The launch recorded in a run folder, or None (none recorded: a run of an older version, or
+    one that could not write its folder)."""
     if not out_dir:
         return None
     try:

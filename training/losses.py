@@ -170,10 +170,9 @@ def bisim_loss(
         return zero, {"bisim_loss": 0.0, "bisim_dist": 0.0, "bisim_target": 0.0}
     j = partner
     d = bisim_distance(z, z[j])
-    both_end = terminal & terminal[j]
-    nxt = torch.where(both_end, torch.zeros_like(d), bisim_distance(z_next.detach(), z_next.detach()[j]))
-    target = ((rewards.float() - rewards.float()[j]).abs() + 0.5 * (discount.float() + discount.float()[j]) * nxt)
-    target = target.detach()
+    zn, r, g = z_next.detach(), rewards.float(), discount.float()
+    nxt = torch.where(terminal & terminal[j], torch.zeros_like(d), bisim_distance(zn, zn[j]))
+    target = ((r - r[j]).abs() + 0.5 * (g + g[j]) * nxt).detach()
     loss = ((d - target) ** 2).mean()
     return loss, {"bisim_loss": float(loss.detach()), "bisim_dist": float(d.detach().mean()),
                   "bisim_target": float(target.mean())}  # fmt: skip

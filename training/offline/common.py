@@ -61,13 +61,14 @@ def turn_transitions(batch) -> dict[str, torch.Tensor]:
 
 
 def bisim_term(h_all: torch.Tensor, h_next_all: torch.Tensor, next_window: torch.Tensor | None,
-               batch) -> tuple[torch.Tensor, dict[str, float]]:  # fmt: skip
+               batch, tr: dict[str, torch.Tensor] | None = None) -> tuple[torch.Tensor, dict[str, float]]:  # fmt: skip
     """The bisimulation loss (:func:`training.losses.bisim_loss`) of a batch's turns: ``h_all``
     [B, T, d] the trunk's hidden states (trained), ``h_next_all`` the same from the target (or
-    detached), ``next_window`` [B, d] the next windows' last hidden states (or None)."""
+    detached), ``next_window`` [B, d] the next windows' last hidden states (or None); ``tr``: the
+    batch's :func:`turn_transitions`, when the caller has them already."""
     from training.losses import bisim_loss, half_turn_partners
 
-    tr = turn_transitions(batch)
+    tr = turn_transitions(batch) if tr is None else tr
     rows, pos = tr["rows"], tr["next_pos"]
     z = h_all[rows, tr["first"]]
     z_next = h_next_all[rows, pos.clamp(min=0)]
@@ -93,8 +94,9 @@ def dataset_bisim_loss(model, ds, batch_size: int, device, max_windows: int = 25
         for k in range(0, len(idx), batch_size):
             batch = {name: v.to(device) for name, v in ds.collate(idx[k : k + batch_size]).items()}
             h = model.hidden_only(batch["input_ids"], batch["attention_mask"])
-            loss, _ = bisim_term(h, h, last_hidden(model, batch), batch)
-            turns = int(turn_transitions(batch)["rows"].numel())
+            tr = turn_transitions(batch)
+            loss, _ = bisim_term(h, h, last_hidden(model, batch), batch, tr)
+            turns = int(tr["rows"].numel())
             total += float(loss) * turns
             n += turns
     finally:
