@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 from app_support import settle
 from textual.widgets import DataTable
@@ -27,19 +28,25 @@ def test_runs_screen_with_curves(snap_compare, store, tmp_path, monkeypatch):
     runs.finish_run(store, run_id, "finished", {"steps": 40})
     app = make_app(store)
 
+    def ready() -> bool:
+        """Every point of the run is in the curves and the checkpoints table has measured its row
+        (DataTable sizes its columns for new rows on idle)."""
+        if not isinstance(app.screen, RunsScreen):
+            return False
+        curves = app.screen.query(Curves)
+        table = app.screen.query_one("#checkpoints", DataTable)
+        return bool(curves and len(curves.first().data.xs["loss"]) == 40 and len(curves.first().data.xs["return"]) == 4
+                    and table.row_count == 1 and table.ordered_columns[0].content_width == len("run/checkpoint"))  # fmt: skip
+
     async def run_before(pilot):
         await settle(app)
         await pilot.press("t")
-        for _ in range(200):  # a loaded machine: wait until the run's every point is in the curves
-            await pilot.pause(0.05)  # and the checkpoints table has measured its row (on idle)
+        deadline, held = time.monotonic() + 60, 0  # a loaded machine can take many seconds
+        while held < 2 and time.monotonic() < deadline:  # ready on two checks in a row: settled
+            await pilot.pause(0.05)
             await settle(app)
-            if not isinstance(app.screen, RunsScreen):
-                continue
-            curves = app.screen.query(Curves)
-            table = app.screen.query_one("#checkpoints", DataTable)
-            if (curves and len(curves.first().data.xs["loss"]) == 40 and len(curves.first().data.xs["return"]) == 4
-                    and table.row_count == 1 and table.ordered_columns[0].content_width == len("run/checkpoint")):
-                break
+            held = held + 1 if ready() else 0
+        assert held == 2, "the runs screen did not settle within 60 s"
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
