@@ -11,11 +11,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Select, Static
+from textual.widgets import DataTable, Header, Select, Static
 
 import envs
 from data.annotators import annotator_figures
 from lmrl_tui.screens.base import LmrlScreen
+from lmrl_tui.screens.footer import Footer
 from lmrl_tui.workers import ErrorToast
 
 ALL = "all"

@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 import envs
 from data.stats import source_counts
@@ -25,6 +25,7 @@ from lmrl_tui.messages import (
     SessionNoteRequested,
 )
 from lmrl_tui.screens.base import LmrlScreen
+from lmrl_tui.screens.footer import Footer
 from lmrl_tui.task_list import TaskSummary
 from lmrl_tui.workers import ErrorToast
 

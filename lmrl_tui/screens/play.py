@@ -17,13 +17,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Log, Static
+from textual.widgets import Header, Log, Static
 
 from data.session import PlaySession
 from envs.core import InvalidInput, Text
 from envs.core.session import HumanAgent, SessionClosed, StepOutcome
 from lmrl_tui.messages import PlayAgainRequested
 from lmrl_tui.screens.base import LmrlScreen
+from lmrl_tui.screens.footer import Footer
 from lmrl_tui.screens.info import HelpScreen, SummaryScreen, about_markdown
 from lmrl_tui.screens.leave import LeaveDialog
 from lmrl_tui.screens.watching import WatchControls

@@ -21,13 +21,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, RichLog, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Header, RichLog, Static, TabbedContent, TabPane
 
 from data.runs import last_run_evaluation, mark_stopped, recent_runs, run_checkpoints
 from lmrl_tui import runs_control
 from lmrl_tui.messages import NewEpisodeRequested
 from lmrl_tui.runs_control import Launch
 from lmrl_tui.screens.base import LmrlScreen
+from lmrl_tui.screens.footer import Footer
 from lmrl_tui.screens.run_details import details_text, format_metric_row, shown_status, status_text
 from lmrl_tui.screens.train_form import StopDialog, TrainForm
 from lmrl_tui.views.curves import Curves, MetricsTail

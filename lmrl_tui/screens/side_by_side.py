@@ -16,13 +16,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 import envs
 from data.ladder import episode_pairs
 from data.replay import EpisodeReplay, load_replay
 from envs.core import TaskSpec
 from lmrl_tui.screens.base import LmrlScreen
+from lmrl_tui.screens.footer import Footer
 from lmrl_tui.views import view_class
 from lmrl_tui.views.base import TaskView
 from lmrl_tui.views.text import TextView

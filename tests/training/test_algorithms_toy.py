@@ -74,7 +74,7 @@ def test_t6_ilql_high_tau_approaches_max():
 
 
 def test_t12_qsft_toy_greedy_is_b_then_a():
-    model, _ = fit("qsft", 1500, polyak_alpha=0.1)
+    model, _ = fit("qsft", 400, polyak_alpha=0.1)  # settled by 300 steps (p(B|s0) 0.370 vs 0.372 at 1500)
     for prefix, want in ((S0, "B"), (S1["B"], "A")):
         p = torch.softmax(model.logits[model.prefixes[tuple(prefix)]], -1)
         assert int(torch.argmax(p)) == VOCAB[want]

@@ -46,31 +46,57 @@ def behaviour_pairs(task_id: str, episodes: int, max_pairs: int = 48, window: in
     return pairs[:max_pairs]
 
 
+class _Checkpoints(dict):
+    """Tiny checkpoints, each trained the first time a test asks for it (the default selection
+    needs only the quick ones; the slow tests the rest):
+
+    - ("bc", task): BC on behaviour pairs (byte tokenizer), 60 steps on 460-character prompts. At
+      15 steps the twenty-questions model says little more than "I" on some CPUs, which leaves
+      the batched/sequential comparison weak.
+    - ("bc-quick", task): 12 steps on 160-character prompts, for the checks that compare a batch
+      with one prompt at a time whatever the model says.
+    - ("ilql" | "mc", "maze-fo"): a few steps on maze-fo episodes in a store (MC with a frozen π_β).
+    """
+
+    def __init__(self, root) -> None:
+        super().__init__()
+        self.root = root
+
+    def __missing__(self, key):
+        from training.online.toy import tiny_checkpoint
+
+        algo, task_id = key
+        if algo in ("bc", "bc-quick"):
+            quick = algo == "bc-quick"
+            pairs = behaviour_pairs(task_id, 8, window=160 if quick else 460)
+            ck = tiny_checkpoint(self.root / algo / task_id, task_id, pairs, bc_steps=12 if quick else 60, lr=1e-2,
+                                 n_positions=256 if quick else 512, texts=["abcdefghijklmnopqrstuvwxyz?,.'"])  # fmt: skip
+        else:
+            from data.datasets import DatasetQuery
+            from training.config import TrainConfig, resolve
+            from training.offline.loop import train
+            from training.offline.toy import maze_store
+
+            db = self.root / "maze.db"
+            store = maze_store(db, episodes=12) if not db.exists() else _open(db)
+            kw = {"pi_beta": "frozen"} if algo == "mc" else {}
+            base = dict(algo=algo, task="maze-fo", max_steps=4, batch_size=8, n_embd=32, n_head=2, vocab_size=300,
+                        eval_episodes=0, progress=False, log_every=1, lr=1e-2, **kw)  # fmt: skip
+            cfg = resolve(TrainConfig(**base), set(base) - {"algo", "task"})
+            ck = train(cfg, store, DatasetQuery(task="maze-fo"), self.root / algo)["checkpoint"]
+        self[key] = ck
+        return ck
+
+
+def _open(db):
+    from data.store import Store
+
+    return Store(str(db))
+
+
 @pytest.fixture(scope="module")
 def ckpts(tmp_path_factory):
-    """Tiny checkpoints: BC on behaviour pairs (byte tokenizer), ILQL and MC (frozen π_β) trained
-    a few steps on maze-fo episodes in a store. 60 BC steps: at 15 the twenty-questions model says
-    little more than "I" on some CPUs, which leaves the batched/sequential comparison weak."""
-    from data.datasets import DatasetQuery
-    from training.config import TrainConfig, resolve
-    from training.offline.loop import train
-    from training.offline.toy import maze_store
-    from training.online.toy import tiny_checkpoint
-
-    root = tmp_path_factory.mktemp("ckpts")
-    out = {}
-    for task_id in ("maze-fo", "twenty-questions", "textnav-fo"):
-        pairs = behaviour_pairs(task_id, 8)
-        out[("bc", task_id)] = tiny_checkpoint(root / task_id, task_id, pairs, bc_steps=60, lr=1e-2, n_positions=512,
-                                               texts=["abcdefghijklmnopqrstuvwxyz?,.'"])  # fmt: skip
-    store = maze_store(root / "maze.db", episodes=12)
-    for algo, kw in (("ilql", {}), ("mc", {"pi_beta": "frozen"})):
-        base = dict(algo=algo, task="maze-fo", max_steps=4, batch_size=8, n_embd=32, n_head=2, vocab_size=300,
-                    eval_episodes=0, progress=False, log_every=1, lr=1e-2, **kw)  # fmt: skip
-        cfg = resolve(TrainConfig(**base), set(base) - {"algo", "task"})
-        res = train(cfg, store, DatasetQuery(task="maze-fo"), root / algo)
-        out[(algo, "maze-fo")] = res["checkpoint"]
-    return out
+    return _Checkpoints(tmp_path_factory.mktemp("ckpts"))
 
 
 def _agent(path, decoding, **kw):
@@ -165,7 +191,7 @@ def test_action_scores_batch_equals_one_prompt_at_a_time(ckpts, algo):
 def test_progress_bar_counts_finished_episodes(ckpts, capsys):
     from training.evaluate import play_episodes
 
-    agent = _agent(ckpts[("bc", "maze-fo")], "rerank")
+    agent = _agent(ckpts[("bc-quick", "maze-fo")], "rerank")
     play_episodes("maze-fo", agent, 3, batch_size=2, progress=True)
     err = capsys.readouterr().err
     assert "eval maze-fo" in err and "3/3" in err
@@ -186,7 +212,7 @@ def test_cli_batch_size_gives_the_sequential_result(ckpts, tmp_path, capsys):
     from lmrl_tui.cli import main
 
     db = str(tmp_path / "s.db")
-    ck = str(ckpts[("bc", "twenty-questions")])
+    ck = str(ckpts[("bc-quick", "twenty-questions")])
     outs = []
     for bs in ("1", "4"):
         rc = main(["--db", db, "eval", ck, "--episodes", "5", "--batch-size", bs, "--decoding", "greedy",
