@@ -87,7 +87,8 @@ class Reproduction:
 
     def __init__(self, task: str, out: str | os.PathLike, *, budget: str = "cpu", seeds: int = 3,
                  algorithms: Iterable[str] = ALGORITHMS, runner: Runner,
-                 log: Callable[[str], None] | None = None, options: dict[str, Any] | None = None) -> None:  # fmt: skip
+                 log: Callable[[str], None] | None = None, options: dict[str, Any] | None = None,
+                 train_flags: Iterable[str] = ()) -> None:  # fmt: skip
         if budget not in BUDGETS:
             raise TrainingError(f"--budget must be one of {', '.join(BUDGETS)}")
         if seeds < 1:
@@ -100,6 +101,8 @@ class Reproduction:
             self.algorithms.insert(0, "bc")  # the online runs start from BC
         self.out = Path(out).resolve()
         self.store_path = store_in(self.out)
+        self.extra_flags = [str(f) for f in train_flags]
+        """``lmrl train`` flags of every run, after the recipe's (so they win), e.g. --bisim-weight=1."""
         self.runner = runner
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
 
@@ -145,7 +148,8 @@ class Reproduction:
         if marker.exists():
             return json.loads(marker.read_text())
         argv = ["--db", str(self.store_path), "train", algo, "--task", self.task, "--out", str(folder),
-                "--seed", str(seed), "--no-progress", *train_flags(self.task, algo, self.budget, self.options)]  # fmt: skip
+                "--seed", str(seed), "--no-progress", *train_flags(self.task, algo, self.budget, self.options),
+                *self.extra_flags]  # fmt: skip
         if algo in ONLINE:
             argv += ["--init", str(self.out / "runs" / f"bc-s{seed}")]
         if (folder / "checkpoint").exists():
@@ -173,7 +177,9 @@ class Reproduction:
                   "eval_wall_s": round(eval_wall, 1), "run_id": trained.get("run_id"),
                   "checkpoint_id": trained.get("checkpoint_id"),
                   "steps": trained.get("step", trained.get("steps")),
+                  "bisim_loss": trained.get("bisim_loss"),
                   "evaluation": {k: v for k, v in result.items() if k != "checkpoint"}}  # fmt: skip
+        folder.mkdir(parents=True, exist_ok=True)
         marker.write_text(json.dumps(record, indent=1, default=str) + "\n")
         self.log(f"[{self.task}] {algo} seed {seed}: return {result.get('mean_return')}, "
                  f"normalised {result.get('normalised_lmrl')} ({train_wall + eval_wall:.0f} s)")  # fmt: skip
@@ -189,7 +195,8 @@ class Reproduction:
         data = self.dataset()
         # algorithm by algorithm (all seeds of one before the next): a run cut short leaves whole rows
         records = [self.run_one(algo, seed) for algo in self.algorithms for seed in range(self.seeds)]
-        return write_report(self.out, self.recipe, self.budget, data, records, time.time() - t0, commit)
+        return write_report(self.out, self.recipe, self.budget, data, records, time.time() - t0, commit,
+                            train_flags=self.extra_flags)  # fmt: skip
 
 
 def _slug(algo: str) -> str:
@@ -225,6 +232,9 @@ def add_reproduce_command(subparsers: Any, parents: Iterable[argparse.ArgumentPa
     p.add_argument("--option", type=task_option, action="append", default=[], dest="task_options",
                    metavar="KEY=VALUE", help="replace a task option of the recipe, e.g. vocab_file=PATH "
                    "(wordle-lmrl on LMRL-Gym's own word list: LMRL's normalisation then applies)")  # fmt: skip
+    p.add_argument("--train-flag", action="append", default=[], dest="train_flags", metavar="FLAG",
+                   help="one more `lmrl train` flag for every run, after the recipe's (so it wins); write "
+                   "it with '=': --train-flag=--bisim-weight=1 --train-flag=--max-steps=400")  # fmt: skip
     p.set_defaults(run=run_reproduce, command_main=main)
     return p
 
@@ -239,7 +249,8 @@ def run_reproduce(args: argparse.Namespace, store: Any = None) -> int:
         for task in tasks:
             out = (Path(args.out) / task if args.all else Path(args.out)) if args.out else Path("results") / task
             res = Reproduction(task, out, budget=args.budget, seeds=args.seeds, algorithms=args.algorithms,
-                               runner=in_process(args.command_main), options=dict(args.task_options)).run()
+                               runner=in_process(args.command_main), options=dict(args.task_options),
+                               train_flags=args.train_flags).run()
             print(json.dumps({"task": task, "out": str(out), "results": str(Path(out) / "results.md"),
                               "normalised_lmrl": {a: r["normalised_lmrl"]["mean"] for a, r in res["algorithms"].items()}}))
     except (TrainingError, ValueError) as e:

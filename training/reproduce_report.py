@@ -73,18 +73,21 @@ def summarise(recipe: TaskRecipe, records: list[dict[str, Any]]) -> dict[str, An
         row["wall_s"] = round(sum(r["train_wall_s"] + r["eval_wall_s"] for r in mine), 1)
         row["table2"] = recipe.table2(algo)
         row["commands"] = [c for r in mine for c in (r["train_command"], r["eval_command"])]
+        if any(r.get("bisim_loss") is not None for r in mine):  # MC and ILQL report it
+            row["bisim_loss"] = seed_ci([r.get("bisim_loss") for r in mine])
         algos[algo] = row
     return algos
 
 
 def write_report(out: Path, recipe: TaskRecipe, budget: str, data: dict[str, Any],
-                 records: list[dict[str, Any]], wall_s: float, commit: str | None = None) -> dict[str, Any]:  # fmt: skip
+                 records: list[dict[str, Any]], wall_s: float, commit: str | None = None,
+                 train_flags: Sequence[str] = ()) -> dict[str, Any]:  # fmt: skip
     """Write ``results.json`` and ``results.md``; returns the JSON's content. ``commit``: the code's
-    commit when the runs started (default: now)."""
+    commit when the runs started (default: now); ``train_flags``: the ``--train-flag``s of every run."""
     algos = summarise(recipe, records)
     seeds = sorted({r["seed"] for r in records})
     res = {
-        "task": recipe.task, "budget": budget, "training_seeds": seeds,
+        "task": recipe.task, "budget": budget, "training_seeds": seeds, "train_flags": list(train_flags),
         "dataset": {**data, "seeds": f"{DATA_SEED}..{DATA_SEED + data['episodes'] - 1}"},
         "evaluation_seeds": _eval_seeds(algos),
         "table2_row": recipe.table2_row, "recipe_note": recipe.note,
@@ -119,7 +122,8 @@ def markdown(res: dict[str, Any]) -> str:
     d = res["dataset"]
     lines = [
         f"# {res['task']}: LMRL-Gym Table 2 reproduction (budget `{res['budget']}`)", "",
-        f"Written by `lmrl reproduce {res['task']} --budget {res['budget']} --seeds {len(res['training_seeds'])}`.",
+        f"Written by `lmrl reproduce {res['task']} --budget {res['budget']} --seeds {len(res['training_seeds'])}"
+        f"{''.join(f' --train-flag={f}' for f in res.get('train_flags', []))}`.",
         f"Mean across training seeds {', '.join(map(str, res['training_seeds']))} with a 95 % CI "
         "(Student's t over the seeds' evaluation means). Normalised: LMRL's constants "
         "(0 = min, 50 = LMRL's dataset average, 100 = max; negatives clipped to 0 as in LMRL's Table 2).", "",
@@ -138,6 +142,10 @@ def markdown(res: dict[str, Any]) -> str:
             f"| {_ci(row['success_rate'], '.1f', 100.0)} % | {'–' if t2 is None else t2} | {len(row['seeds'])} "
             f"| {row['eval_episodes']} {'exact' if row['eval_method'] == 'exact' else 'episodes'} | {row['wall_s']:.0f} s |"
         )  # fmt: skip
+    bisim = [f"{TABLE2_KEYS[a]} {_ci(r['bisim_loss'], '.4f')}" for a, r in res["algorithms"].items() if "bisim_loss" in r]
+    if bisim:
+        lines += ["", "Bisimulation loss of the final value model on its first 256 training windows "
+                  f"(`training/README.md`; low: histories are represented by what matters for acting): {'; '.join(bisim)}."]  # fmt: skip
     lines += ["", f"LMRL's Table 2 row: {res['table2_row']} (GPT-2 models, LMRL's dataset sizes).", "",
               "## Commands (run from this folder)", ""]  # fmt: skip
     lines += ["```", d["command"]]

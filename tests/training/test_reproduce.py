@@ -116,3 +116,36 @@ def test_smoke_reproduction_writes_results_and_resumes(tmp_path):
     Reproduction("maze-fo", out, budget="smoke", seeds=4, algorithms=["bc"], runner=runner,
                  log=lambda _line: None).run()  # fmt: skip
     assert len(calls) == 2 and "--seed" in calls[0] and calls[0][calls[0].index("--seed") + 1] == "3"
+
+
+def test_train_flags_reach_every_run_and_the_bisim_loss_the_table(tmp_path):
+    """``--train-flag`` goes last on every ``lmrl train`` line (so it wins over the recipe's),
+    results.json/.md name it, and the value learners' final bisimulation loss gets its CI."""
+    from training.cli import build_parser
+    from training.reproduce import Reproduction
+
+    args = build_parser().parse_args(["reproduce", "maze-fo", "--train-flag=--bisim-weight=1",
+                                      "--train-flag=--max-steps=7"])  # fmt: skip
+    assert args.train_flags == ["--bisim-weight=1", "--max-steps=7"]
+    trains: list[list[str]] = []
+
+    def runner(argv):  # the train and eval commands' last JSON lines, without training anything
+        if "train" in argv:
+            trains.append(argv)
+            seed = int(argv[argv.index("--seed") + 1])
+            return 0, json.dumps({"step": 7, "run_id": seed + 1, "checkpoint_id": seed + 1,
+                                  "bisim_loss": 0.01 * (seed + 1)})  # fmt: skip
+        return 0, json.dumps({"episodes": 25, "method": "exact", "mean_return": -10.0, "success_rate": 0.5,
+                              "normalised_lmrl": 60.0})  # fmt: skip
+
+    res = Reproduction("maze-fo", tmp_path / "r", budget="smoke", seeds=3, algorithms=["bc", "ilql"],
+                       runner=runner, log=lambda _line: None, train_flags=args.train_flags).run()  # fmt: skip
+    assert len(trains) == 6 and all(a[-2:] == ["--bisim-weight=1", "--max-steps=7"] for a in trains)
+    assert res["train_flags"] == ["--bisim-weight=1", "--max-steps=7"]
+    bisim = res["algorithms"]["ilql"]["bisim_loss"]
+    assert bisim["values"] == pytest.approx([0.01, 0.02, 0.03]) and bisim["ci_low"] < 0.02 < bisim["ci_high"]
+    assert "bisim_loss" in res["algorithms"]["bc"]  # the fake reports it for BC too; real BC does not
+    md = (tmp_path / "r" / "results.md").read_text()
+    assert "--train-flag=--bisim-weight=1 --train-flag=--max-steps=7`" in md
+    assert "Bisimulation loss" in md and "ILQL 0.0200 (" in md
+    assert "--bisim-weight=1 --max-steps=7" in res["algorithms"]["ilql"]["commands"][0]
