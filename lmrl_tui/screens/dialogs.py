@@ -24,7 +24,7 @@ from envs.core.agents import HUMAN, agent_choices
 from envs.core.options import show_value
 from envs.core.registry import option_specs
 from lmrl_tui.messages import NewEpisodeRequested
-from lmrl_tui.screens.base import LmrlScreen
+from lmrl_tui.screens.base import FORM_KEYS, LmrlScreen
 from lmrl_tui.starting import (
     PARTNER_EMBEDDED,
     EpisodeChoice,
@@ -96,7 +96,7 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
     the next one, and starts the episode only from the last field (or the Start button).
     ``remembered``: the fields chosen for this task last time (see :mod:`lmrl_tui.prefs`)."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel"), *FORM_KEYS]
     AUTO_FOCUS = "#task"
     WORKER_ERRORS = {"load-agent": ErrorToast("Cannot load the agent", in_place=True)}
     LAST_FIELD = "player"

@@ -27,7 +27,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Static
 import envs
 from lmrl_tui import runs_control
 from lmrl_tui.runs_control import Launch
-from lmrl_tui.screens.base import LmrlScreen
+from lmrl_tui.screens.base import FORM_KEYS, LmrlScreen
 from lmrl_tui.screens.dialogs import FormSelect
 from lmrl_tui.screens.leave import ConfirmDialog
 from lmrl_tui.workers import ErrorToast
@@ -86,7 +86,7 @@ class TrainForm(LmrlScreen, ModalScreen[Launch | None]):
     """Algorithm, task, steps, seed, model and size, dataset filters and the output folder; Start
     launches ``lmrl train`` and gives back its :class:`Launch` (escape: None)."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="train.cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="train.cancel"), *FORM_KEYS]
     AUTO_FOCUS = "#algo"
     WORKER_ERRORS = {"train-start": ErrorToast("Cannot start the run", in_place=True)}
 

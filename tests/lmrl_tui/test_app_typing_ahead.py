@@ -1,0 +1,49 @@
+"""Typing ahead: what a person types right behind a tab, or while the new-episode dialog is still
+opening, lands in the field it was typed for (it went to the field being left, and was lost)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual import events
+from textual.widgets import Input
+
+from lmrl_tui.app import make_app
+from lmrl_tui.screens.dialogs import FormSelect, NewEpisodeDialog
+
+
+async def test_keys_typed_behind_enter_and_tab_reach_the_seed(store):
+    app = make_app(store, player="kim")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        app.post_message(events.Key("enter", None))
+        while not isinstance(app.screen, NewEpisodeDialog):  # pushed, not yet mounted
+            await asyncio.sleep(0)
+        # all read at once, as a terminal delivers them while the dialog mounts (0.7 s here)
+        for key, char in [("tab", None), ("4", "4"), ("2", "2"), ("tab", None), ("tab", None)]:
+            app.post_message(events.Key(key, char))
+        await pilot.pause(0.3)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, NewEpisodeDialog)
+        assert dialog.query_one("#seed", Input).value == "42"
+        assert dialog.focused is not None and dialog.focused.id not in ("task", "seed")  # two tabs on
+
+
+async def test_text_that_comes_back_unused_goes_to_the_focused_field_once(store):
+    app = make_app(store, player="kim")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        dialog = app.screen
+        seed, task = dialog.query_one("#seed", Input), dialog.query_one("#task", FormSelect)
+        seed.focus()
+        await pilot.pause()
+        task._forward_event(events.Key("7", "7"))  # read while the task list still had the focus
+        task._forward_event(events.Paste("13"))
+        await pilot.pause()
+        assert seed.value == "713"
+        await pilot.press("9")  # typed into the field: once, not again through the screen
+        assert seed.value == "7139"
