@@ -214,6 +214,12 @@ class BankAsker:
         self._embedded = False
         self._max_questions = 20
 
+    def prepare(self) -> None:
+        """Build the question bank now (the first time in a process: every bank question asked of
+        every secret, about a second), so that ``reset`` is quick; the app calls it off the UI
+        thread before an episode with this asker starts."""
+        self._bank = self._bank_fn()
+
     def reset(self, task: Any, seed: int | None = None) -> None:
         self._bank = self._bank_fn()
         # A different stream from the secret's draw, so the two are independent.

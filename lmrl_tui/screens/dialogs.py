@@ -320,6 +320,12 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         except FieldError as e:
             self._show_errors({e.field: str(e)})
             return
+        if callable(getattr(agent, "prepare", None)):  # e.g. a scripted asker's question bank
+            self._attempts += 1
+            self._loading = self._attempts
+            self._busy("Preparing the scripted player … (escape: cancel)")
+            self._prepare(choice, agent, partner, self._loading)
+            return
         self._open(choice, agent, partner)
 
     def _busy(self, note: str | None) -> None:
@@ -329,6 +335,11 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
     @work(thread=True, exclusive=True, group="load-agent", exit_on_error=False)
     def _load_sides(self, choice: EpisodeChoice, attempt: int = 0) -> None:
         self.post_message(self.SidesLoaded(choice, *load_sides(choice), attempt=attempt))
+
+    @work(thread=True, exclusive=True, group="load-agent", exit_on_error=False)
+    def _prepare(self, choice: EpisodeChoice, agent: Agent, partner: Agent | None, attempt: int) -> None:
+        agent.prepare()  # type: ignore[attr-defined]
+        self.post_message(self.SidesLoaded(choice, agent, partner, attempt=attempt))
 
     def on_new_episode_dialog_sides_loaded(self, message: NewEpisodeDialog.SidesLoaded) -> None:
         if message.attempt != self._loading:

@@ -170,3 +170,29 @@ async def test_every_option_of_the_task_has_a_field_with_its_values(store):
         assert app.screen.session.state()["setup"] == "kRK"
     ep = store.recent_episodes(1)[0]
     assert ep["options"]["setups"] == ["kRK"] and ep["options"]["positions"] == "test"
+
+
+async def test_a_scripted_asker_builds_its_question_bank_off_the_ui_thread(store, monkeypatch):
+    """The first Twenty Questions episode with a scripted guesser builds its question bank (every
+    question asked of every secret, about a second): in a worker, with a note, not on the UI."""
+    import threading
+
+    from envs.questions.policies import BankAsker
+
+    threads, real = [], BankAsker.prepare
+
+    def prepare(self):
+        threads.append(threading.current_thread() is threading.main_thread())
+        real(self)
+
+    monkeypatch.setattr(BankAsker, "prepare", prepare)
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(120, 40)) as pilot:
+        dialog = await open_dialog(app, pilot, "twenty-questions", seed=5)
+        dialog.query_one("#agent", Select).value = "strong"
+        dialog.query_one("#start").focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert threads == [False]
+        assert isinstance(app.screen, PlayScreen) and app.screen.session.seed == 5
+        assert app.screen.session.agent.name == "strong"
