@@ -36,6 +36,7 @@ QUICK: dict[str, list[str]] = {
     "oracle_accuracy": [],
     "gym": ["--seconds", "0.5"],
     "watch": ["--steps", "10", "--episodes", "2"],
+    "person_keys": ["--answers", "6", "--dialogs", "2"],
 }
 """Script (``bench/bench_NAME.py``) -> arguments of the quick run."""
 
