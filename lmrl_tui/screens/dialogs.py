@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -320,11 +321,12 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         except FieldError as e:
             self._show_errors({e.field: str(e)})
             return
-        if callable(getattr(agent, "prepare", None)):  # e.g. a scripted asker's question bank
+        prepare = getattr(agent, "prepare", None)  # e.g. a scripted asker's question bank
+        if callable(prepare):
             self._attempts += 1
             self._loading = self._attempts
             self._busy("Preparing the scripted player … (escape: cancel)")
-            self._prepare(choice, agent, partner, self._loading)
+            self._prepare(choice, agent, partner, prepare, self._loading)
             return
         self._open(choice, agent, partner)
 
@@ -337,8 +339,9 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         self.post_message(self.SidesLoaded(choice, *load_sides(choice), attempt=attempt))
 
     @work(thread=True, exclusive=True, group="load-agent", exit_on_error=False)
-    def _prepare(self, choice: EpisodeChoice, agent: Agent, partner: Agent | None, attempt: int) -> None:
-        agent.prepare()  # type: ignore[attr-defined]
+    def _prepare(self, choice: EpisodeChoice, agent: Agent | None, partner: Agent | None,
+                 prepare: Callable[[], object], attempt: int) -> None:  # fmt: skip
+        prepare()
         self.post_message(self.SidesLoaded(choice, agent, partner, attempt=attempt))
 
     def on_new_episode_dialog_sides_loaded(self, message: NewEpisodeDialog.SidesLoaded) -> None:

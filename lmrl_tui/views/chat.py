@@ -237,9 +237,13 @@ class ChatView(TaskView):
     def _update_controls(self) -> None:
         self.refresh_bindings()
         inp = self.query_one("#chat-input", Input)
-        buttons = self.yes_no and self.replying is not None
+        # The answer buttons keep their place while a person plays the oracle and are dimmed
+        # while the asker thinks (a press then does nothing): showing and hiding them at every
+        # question, or disabling them (a disabled button has another border), changed the
+        # layout, and each change redrew the whole screen (about half the CPU of an answer here).
         for b in self.query("#chat-row Button"):
-            b.display = buttons or (self.replying is not None and not self.yes_no)
+            b.display = self._person_answers
+            b.set_class(self.replying is None, "-idle")
         if self.replying is not None:
             inp.disabled = False
             inp.placeholder = (
@@ -310,8 +314,15 @@ class ChatView(TaskView):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("reply_yes", "reply_no"):
-            return self.yes_no and self.replying is not None
+            if not (self.yes_no and self._person_answers):
+                return False
+            return True if self.replying is not None else None  # dimmed while the asker thinks
         return True
+
+    @property
+    def _person_answers(self) -> bool:
+        """Whether a person plays the answering side (the oracle)."""
+        return len(self.roles) > 1 and self.roles[1] in self.human_roles
 
     def action_reply_yes(self) -> None:
         self._send_reply("Yes.")

@@ -1,5 +1,5 @@
-"""The key bar: one rebuild per burst of binding refreshes, none when nothing it shows changed,
-and the new state of a key as soon as it changes."""
+"""The key bar: one rebuild per burst of binding refreshes and only when its keys change; keys
+that are only enabled or disabled are dimmed or lit in place, at once."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from lmrl_tui.screens.footer import Footer
 class _KeysApp(App[None]):
     BINDINGS = [Binding("y", "yes", "Yes"), Binding("n", "no", "No"), Binding("h", "hidden", "Hidden", show=False)]
     can_answer = True
+    no_key = True
 
     def compose(self) -> ComposeResult:
         yield Button("a", id="a")
@@ -21,6 +22,8 @@ class _KeysApp(App[None]):
         yield Footer()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "no" and not self.no_key:
+            return False  # not on the bar at all
         if action in ("yes", "no"):
             return True if self.can_answer else None  # None: shown, disabled
         return True
@@ -56,5 +59,16 @@ async def test_a_burst_of_refreshes_rebuilds_once_and_only_on_change() -> None:
             app.refresh_bindings()
         await pilot.pause()
         await pilot.pause()
-        assert rebuilds == 1
+        assert rebuilds == 0  # only enabled -> disabled: dimmed in place
         assert ("y", True) in _keys(app) and ("n", True) in _keys(app)
+        app.can_answer = True
+        app.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        assert rebuilds == 0 and ("y", False) in _keys(app) and ("n", False) in _keys(app)
+        app.no_key = False
+        for _ in range(3):
+            app.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        assert rebuilds == 1 and "n" not in [k for k, _ in _keys(app)] and ("y", False) in _keys(app)
