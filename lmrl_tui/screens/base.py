@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from textual import events
 from textual.binding import Binding
 from textual.widget import Widget
-from textual.widgets import Input, TextArea
+from textual.widgets import Input
 
 from data.store import Store
 from lmrl_tui.workers import ReportsWorkerErrors
@@ -76,6 +76,7 @@ class LmrlScreen(ReportsWorkerErrors, _ScreenBase):
     # tab and "42" while the dialog was opening (0.7 s here) found the seed empty: the task list
     # had them. A key with text that comes back unused to the screen, while a text field has the
     # focus, was meant for that field (the field itself would have used it): it gets it, once.
+    # (Input only: the app has no TextArea, and importing it costs the home screen ~17 ms.)
     def on_key(self, event: events.Key) -> None:
         if event.is_printable:
             self._to_text_field(event, events.Key(event.key, event.character))
@@ -85,7 +86,7 @@ class LmrlScreen(ReportsWorkerErrors, _ScreenBase):
 
     def _to_text_field(self, event: events.Key | events.Paste, again: events.Key | events.Paste) -> None:
         field = self.focused
-        if isinstance(field, (Input, TextArea)) and not getattr(event, "_lmrl_again", False):
+        if isinstance(field, Input) and not getattr(event, "_lmrl_again", False):
             event.stop()
             event.prevent_default()
             again._lmrl_again = True  # type: ignore[union-attr]  # (a read-only field: not again)

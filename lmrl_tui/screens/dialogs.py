@@ -311,10 +311,7 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         if choice is None:
             return
         if needs_loading(choice):  # a checkpoint or a model: seconds, off the UI thread
-            self._attempts += 1
-            self._loading = self._attempts
-            self._busy(loading_note(choice))
-            self._load_sides(choice, self._loading)
+            self._load_sides(choice, self._start_loading(loading_note(choice)))
             return
         try:
             agent, partner = load_sides(choice)
@@ -323,12 +320,17 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
             return
         prepare = getattr(agent, "prepare", None)  # e.g. a scripted asker's question bank
         if callable(prepare):
-            self._attempts += 1
-            self._loading = self._attempts
-            self._busy("Preparing the scripted player … (escape: cancel)")
-            self._prepare(choice, agent, partner, prepare, self._loading)
+            attempt = self._start_loading("Preparing the scripted player … (escape: cancel)")
+            self._prepare(choice, agent, partner, prepare, attempt)
             return
         self._open(choice, agent, partner)
+
+    def _start_loading(self, note: str) -> int:
+        """Show ``note`` with Start disabled; returns the attempt a worker's result must carry."""
+        self._attempts += 1
+        self._loading = self._attempts
+        self._busy(note)
+        return self._loading
 
     def _busy(self, note: str | None) -> None:
         self.query_one("#start", Button).disabled = note is not None

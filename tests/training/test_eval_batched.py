@@ -61,6 +61,7 @@ class _Checkpoints(dict):
     def __init__(self, root) -> None:
         super().__init__()
         self.root = root
+        self.store = None  # the maze-fo episodes of the value learners, made once
 
     def __missing__(self, key):
         from training.online.toy import tiny_checkpoint
@@ -77,21 +78,15 @@ class _Checkpoints(dict):
             from training.offline.loop import train
             from training.offline.toy import maze_store
 
-            db = self.root / "maze.db"
-            store = maze_store(db, episodes=12) if not db.exists() else _open(db)
+            if self.store is None:
+                self.store = maze_store(self.root / "maze.db", episodes=12)
             kw = {"pi_beta": "frozen"} if algo == "mc" else {}
             base = dict(algo=algo, task="maze-fo", max_steps=4, batch_size=8, n_embd=32, n_head=2, vocab_size=300,
                         eval_episodes=0, progress=False, log_every=1, lr=1e-2, **kw)  # fmt: skip
             cfg = resolve(TrainConfig(**base), set(base) - {"algo", "task"})
-            ck = train(cfg, store, DatasetQuery(task="maze-fo"), self.root / algo)["checkpoint"]
+            ck = train(cfg, self.store, DatasetQuery(task="maze-fo"), self.root / algo)["checkpoint"]
         self[key] = ck
         return ck
-
-
-def _open(db):
-    from data.store import Store
-
-    return Store(str(db))
 
 
 @pytest.fixture(scope="module")
