@@ -36,6 +36,7 @@ from lmrl_tui.workers import ErrorToast
 
 EMPTY = "No training runs yet: press n to start one (or `lmrl train bc --task maze-fo --out runs/bc`)."
 METRIC_LINES = 500
+CHECKPOINT_COLUMNS = ("checkpoint", "step", "created")
 
 
 @dataclass
@@ -120,7 +121,7 @@ class RunsScreen(LmrlScreen, Screen[None]):
     def on_mount(self) -> None:
         self.title = "Training runs"
         self._columns = self.query_one("#runs", DataTable).add_columns("id", "algo", "task", "status", "started")
-        self.query_one("#checkpoints", DataTable).add_columns("checkpoint", "step", "created")
+        self.query_one("#checkpoints", DataTable).add_columns(*CHECKPOINT_COLUMNS)
         self.query_one("#runs", DataTable).focus()
         self.action_reload()
         self.set_interval(self.POLL_SECONDS, self.action_reload)
@@ -251,10 +252,16 @@ class RunsScreen(LmrlScreen, Screen[None]):
         self._show_info()
 
     def _show_checkpoints(self) -> None:
+        # The columns get their widths here, from the rows: a DataTable measures new rows on idle
+        # but keeps the rows it drew before at the old widths ("run/checkp") until something else
+        # redraws it.
         table = self.query_one("#checkpoints", DataTable)
-        table.clear()
-        for c in self.checkpoints:
-            table.add_row(c["path"], str(c["step"]), (c["created_at"] or "")[:19].replace("T", " "), key=str(c["id"]))
+        rows = [(c["path"], str(c["step"]), (c["created_at"] or "")[:19].replace("T", " ")) for c in self.checkpoints]
+        table.clear(columns=True)
+        for i, head in enumerate(CHECKPOINT_COLUMNS):
+            table.add_column(head, width=max([len(head), *(len(r[i]) for r in rows)]))
+        for c, row in zip(self.checkpoints, rows, strict=True):
+            table.add_row(*row, key=str(c["id"]))
 
     def _show_info(self) -> None:
         run, launch = self.run, self.launch
