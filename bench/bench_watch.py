@@ -7,8 +7,15 @@ agent thinks and while a checkpoint loads < 50 ms; Start to the loading frame < 
 
 The stalls are measured inside the running app (headless) by a timer every 5 ms that records
 the longest gap between its calls, minus the 5 ms. The checkpoints are trained in a subprocess
-first, so the app's process starts without torch, as ``lmrl`` does: the first load imports torch
-and transformers in the loading worker (``cold``); a second load of the same kind is ``warm``.
+first, so the app's process starts without torch, as ``lmrl`` does. The app runs a checkpoint in
+its own process (``envs.core.process_agent``): the first load (``cold``) and the second (``warm``,
+another checkpoint after leaving the first episode) each start one; the app's process must still
+be without torch at the end (checked). ``watch_medium_move_app_ms`` is the median think time the
+app recorded (the round trip to the agent's process included; a state seen before is answered from
+the decoder's cache); ``watch_*_move_ms`` time ``act`` of the checkpoint loaded in this process,
+every move computed. A load's stall is split into ``loading`` (Start until the worker has the
+agent) and ``opening`` (the play screen mounting and drawing its first frames: the UI's own work);
+``watch_leave_stall_ms`` is leaving an episode, which stops its agent's process.
 """
 
 from __future__ import annotations
@@ -49,6 +56,8 @@ class Gaps:
         self.last = time.perf_counter()
         self.worst = 0.0
         self.all: list[float] = []
+        self.timed: list[tuple[float, float]] = []
+        """(when, gap) of every call since the last reset."""
         self.long: list[tuple[float, float]] = []
         """(when, gap) of every gap over 20 ms (with ``--verbose``: printed on stderr)."""
 
@@ -56,6 +65,7 @@ class Gaps:
         now = time.perf_counter()
         self.worst = max(self.worst, now - self.last)
         self.all.append(now - self.last)
+        self.timed.append((now, now - self.last))
         if now - self.last > 0.02:
             self.long.append((now, now - self.last))
         self.last = now
@@ -64,6 +74,11 @@ class Gaps:
         self.last = time.perf_counter()
         self.worst = 0.0
         self.all = []
+        self.timed = []
+
+    def stall_between_ms(self, start: float, end: float) -> float:
+        """The longest stall that ended in (start, end]."""
+        return max([max(0.0, g - TICK) * 1000 for t, g in self.timed if start < t <= end], default=0.0)
 
     def stall_ms(self) -> float:
         return max(0.0, self.worst - TICK) * 1000
@@ -83,9 +98,10 @@ async def until(pilot, check, timeout: float = 120.0) -> None:
 
 
 async def load_through_dialog(app, pilot, gaps: Gaps, path: Path, frames: list, watched: dict,
-                              marks: list) -> tuple[float, tuple[float, float]]:  # fmt: skip
+                              marks: list) -> tuple[float, tuple[float, float], float, float]:  # fmt: skip
     """Start an episode of checkpoint ``path`` in the dialog: (ms from Start to the first frame
-    with the loading note, (longest, 99th percentile) stall in ms until the play screen shows)."""
+    with the loading note, (longest, 99th percentile) stall in ms until the play screen shows,
+    the longest stall while the agent loaded, the longest while the play screen opened)."""
     from lmrl_tui.screens.dialogs import NewEpisodeDialog
     from lmrl_tui.screens.play import PlayScreen
 
@@ -102,9 +118,11 @@ async def load_through_dialog(app, pilot, gaps: Gaps, path: Path, frames: list, 
     await until(pilot, lambda: isinstance(app.screen, PlayScreen))
     await pilot.pause(0.2)  # the play screen mounts
     stall = gaps.stall_ms(), gaps.p99_ms()
+    loaded = next(t for m, t in reversed(marks) if m == "loaded")
+    loading, opening = gaps.stall_between_ms(started, loaded), gaps.stall_between_ms(loaded, time.perf_counter())
     watched["note"] = None
     shown = next((t for t, text in frames if "Loading" in text), None)
-    return ((shown - started) * 1000 if shown is not None else float("nan")), stall
+    return ((shown - started) * 1000 if shown is not None else float("nan")), stall, loading, opening
 
 
 async def app_figures(folder: Path, steps: int, verbose: bool = False) -> dict[str, float]:
@@ -116,9 +134,9 @@ async def app_figures(folder: Path, steps: int, verbose: bool = False) -> dict[s
     out: dict[str, float] = {}
     real_load = dialogs.load_sides
 
-    def load_sides(choice):  # when the worker's load ends (the stalls after it are the UI's own)
+    def load_sides(*a):  # when the worker's load ends (the stalls after it are the UI's own)
         try:
-            return real_load(choice)
+            return real_load(*a)
         finally:
             marks.append(("loaded", time.perf_counter()))
 
@@ -155,12 +173,11 @@ async def app_figures(folder: Path, steps: int, verbose: bool = False) -> dict[s
         await pilot.pause(2.0)  # nothing happening: the machine's own noise
         out["watch_idle_stall_ms"] = gaps.stall_ms()
         out["watch_idle_stall_p99_ms"] = gaps.p99_ms()
-        first, (out["watch_load_cold_stall_ms"], out["watch_load_cold_stall_p99_ms"]) = await load_through_dialog(app, pilot, gaps, folder / "medium", frames,
-                                                                             watched, marks)
+        first, (out["watch_load_cold_stall_ms"], out["watch_load_cold_stall_p99_ms"]), \
+            out["watch_load_cold_loading_stall_ms"], out["watch_load_cold_opening_stall_ms"] = \
+            await load_through_dialog(app, pilot, gaps, folder / "medium", frames, watched, marks)
         out["watch_start_to_loading_frame_ms"] = first
         screen = app.screen
-        decoder = screen.session.agent.decoder
-        decoder._remember = lambda key, value: None  # every move computed (no cache of the scores)
         screen.speed_index = len(SPEEDS) - 1  # auto-play as fast as it goes, values on
         await pilot.press("v")
         gaps.reset()
@@ -169,14 +186,18 @@ async def app_figures(folder: Path, steps: int, verbose: bool = False) -> dict[s
         out["watch_thinking_stall_ms"] = gaps.stall_ms()
         out["watch_thinking_stall_p99_ms"] = gaps.p99_ms()
         moves = [t.think_ms for t in screen.session.transitions if t.think_ms is not None]
-        out["watch_medium_move_ms"] = statistics.median(moves)
+        out["watch_medium_move_app_ms"] = statistics.median(moves)
         await pilot.press("p")
         await until(pilot, lambda: not screen._busy)
-        app.pop_screen()
-        await pilot.pause()
-        warm, (out["watch_load_warm_stall_ms"], out["watch_load_warm_stall_p99_ms"]) = await load_through_dialog(app, pilot, gaps, folder / "tiny", frames, watched,
-                                                                                    marks)
+        gaps.reset()
+        app.pop_screen()  # leaving the episode stops its agent's process
+        await pilot.pause(0.5)
+        out["watch_leave_stall_ms"] = gaps.stall_ms()
+        warm, (out["watch_load_warm_stall_ms"], out["watch_load_warm_stall_p99_ms"]), \
+            out["watch_load_warm_loading_stall_ms"], out["watch_load_warm_opening_stall_ms"] = \
+            await load_through_dialog(app, pilot, gaps, folder / "tiny", frames, watched, marks)
         out["watch_start_to_loading_frame_warm_ms"] = warm
+        assert "torch" not in sys.modules, "the app's process imported torch"
     if verbose:
         events = sorted([(t, f"gap {g * 1000:.0f} ms") for t, g in gaps.long] + [(t, m) for m, t in marks])
         for t, what in events:
@@ -223,9 +244,10 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run([sys.executable, __file__, "--make-checkpoints", str(folder)], check=True,
                        capture_output=True)  # fmt: skip
         figures = asyncio.run(app_figures(folder, args.steps, args.verbose))
-        med, p95 = move_latency_ms(folder / "tiny" / "checkpoint", args.episodes)
-        figures["watch_tiny_move_ms"] = med
-        figures["watch_tiny_move_p95_ms"] = p95
+        for name in ("tiny", "medium"):
+            med, p95 = move_latency_ms(folder / name / "checkpoint", args.episodes)
+            figures[f"watch_{name}_move_ms"] = med
+            figures[f"watch_{name}_move_p95_ms"] = p95
     for name, value in figures.items():
         print(f"{name} {value:.1f} ms")
     return 0

@@ -8,7 +8,7 @@ field, so the dialog shows the message under it and keeps the form.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +25,10 @@ from envs.core.agents import (
     learnt_task_options,
     make_agent,
     make_model_agent,
+    model_kind,
+    uses_default_loader,
 )
+from envs.core.process_agent import ProcessAgent
 from envs.core.session import HumanAgent
 
 PARTNER_EMBEDDED = "embedded"
@@ -87,28 +90,60 @@ def quiet_collector() -> Iterator[None]:
             gc.enable()
 
 
-def load_sides(choice: EpisodeChoice) -> tuple[Agent | None, Agent | None]:
+PROCESS_KINDS = frozenset({"checkpoint", "hf"})
+"""Model kinds the app runs in their own process (:class:`ProcessAgent`): torch never enters the
+app's process. Only with their built-in loaders (a loader registered in their place, e.g. a
+test's fake, runs in this process)."""
+
+Started = Callable[[ProcessAgent], None]
+"""Told of each agent process as it starts, before its load (to stop it if the person cancels)."""
+
+
+def load_sides(choice: EpisodeChoice, started: Started | None = None) -> tuple[Agent | None, Agent | None]:
     """The agent (None: a person) and a model partner (None: embedded or a person) of ``choice``
-    (a slow load: in a worker thread, see :func:`quiet_collector`)."""
+    (a slow load: in a worker thread, see :func:`quiet_collector`). Checkpoints and ``hf:`` models
+    load in their own process; ``started`` hears of each such process as it starts."""
     if needs_loading(choice):
         with quiet_collector():
-            return _load_sides(choice)
-    return _load_sides(choice)
+            return _load_sides(choice, started)
+    return _load_sides(choice, started)
 
 
-def _load_sides(choice: EpisodeChoice) -> tuple[Agent | None, Agent | None]:
+def _in_process(task_id: str, value: str, role: str, started: Started | None) -> Agent | None:
+    """``value`` as a :class:`ProcessAgent`, loaded; None when it does not run in a process."""
+    kind = model_kind(task_id, value)
+    if kind not in PROCESS_KINDS or not uses_default_loader(kind):
+        return None
+    agent = ProcessAgent(value, task_id, role)
+    if started is not None:
+        started(agent)
+    return agent.load()
+
+
+def _load_sides(choice: EpisodeChoice, started: Started | None = None) -> tuple[Agent | None, Agent | None]:
+    role = envs.spec(choice.task_id).roles[0]
     try:
-        agent = make_agent(choice.task_id, choice.agent, role=envs.spec(choice.task_id).roles[0])
+        agent = _in_process(choice.task_id, choice.agent, role, started) or make_agent(
+            choice.task_id, choice.agent, role=role)  # fmt: skip
     except Exception as e:  # noqa: BLE001 - any loader failure is the agent field's message
         raise FieldError("checkpoint" if choice.agent not in envs.policies(choice.task_id) else "agent",
                          str(e)) from e  # fmt: skip
     partner = None
     if choice.partner not in (HUMAN, PARTNER_EMBEDDED):
         try:
-            partner = make_model_agent(choice.partner, role=partner_role(choice.task_id))
+            partner = _in_process(choice.task_id, choice.partner, partner_role(choice.task_id), started) or (
+                make_model_agent(choice.partner, role=partner_role(choice.task_id)))  # fmt: skip
         except Exception as e:  # noqa: BLE001 - the partner field's message
+            close_agent(agent)
             raise FieldError("partner-model", str(e)) from e
     return agent, partner
+
+
+def close_agent(agent: Any) -> None:
+    """Release what an agent holds (a model's process); nothing for agents that hold nothing."""
+    close = getattr(agent, "close", None)
+    if callable(close):
+        close()
 
 
 def open_choice(store: Store, choice: EpisodeChoice, agent: Agent | None, model_partner: Agent | None) -> PlaySession:

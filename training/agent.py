@@ -75,6 +75,20 @@ class CheckpointAgent:
                 actions[i], cuts[i] = a, c
         return actions, cuts
 
+    def explain(self, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5):
+        """What the checkpoint thinks of the state ``history``: an
+        :class:`envs.core.explanation.Explanation` (``training.explain.explain``)."""
+        from training.explain import explain
+
+        return explain(self, history, legal, top=top)
+
+    def policy_map(self, task) -> dict[tuple[int, int], str]:
+        """The greedy action on every free cell of the fully observed maze ``task``
+        (``training.explain.policy_map``)."""
+        from training.explain import policy_map
+
+        return policy_map(self, task)
+
     def action_distribution(self, history: Sequence[Text], actions: Sequence[str]) -> list[float]:
         """Exact probabilities of ``actions`` given ``history`` (used for exact evaluation)."""
         return self.decoder.action_distribution(history_to_str(history), actions)

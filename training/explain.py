@@ -17,7 +17,8 @@ action's tokens ``a_1..a_k`` are combined per algorithm:
 * Policy checkpoints (BC, %BC, PPO's policy): no values; each candidate's probability under the
   checkpoint's sampling policy, renormalised over the candidates.
 
-``rl_choice`` is the action the agent's decoder would play (its own scoring, including any
+The result is plain data (:mod:`envs.core.explanation`, no torch), so the app can draw it and an
+agent in its own process can send it. ``rl_choice`` is the action the agent's decoder would play (its own scoring, including any
 ``logit_weight``); ``bc_choice`` is the one π_β (the BC head, or the frozen copy) ranks first.
 """
 
@@ -25,47 +26,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import torch
 import torch.nn.functional as F
 
 from envs.core import Text, history_to_str
+from envs.core.explanation import ARROWS, Candidate, Explanation
 
 VALUE_ALGOS = ("ilql", "mc", "qsft")
-
-
-@dataclass
-class Candidate:
-    """One candidate action and what the checkpoint thinks of it (plain floats)."""
-
-    action: str
-    q: float | None
-    v: float | None
-    advantage: float | None
-    prob: float
-    """Probability under the agent's sampling policy, renormalised over the candidates."""
-    beta_prob: float
-    """Probability under π_β (the BC/policy head), renormalised over the candidates."""
-
-
-@dataclass
-class Explanation:
-    """The top candidates of one state (best first: by advantage for value checkpoints, by
-    probability for policy ones)."""
-
-    algo: str
-    kind: str
-    """``value`` (Q, V, A shown) or ``policy`` (probabilities only)."""
-    candidates: list[Candidate]
-    rl_choice: str | None
-    bc_choice: str | None
-    state_value: float | None = None
-    source: str = "legal actions"
-    """Where the candidates came from: ``legal actions`` or ``samples``."""
-    total: int = 0
-    """How many candidates were scored (``candidates`` holds the top ones)."""
-    notes: list[str] = field(default_factory=list)
+__all__ = ["ARROWS", "VALUE_ALGOS", "Candidate", "Explanation", "explain", "policy_map", "token_terms"]
 
 
 @torch.no_grad()
@@ -181,8 +150,6 @@ def explain(agent, history: Sequence[Text], legal: Sequence[str] | None = None, 
             shown.append(next(c for c in ranked if c.action == must))
     return Explanation(algo, kind, shown, rl_choice, bc_choice, state_value, source, len(actions))
 
-
-ARROWS = {"move up\n": "↑", "move down\n": "↓", "move left\n": "←", "move right\n": "→"}
 
 
 @torch.no_grad()

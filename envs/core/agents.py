@@ -39,11 +39,14 @@ def episode_source(agent_kind: str | None, partner_kind: str | None = None) -> s
 # -- loaders by kind --------------------------------------------------------------------------
 AgentLoader = Callable[..., Agent]
 
-_LOADERS: dict[str, AgentLoader | str] = {
+_DEFAULT_LOADERS: dict[str, str] = {
     "checkpoint": "training.agent:load_agent",  # (path, task=task_id)
     "hf": "training.hf_agent:HFAgent",  # (model)
     "http": "envs.core.remote:ChatEndpointAgent",  # (base_url, model, role=role)
 }
+_LOADERS: dict[str, AgentLoader | str] = dict(_DEFAULT_LOADERS)
+_IMPORTED: dict[str, AgentLoader] = {}
+"""The loaders named by strings, imported (once)."""
 _NEEDS = {
     "checkpoint": "loading a checkpoint needs the training extra",
     "hf": "a Hugging Face model needs the training extra",
@@ -65,14 +68,31 @@ def agent_loader(kind: str) -> AgentLoader:
         raise AgentChoiceError(f"no agent loader for {kind!r}: use one of {known}") from None
     if callable(entry):
         return entry
-    module, _, attr = entry.partition(":")
-    try:
-        loaded = getattr(importlib.import_module(module), attr)
-    except ImportError as e:  # the train extra is not installed
-        needs = _NEEDS.get(kind, f"agents of kind {kind!r} need more packages")
-        raise AgentChoiceError(f"{needs}: {TRAIN_EXTRA} ({e})") from None
-    _LOADERS[kind] = loaded
-    return loaded
+    if entry not in _IMPORTED:
+        module, _, attr = entry.partition(":")
+        try:
+            _IMPORTED[entry] = getattr(importlib.import_module(module), attr)
+        except ImportError as e:  # the train extra is not installed
+            needs = _NEEDS.get(kind, f"agents of kind {kind!r} need more packages")
+            raise AgentChoiceError(f"{needs}: {TRAIN_EXTRA} ({e})") from None
+    return _IMPORTED[entry]
+
+
+def uses_default_loader(kind: str) -> bool:
+    """Whether ``kind`` is still loaded by its built-in loader (not one registered since)."""
+    return kind in _DEFAULT_LOADERS and _LOADERS.get(kind) == _DEFAULT_LOADERS[kind]
+
+
+def model_kind(task_id: str, choice: str) -> str | None:
+    """The model kind ``choice`` names (``checkpoint`` for an existing folder, ``hf``, ``http``),
+    or None for a person, a scripted policy or a choice that names nothing."""
+    if choice == HUMAN or choice in policies(task_id) or choice in POLICY_ALIASES:
+        return None
+    if choice.startswith("hf:"):
+        return "hf" if choice[3:].strip() else None
+    if choice.startswith("http:") and "@" in choice:
+        return "http"
+    return "checkpoint" if Path(choice).expanduser().exists() else None
 
 
 # -- choices ----------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from lmrl_tui.starting import (
     PARTNER_EMBEDDED,
     EpisodeChoice,
     FieldError,
+    close_agent,
     load_sides,
     loading_note,
     needs_loading,
@@ -241,12 +242,15 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
     _loading = 0
     """The number of the load in flight (0: none); a cancelled load's result is dropped."""
     _attempts = 0
+    _processes: list[Any]
+    """The agent processes the load in flight started (stopped if the person cancels)."""
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
         if self._loading:  # escape while a model loads: cancel the load, keep the form
             self._loading = 0
             self.workers.cancel_group(self, "load-agent")
+            self._stop_processes()
             self._busy(None)
             self.query_one("#error", Static).update("Loading cancelled.")
             return
@@ -338,7 +342,18 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
 
     @work(thread=True, exclusive=True, group="load-agent", exit_on_error=False)
     def _load_sides(self, choice: EpisodeChoice, attempt: int = 0) -> None:
-        self.post_message(self.SidesLoaded(choice, *load_sides(choice), attempt=attempt))
+        def started(agent: Any) -> None:  # an agent process: escape stops it, even mid-load
+            self._processes = [*getattr(self, "_processes", []), agent]
+            if self._loading != attempt:  # cancelled before it started
+                agent.close()
+
+        self.post_message(self.SidesLoaded(choice, *load_sides(choice, started), attempt=attempt))
+
+    def _stop_processes(self) -> None:
+        """Stop the agent processes of a cancelled load (a load waiting on one then fails)."""
+        stopping, self._processes = getattr(self, "_processes", []), []
+        for agent in stopping:
+            agent.close()
 
     @work(thread=True, exclusive=True, group="load-agent", exit_on_error=False)
     def _prepare(self, choice: EpisodeChoice, agent: Agent | None, partner: Agent | None,
@@ -348,8 +363,11 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
 
     def on_new_episode_dialog_sides_loaded(self, message: NewEpisodeDialog.SidesLoaded) -> None:
         if message.attempt != self._loading:
-            return  # a load the person cancelled
+            close_agent(message.agent)  # a load the person cancelled
+            close_agent(message.partner)
+            return
         self._loading = 0
+        self._processes = []
         self._busy(None)
         self._open(message.choice, message.agent, message.partner)
 
@@ -357,6 +375,7 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         if not self._loading:
             return  # a cancelled load failed: nobody waits for it
         self._loading = 0
+        self._processes = []
         self._busy(None)
         if isinstance(error, FieldError):
             self._show_errors({error.field: str(error)})
@@ -368,6 +387,8 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         try:
             session = open_choice(self.lmrl_app.store, choice, agent, partner)
         except FieldError as e:
+            close_agent(agent)  # Start loads them again
+            close_agent(partner)
             self._show_errors({e.field: str(e)})
             return
         self.dismiss(StartedEpisode(session, choice, self.fields()))

@@ -28,7 +28,7 @@ from lmrl_tui.screens.footer import Footer
 from lmrl_tui.screens.info import HelpScreen, SummaryScreen, about_markdown
 from lmrl_tui.screens.leave import LeaveDialog
 from lmrl_tui.screens.watching import WatchControls
-from lmrl_tui.starting import agent_label
+from lmrl_tui.starting import agent_label, close_agent
 from lmrl_tui.views import view_class
 from lmrl_tui.views.base import TaskView
 from lmrl_tui.views.overlay import ValueOverlay
@@ -366,3 +366,14 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
             self._auto_timer.stop()
         self.session.abandon()
         self.close_engine()
+        self._release_models()
+
+    def _release_models(self) -> None:
+        """Stop the model processes of this episode's sides, unless another screen plays on with
+        them (play again reuses a loaded model)."""
+        in_use = {id(side) for screen in self.app.screen_stack if screen is not self
+                  for side in (getattr(getattr(screen, "session", None), "agent", None),
+                               getattr(getattr(screen, "session", None), "partner", None))}  # fmt: skip
+        for side in (self.session.agent, self.session.partner):
+            if side is not None and id(side) not in in_use and hasattr(side, "alive"):
+                close_agent(side)

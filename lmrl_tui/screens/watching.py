@@ -1,7 +1,8 @@
 """Watching an agent on the play screen: the value overlay, taking over, and the thinking state.
 
 * ``v``: the value overlay (:class:`~lmrl_tui.views.overlay.ValueOverlay`): what a watched
-  checkpoint thinks of the current state, computed by ``training.explain`` in a worker.
+  checkpoint thinks of the current state (its ``explain``: ``training.explain``, in the agent's
+  own process), asked for in a worker.
 * ``m``: a policy map on a fully observed maze (the checkpoint's move from every free cell).
   In chess the overlay also gives Stockfish's evaluation of the position (its own engine process).
 * ``t`` (or ``ctrl+t``): take over. The agent pauses and the person plays its moves; every such step records
@@ -24,6 +25,7 @@ from textual.message import Message
 from textual.worker import get_current_worker
 
 from envs.core import InvalidInput
+from envs.core.explanation import ARROWS
 from envs.core.session import SessionClosed
 from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.views.overlay import ValueOverlay
@@ -112,8 +114,6 @@ class WatchControls(LmrlScreen):
 
     @work(thread=True, exclusive=True, group="explain", exit_on_error=False)
     def _explain_worker(self, for_step: int) -> None:
-        from training.explain import explain
-
         s = self.session
         with self._model_lock:
             if len(s.transitions) != for_step or s.done:
@@ -122,7 +122,7 @@ class WatchControls(LmrlScreen):
             # a failure is shown in the overlay by the play screen's worker_failed
             expl = None
             if getattr(s.agent, "kind", None) == "checkpoint":
-                expl = explain(s.agent, s.task.history(), legal() if legal is not None else None)
+                expl = s.agent.explain(s.task.history(), legal() if legal is not None else None)
             fen = s.state().get("fen")
             engine = self._evaluate(fen) if fen else None
         self.post_message(self.Explained(for_step, expl, engine))
@@ -171,10 +171,8 @@ class WatchControls(LmrlScreen):
 
     @work(thread=True, exclusive=True, group="policy-map", exit_on_error=False)
     def _policy_map_worker(self) -> None:
-        from training.explain import ARROWS, policy_map
-
         with self._model_lock:
-            chosen = policy_map(self.session.agent, self.session.task)
+            chosen = self.session.agent.policy_map(self.session.task)
         self.post_message(self.PolicyMapped({rc: ARROWS.get(a, "?") for rc, a in chosen.items()}))
 
     def on_watch_controls_policy_mapped(self, message: WatchControls.PolicyMapped) -> None:

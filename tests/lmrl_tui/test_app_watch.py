@@ -14,13 +14,14 @@ from rich.console import Console  # noqa: E402
 import envs  # noqa: E402
 from envs.core import history_to_str  # noqa: E402
 from envs.core.agents import _LOADERS  # noqa: E402
+from envs.core.explanation import ARROWS  # noqa: E402
+from envs.core.process_agent import ProcessAgent  # noqa: E402
 from lmrl_tui.app import make_app  # noqa: E402
 from lmrl_tui.screens.dialogs import NewEpisodeDialog  # noqa: E402
 from lmrl_tui.screens.play import PlayScreen  # noqa: E402
 from lmrl_tui.views.overlay import ValueOverlay, action_text  # noqa: E402
 from tests.checkpoint_support import tiny_checkpoint  # noqa: E402
 from training.agent import load_agent  # noqa: E402
-from training.explain import ARROWS  # noqa: E402
 from training.tokenization import encode  # noqa: E402
 
 
@@ -61,11 +62,13 @@ def model_q_v(agent, prompt: str, action: str) -> tuple[float, float]:
 
 
 @pytest.mark.slow
-async def test_the_overlay_shows_the_checkpoints_q_and_v(store, ilql):
+@pytest.mark.parametrize("where", ["here", "own process"])
+async def test_the_overlay_shows_the_checkpoints_q_and_v(store, ilql, where):
     app = make_app(store, player="ann")
     async with app.run_test(size=(140, 44)) as pilot:
-        agent = load_agent(ilql)
-        screen = app.start_session("maze-fo", agent, None, 4, None, agent_choice=str(ilql))
+        agent = load_agent(ilql)  # the numbers are worked out again from this one's modules
+        played = agent if where == "here" else ProcessAgent(str(ilql), "maze-fo").load()
+        screen = app.start_session("maze-fo", played, None, 4, None, agent_choice=str(ilql))
         await settle(app, pilot)
         await pilot.press("space")  # one step by the agent, then the overlay on
         await settle(app, pilot)
