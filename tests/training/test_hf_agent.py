@@ -121,3 +121,19 @@ def test_broken_model_folders_are_one_line(tiny_model: str, tmp_path, damage: st
     with pytest.raises(TrainingError) as err:
         HFAgent(str(folder), device="cpu").load()
     assert "\n" not in str(err.value)
+
+
+def test_in_its_own_process_it_answers_as_here(tiny_model: str) -> None:
+    from envs.core.process_agent import ProcessAgent
+
+    here = HFAgent(tiny_model, device="cpu")
+    there = ProcessAgent(f"hf:{tiny_model}", "twenty-questions", role="oracle").load()
+    try:
+        assert there.kind == "hf" and there.name == here.name
+        hist = (Text("Is it an animal?\n", False),)
+        for seed in (0, 1):
+            here.reset(None, seed)
+            there.reset(None, seed)
+            assert there.act(hist) == here.act(hist)
+    finally:
+        there.close(wait=True)
