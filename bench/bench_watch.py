@@ -153,6 +153,7 @@ async def app_figures(folder: Path, steps: int, verbose: bool = False) -> dict[s
     dialogs.load_sides = load_sides
     dialogs.open_choice = open_choice
     app = make_app(Store(folder / "app.db"), player="bench")
+    app.freeze_after_start = True  # as the lmrl command does
     frames: list[tuple[float, str]] = []
     watched: dict = {"note": None}
     real_display = app._display

@@ -8,6 +8,7 @@ Styles live in ``styles/*.tcss`` (loaded here, for every screen and task view).
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,7 +86,16 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
         """The note the person wrote about this session (kept with each episode played in it)."""
         self._played: list[PlaySession] = []
 
+    freeze_after_start = False
+    """Move what exists once the home screen is drawn out of the garbage collector's sight
+    (``gc.freeze``): the ``lmrl`` command (one app per process). A full collection walked the
+    app's ~100k start-up objects in 40–100 ms on a 2-core CPU, a visible stall every ~15 agent
+    steps; it now walks only what came since (bench/bench_watch.py). Off for apps made in tests
+    (many per process: frozen cyclic garbage would never be freed)."""
+
     def on_mount(self) -> None:
+        if self.freeze_after_start:
+            self.call_after_refresh(gc.freeze)
         if self.is_headless:
             # Tests and snapshots: the same colours whatever $TEXTUAL_THEME says (the screens
             # also keep the text cursor from blinking, see LmrlScreen.set_focus).

@@ -260,7 +260,9 @@ def cmd_import(args: argparse.Namespace, store: Any) -> int:
 def cmd_app(args: argparse.Namespace, store: Any) -> int:
     from lmrl_tui.app import make_app
 
-    make_app(store, player=args.player, ask_player=True).run()
+    app = make_app(store, player=args.player, ask_player=True)
+    app.freeze_after_start = True
+    app.run()
     return 0
 
 

@@ -32,8 +32,13 @@ from lmrl_tui.starting import agent_label, close_agent
 from lmrl_tui.views import view_class
 from lmrl_tui.views.base import TaskView
 from lmrl_tui.views.overlay import ValueOverlay
+from lmrl_tui.views.redraw import update_static
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1, 0.03)
+
+
+THINKING_NOTE_AFTER = 0.15
+"""Seconds an agent's step runs before the status says it is thinking."""
 
 
 class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
@@ -135,13 +140,13 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
         hidden = {"partner"} | ({"secret"} if s.human_acts else set())  # a person guessing must not see it
         opts = ", ".join(f"{k}={v}" for k, v in sorted(s.options.items()) if k not in hidden)
         note = self.watch_status()
-        self.query_one("#status", Static).update(
+        update_static(self.query_one("#status", Static),
             f"[b]{escape(s.task.spec.title)}[/b]{escape(f' ({opts})') if opts else ''}\n"
             f"Player: {escape(who)}{mode}\n"
             f"{self._turns()}\n"
             f"Return: {s.total_return:g}" + (f"\n{note}" if note else "")
         )
-        self.query_one("#model-text", Static).update(s.model_text())
+        update_static(self.query_one("#model-text", Static), s.model_text())
         self.query_one("#model", VerticalScroll).scroll_end(animate=False)
 
     def _turns(self) -> str:
@@ -244,8 +249,14 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
         if s.human_acts or s.done or self._busy or self.takeover:
             return
         self._busy = self.thinking = True
-        self._refresh()
+        played = len(s.transitions)
+        self.set_timer(THINKING_NOTE_AFTER, lambda: self._show_thinking(played))
         self._agent_step_worker()
+
+    def _show_thinking(self, played: int) -> None:
+        """Say "thinking …" once a step takes a while (a fast agent's steps do not flicker)."""
+        if self.thinking and len(self.session.transitions) == played and self.is_mounted:
+            self._refresh()
 
     def on_play_screen_step_taken(self, message: PlayScreen.StepTaken) -> None:
         self._after_step(message.outcome)

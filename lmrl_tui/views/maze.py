@@ -14,6 +14,7 @@ from textual.containers import Center, Vertical
 from textual.widgets import Static
 
 from lmrl_tui.views.base import TaskView
+from lmrl_tui.views.redraw import update_static
 
 WALL = ("██", "grey50")
 FLOOR = ("  ", "")
@@ -92,7 +93,7 @@ class MazeView(TaskView):
 
     def show_state(self, state: dict[str, Any]) -> None:
         self._state = state
-        self.query_one("#grid", Static).update(render_maze(state, self.arrows))
+        update_static(self.query_one("#grid", Static), render_maze(state, self.arrows))
         # A move into a wall is a turn (-1) that leaves the agent where it was: say so.
         self._bumped = bumped(state)
         self._show_hint()
@@ -101,7 +102,7 @@ class MazeView(TaskView):
         """Draw (or, with None, clear) an agent's greedy move on every free cell."""
         self.arrows = arrows
         if self._state is not None:
-            self.query_one("#grid", Static).update(render_maze(self._state, arrows))
+            update_static(self.query_one("#grid", Static), render_maze(self._state, arrows))
 
     def step_note(self, info: dict[str, Any], state: dict[str, Any]) -> str | None:
         return "wall bump" if bumped(state) else None
@@ -119,7 +120,7 @@ class MazeView(TaskView):
         hint = RichText(self._hint)
         if self._bumped:
             hint = RichText("\n").join([RichText("You bumped into a wall (−1)", style="bold red"), hint])
-        self.query_one("#hint", Static).update(hint)
+        update_static(self.query_one("#hint", Static), hint)
 
     def action_move(self, direction: str) -> None:
         if getattr(self, "_human", False):

@@ -16,6 +16,8 @@ from rich.table import Table
 from rich.text import Text as RichText
 from textual.widgets import Static
 
+from lmrl_tui.views.redraw import update_static
+
 RL_MARK = "★"
 BC_MARK = "◆"
 
@@ -64,7 +66,7 @@ class ValueOverlay(Static):
     def show_note(self, text: str) -> None:
         """A line instead of numbers (computing, not available, failed)."""
         self.explanation = None
-        self.update(RichText(text, style="italic"))
+        update_static(self, RichText(text, style="italic"))
 
     def show_explanation(self, expl: Any, for_step: int | None = None, engine: str | None = None) -> None:
         """Draw ``expl``; ``engine``: a line about the position from an engine (chess)."""
@@ -77,4 +79,4 @@ class ValueOverlay(Static):
         parts = [RichText(head, style="bold"), explanation_table(expl), legend]
         if engine:
             parts.append(RichText(engine))
-        self.update(Group(*parts))
+        update_static(self, Group(*parts))

@@ -1,5 +1,5 @@
 """Watching a checkpoint in the app: the value overlay shows the model's own Q and V (worked out
-again here from the checkpoint's modules); loading and thinking show at once and can be cancelled."""
+again here from the checkpoint's modules); loading shows at once, thinking once a step takes a while; both can be cancelled."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from envs.core.explanation import ARROWS  # noqa: E402
 from envs.core.process_agent import ProcessAgent  # noqa: E402
 from lmrl_tui.app import make_app  # noqa: E402
 from lmrl_tui.screens.dialogs import NewEpisodeDialog  # noqa: E402
-from lmrl_tui.screens.play import PlayScreen  # noqa: E402
+from lmrl_tui.screens.play import THINKING_NOTE_AFTER, PlayScreen  # noqa: E402
 from lmrl_tui.views.overlay import ValueOverlay, action_text  # noqa: E402
 from tests.checkpoint_support import tiny_checkpoint  # noqa: E402
 from training.agent import load_agent  # noqa: E402
@@ -176,6 +176,8 @@ async def test_thinking_shows_and_escape_drops_the_move(store):
         await pilot.pause()
         await pilot.press("space")
         await pilot.pause()
+        assert screen.thinking and "thinking" not in str(screen.query_one("#status").content)  # not yet
+        await pilot.pause(THINKING_NOTE_AFTER + 0.2)  # a step that takes a while says so
         assert screen.thinking and "thinking" in str(screen.query_one("#status").content)
         await pilot.press("escape")  # cancels the move; the screen stays
         await pilot.pause()

@@ -1,0 +1,44 @@
+"""Redrawing a Static without re-arranging the whole screen when its size stays the same.
+
+``Static.update`` asks for a layout every time, and a layout re-arranges every widget of the screen
+(~10–20 ms on a 2-core CPU for the play screen): watching an agent, each step updated five
+widgets and cost two or three of them (bench/bench_watch.py). :func:`update_static` skips content
+that did not change and asks for a layout only when the new content's size differs from the
+widget's laid-out one, as Textual itself would measure it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.visual import visualize
+from textual.widgets import Static
+
+
+def update_static(widget: Static, content: Any) -> None:
+    """``widget.update(content)``, with a layout only when the size it needs changes."""
+    try:
+        if content == widget.content:
+            return
+    except Exception:  # noqa: BLE001 - a renderable whose comparison fails: draw it
+        pass
+    widget.update(content, layout=_needs_layout(widget, content))
+
+
+def _needs_layout(widget: Static, content: Any) -> bool:
+    size = widget.content_size
+    if not widget.is_mounted or size.width <= 0 or size.height <= 0:
+        return True  # never laid out yet
+    styles = widget.styles
+    try:
+        visual = visualize(widget, content, markup=widget._render_markup)
+        if visual is None:
+            return True
+        if styles.width is not None and styles.width.is_auto:  # None: the container's width
+            if visual.get_optimal_width(styles, widget.container_size.width) != size.width:
+                return True
+        if styles.height is None or styles.height.is_auto:
+            return visual.get_height(styles, size.width) != size.height
+    except Exception:  # noqa: BLE001 - when in doubt, let Textual lay it out
+        return True
+    return False
