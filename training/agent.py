@@ -2,11 +2,15 @@
 
 Tasks with enumerable actions are decoded with the reranker (``decoding="rerank"``), or by
 sampling only among legal actions (``"rerank_sample"``); otherwise the agent generates text with
-value-guided sampling and KV caches.
+value-guided sampling and KV caches. On a task whose actions are free text (the dialogue tasks),
+the reranking decodings choose among the *candidates*: the distinct actions of the checkpoint's
+training data (kept in its ``dataset.json``), so a small model that cannot yet spell a question
+still picks one the data asked, by its own scores.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,10 +26,13 @@ class CheckpointAgent:
 
     kind = "checkpoint"
 
-    def __init__(self, decoder: Decoder, name: str, meta: dict[str, Any]) -> None:
+    def __init__(self, decoder: Decoder, name: str, meta: dict[str, Any],
+                 candidates: Sequence[str] | None = None) -> None:  # fmt: skip
         self.decoder = decoder
         self.name = name
         self.meta = meta
+        self.candidates = list(candidates or [])
+        """Actions to choose among where the task lists none (reranking decodings only)."""
         self._task = None
         self._gen = torch.Generator().manual_seed(0)
 
@@ -38,11 +45,19 @@ class CheckpointAgent:
         self._task = task
         self._gen = self.generator_for(seed)
 
+    def choices(self, task) -> list[str] | None:
+        """What the reranker chooses among in ``task``'s state: its legal actions, else the
+        candidates; None when the agent generates (a sampling decoding, or nothing to choose)."""
+        if self.decoder.decoding not in ("rerank", "rerank_sample"):
+            return None
+        legal = task.legal_actions() if task is not None else None
+        return list(legal) if legal else (self.candidates or None)
+
     def act(self, history: Sequence[Text]) -> str:
         prompt = history_to_str(history)
-        legal = self._task.legal_actions() if self._task is not None else None
-        if legal and self.decoder.decoding in ("rerank", "rerank_sample"):
-            return self.decoder.choose(prompt, legal, self._gen)
+        choices = self.choices(self._task)
+        if choices:
+            return self.decoder.choose(prompt, choices, self._gen)
         return self.decoder.sample(prompt, self._gen)
 
     def act_batch(self, tasks: Sequence, generators: Sequence[torch.Generator],
@@ -52,8 +67,7 @@ class CheckpointAgent:
         batch. ``memos``: one dict per episode, kept by the caller for the episode's length (the
         decoder's cache of its prompt lives there). Returns (actions, cut flags)."""
         prompts = [history_to_str(t.history()) for t in tasks]
-        rerank = self.decoder.decoding in ("rerank", "rerank_sample")
-        legal = [t.legal_actions() if rerank else None for t in tasks]
+        legal = [self.choices(t) for t in tasks]
         ranked = [i for i, acts in enumerate(legal) if acts]
         free = [i for i, acts in enumerate(legal) if not acts]
         actions: list[str] = [""] * len(tasks)
@@ -80,6 +94,12 @@ class CheckpointAgent:
         :class:`envs.core.explanation.Explanation` (``training.explain.explain``)."""
         from training.explain import explain
 
+        if not legal and self.candidates and self.decoder.decoding in ("rerank", "rerank_sample"):
+            # the data's actions: the ones the agent ranks highest (all of them: thousands of rows)
+            scores, _ = self.decoder.action_scores(history_to_str(history), self.candidates)
+            best = torch.topk(scores, min(len(self.candidates), 3 * top)).indices.tolist()
+            return explain(self, history, [self.candidates[i] for i in best], top=top,
+                           source=f"top-ranked of the data's {len(self.candidates)} actions")  # fmt: skip
         return explain(self, history, legal, top=top)
 
     def policy_map(self, task) -> dict[tuple[int, int], str]:
@@ -107,4 +127,13 @@ def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | N
                   max_new_tokens=max_new_tokens)
     name = f"{cfg.algo}:{Path(meta['path']).resolve().parent.name}/{Path(meta['path']).name}"
     meta = {**meta, "task_options": dict(cfg.task_options)}
-    return CheckpointAgent(dec, name, meta)
+    return CheckpointAgent(dec, name, meta, _data_actions(Path(meta["path"])))
+
+
+def _data_actions(folder: Path) -> list[str]:
+    """The training data's distinct actions kept with a checkpoint (none for older checkpoints)."""
+    try:
+        actions = json.loads((folder / "dataset.json").read_text()).get("actions") or []
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [a for a in actions if isinstance(a, str)]

@@ -105,13 +105,16 @@ def _softmax(xs: Sequence[float]) -> list[float]:
     return [e / total for e in ex]
 
 
-def explain(agent, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5) -> Explanation:
+def explain(agent, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5,
+            source: str | None = None) -> Explanation:  # fmt: skip
     """The top ``top`` candidates of the state ``history`` for a checkpoint agent
-    (:class:`training.agent.CheckpointAgent`); see the module docstring for what is computed."""
+    (:class:`training.agent.CheckpointAgent`); see the module docstring for what is computed.
+    ``source``: where ``legal`` came from, in words (default: ``legal actions``)."""
     dec = agent.decoder
     algo = dec.algo
     prompt = history_to_str(history)
-    actions, source = candidate_actions(agent, history, legal)
+    actions, found = candidate_actions(agent, history, legal)
+    source = source or found
     terms = token_terms(dec, prompt, actions)
     scores, logps = dec.action_scores(prompt, actions)
     # What the agent plays (its most likely play when it samples); in log space: the sampled

@@ -60,6 +60,23 @@ def load_windows(store, ids: list[int], mode: str, truncation: str = "terminal")
     return out
 
 
+MAX_CANDIDATES = 4096
+"""At most this many of the data's actions are kept as a checkpoint's candidate actions."""
+
+
+def dataset_actions(windows: list[Window], limit: int = MAX_CANDIDATES) -> list[str]:
+    """The distinct actions of the windows, most frequent first (ties: first seen first), at most
+    ``limit``: kept with a checkpoint (``dataset.json``) so that an agent can choose among what the
+    data did on a task whose actions are free text (``--decoding rerank``)."""
+    counts: dict[str, int] = {}
+    for w in windows:
+        for text, is_action, _ in w.segments:
+            if is_action:
+                counts[text] = counts.get(text, 0) + 1
+    order = sorted(counts, key=lambda a: -counts[a])  # stable: ties keep their first-seen order
+    return order[:limit]
+
+
 def segment_texts(windows: list[Window]) -> list[str]:
     """Unique texts of the windows (what a ``tiny`` tokenizer is trained on)."""
     seen: dict[str, None] = {}

@@ -11,7 +11,7 @@ import random
 import sys
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from training.config import TrainConfig
 from training.dataset import PackedDataset
 from training.errors import TrainingError
 from training.models import LossModule, PolicyValueModel, load_lm, tiny_lm, train_top_layers
-from training.offline.data_source import load_windows, segment_texts, select_ids
+from training.offline.data_source import dataset_actions, load_windows, segment_texts, select_ids
 
 
 @dataclass
@@ -37,6 +37,8 @@ class Prepared:
     query: DatasetQuery
     composition: dict[str, Any]
     """What the episodes are (:func:`data.composition.composition`), saved with the run."""
+    actions: list[str] = field(default_factory=list)
+    """The data's distinct actions, most frequent first (:func:`dataset_actions`)."""
 
 
 def _set_seed(seed: int) -> None:
@@ -102,7 +104,7 @@ def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | No
     if cfg.algo in ("mc", "ilql") and cfg.head_bias is None and resume_from is None:
         cfg.head_bias = round(float(ds.ret[ds.act].mean()), 4)
         model.init_head_bias(cfg.head_bias)
-    return Prepared(model, tok, ds, ids, query, comp)
+    return Prepared(model, tok, ds, ids, query, comp, dataset_actions(windows))
 
 
 def lr_lambda(cfg: TrainConfig, total: int):
@@ -172,7 +174,7 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
     step_loss, opt = acc.prepare(LossModule(model), opt)
     inner = acc.unwrap_model(step_loss).model
     dataset_info = {"query": json.loads(prep.query.to_json()), "episode_ids": prep.episode_ids,
-                    "composition": prep.composition}  # fmt: skip
+                    "composition": prep.composition, "actions": prep.actions}  # fmt: skip
     if acc.is_main_process:
         print(format_composition(prep.composition, f"{cfg.algo} on {cfg.task}: dataset"), file=sys.stderr)
     run_config = {**cfg.to_dict(), "dataset": {k: v for k, v in prep.composition.items() if k != "query"}}
