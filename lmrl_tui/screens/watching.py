@@ -108,7 +108,10 @@ class WatchControls(LmrlScreen):
         if not checkpoint and "fen" not in s.state():
             self.overlay.show_note("Values are shown for trained checkpoints only.")
             return False
-        self.overlay.show_note("computing values …")
+        if self.overlay.explanation is None:
+            self.overlay.show_note("computing values …")
+        else:  # the last state's numbers stay, marked, until these come (no jumping box)
+            self.overlay.mark_updating()
         self._explain_worker(len(s.transitions))
         return True
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Group
+from rich.styled import Styled
 from rich.table import Table
 from rich.text import Text as RichText
 from textual.widgets import Static
@@ -68,10 +69,20 @@ class ValueOverlay(Static):
         self.explanation = None
         update_static(self, RichText(text, style="italic"))
 
-    def show_explanation(self, expl: Any, for_step: int | None = None, engine: str | None = None) -> None:
-        """Draw ``expl``; ``engine``: a line about the position from an engine (chess)."""
+    def mark_updating(self) -> None:
+        """Keep the numbers shown, dimmed (the previous state's), while the next ones compute."""
+        if self.explanation is not None:
+            self.show_explanation(self.explanation, self.for_step, self._engine, updating=True)
+
+    _engine: str | None = None
+
+    def show_explanation(self, expl: Any, for_step: int | None = None, engine: str | None = None,
+                         updating: bool = False) -> None:  # fmt: skip
+        """Draw ``expl``; ``engine``: a line about the position from an engine (chess);
+        ``updating``: these are the previous state's numbers (the next ones are being computed)."""
         self.explanation = expl
         self.for_step = for_step
+        self._engine = engine
         head = f"{expl.algo} · {expl.kind} · {expl.total} {expl.source}"
         if expl.state_value is not None:
             head += f" · V(s)={number(expl.state_value)}"
@@ -79,4 +90,5 @@ class ValueOverlay(Static):
         parts = [RichText(head, style="bold"), explanation_table(expl), legend]
         if engine:
             parts.append(RichText(engine))
-        update_static(self, Group(*parts))
+        # the previous state's numbers, dimmed while the next compute: the same size, no jump
+        update_static(self, Styled(Group(*parts), "dim") if updating else Group(*parts))

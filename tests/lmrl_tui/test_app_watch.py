@@ -211,3 +211,30 @@ async def test_the_overlay_gives_stockfishs_evaluation_in_chess(store):
         with Engine(find_stockfish()) as engine:  # the same search, on its own
             mate, cp = engine.mate_in(board, screen.ENGINE_DEPTH)
         assert mate is None and f"{cp / 100:+.2f} (white's view)" in shown, shown
+
+
+async def test_the_overlay_keeps_its_size_while_the_next_values_compute():
+    from textual.app import App
+
+    from envs.core.explanation import Candidate, Explanation
+
+    expl = Explanation("ilql", "value", [Candidate("move up\n", -1.0, -2.0, 1.0, 0.6, 0.5),
+                                         Candidate("move down\n", -3.0, -2.0, -1.0, 0.4, 0.5)],
+                       "move up\n", "move down\n", -2.0, total=2)  # fmt: skip
+
+    class One(App):
+        def compose(self):
+            yield ValueOverlay(id="overlay", classes="-shown")
+
+    app = One()
+    async with app.run_test(size=(60, 20)) as pilot:
+        overlay = app.query_one(ValueOverlay)
+        overlay.show_explanation(expl, 3)
+        await pilot.pause()
+        before = overlay.size
+        overlay.mark_updating()  # the next state's numbers are being computed
+        await pilot.pause()
+        assert overlay.explanation is expl and overlay.for_step == 3 and overlay.size == before
+        assert "dim" in str(overlay.content.style)
+        overlay.show_explanation(expl, 4)
+        assert not hasattr(overlay.content, "style") or "dim" not in str(overlay.content.style)
