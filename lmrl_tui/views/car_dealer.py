@@ -147,7 +147,12 @@ class CarDealerView(ChatView):
     def _update_controls(self) -> None:
         super()._update_controls()
         replying = self.replying is not None
-        self.query_one("#deal-form").display = replying
+        # The form keeps its place while a person plays the buyer, dimmed while the seller talks
+        # (showing and hiding it re-arranged the whole screen at every turn); a press then does
+        # nothing (``_decide`` needs a reply to be awaited).
+        form = self.query_one("#deal-form")
+        form.display = "buyer" in self.human_roles and not self.state.get("done")
+        form.set_class(not replying, "-idle")
         inp = self.query_one("#chat-input", Input)
         turn = self.query_one("#chat-turn", Static)
         if replying and self.forced:

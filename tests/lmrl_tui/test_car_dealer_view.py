@@ -78,7 +78,8 @@ async def test_person_as_buyer_closes_a_deal_with_the_strong_seller(store):
         assert not view.query("#deal-msrp") and not view.query("#deal-price")  # no MSRP to type
         assert await wait_for_reply_request(pilot, screen, view)
         assert "What kind of car" in view.pending
-        assert view.query_one("#deal-form").display
+        form = view.query_one("#deal-form")
+        assert form.display and not form.has_class("-idle")
         assert offer_labels(view) == ["No price named yet"]
         # Accepting with no price on the table is explained; the typed line is kept.
         view.query_one("#chat-input").value = "Sure, I'll buy something."
@@ -92,6 +93,8 @@ async def test_person_as_buyer_closes_a_deal_with_the_strong_seller(store):
         await pilot.pause()
         assert view.replying == "buyer"
         await reply(pilot, screen, "I'd like a Toyota SUV with a sunroof and heated seats. Budget $30,000.")
+        if view.replying is None:  # the seller talks: the form keeps its place, dimmed
+            assert form.display and form.has_class("-idle")
         while await wait_for_reply_request(pilot, screen, view):
             if view.offers:
                 break
