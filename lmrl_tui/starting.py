@@ -101,12 +101,17 @@ Started = Callable[[ProcessAgent], None]
 
 def load_sides(choice: EpisodeChoice, started: Started | None = None) -> tuple[Agent | None, Agent | None]:
     """The agent (None: a person) and a model partner (None: embedded or a person) of ``choice``
-    (a slow load: in a worker thread, see :func:`quiet_collector`). Checkpoints and ``hf:`` models
-    load in their own process; ``started`` hears of each such process as it starts."""
-    if needs_loading(choice):
-        with quiet_collector():
-            return _load_sides(choice, started)
+    (a slow load: in a worker thread). Checkpoints and ``hf:`` models load in their own process;
+    ``started`` hears of each such process as it starts. A model loaded in this process (another
+    kind, or a loader registered in place of the built-in one) loads under :func:`quiet_collector`."""
     return _load_sides(choice, started)
+
+
+def _here(make: Callable[[], Agent | None], slow: bool) -> Agent | None:
+    if not slow:
+        return make()
+    with quiet_collector():
+        return make()
 
 
 def _in_process(task_id: str, value: str, role: str, started: Started | None) -> Agent | None:
@@ -123,16 +128,16 @@ def _in_process(task_id: str, value: str, role: str, started: Started | None) ->
 def _load_sides(choice: EpisodeChoice, started: Started | None = None) -> tuple[Agent | None, Agent | None]:
     role = envs.spec(choice.task_id).roles[0]
     try:
-        agent = _in_process(choice.task_id, choice.agent, role, started) or make_agent(
-            choice.task_id, choice.agent, role=role)  # fmt: skip
+        agent = _in_process(choice.task_id, choice.agent, role, started) or _here(
+            lambda: make_agent(choice.task_id, choice.agent, role=role), needs_loading(choice))  # fmt: skip
     except Exception as e:  # noqa: BLE001 - any loader failure is the agent field's message
         raise FieldError("checkpoint" if choice.agent not in envs.policies(choice.task_id) else "agent",
                          str(e)) from e  # fmt: skip
     partner = None
     if choice.partner not in (HUMAN, PARTNER_EMBEDDED):
         try:
-            partner = _in_process(choice.task_id, choice.partner, partner_role(choice.task_id), started) or (
-                make_model_agent(choice.partner, role=partner_role(choice.task_id)))  # fmt: skip
+            partner = _in_process(choice.task_id, choice.partner, partner_role(choice.task_id), started) or _here(
+                lambda: make_model_agent(choice.partner, role=partner_role(choice.task_id)), True)  # fmt: skip
         except Exception as e:  # noqa: BLE001 - the partner field's message
             close_agent(agent)
             raise FieldError("partner-model", str(e)) from e
