@@ -6,16 +6,23 @@ from __future__ import annotations
 import asyncio
 
 from textual import events
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.dialogs import FormSelect, NewEpisodeDialog
 
 
+async def tasks_listed(app, pilot) -> None:
+    """Until the home screen lists the tasks (a test's first start imports every task module in a
+    worker first; an enter before that has no task to open, as for a person)."""
+    while app.screen.query_one("#tasks", DataTable).row_count == 0:
+        await pilot.pause(0.02)
+
+
 async def test_keys_typed_behind_enter_and_tab_reach_the_seed(store):
     app = make_app(store, player="kim")
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.pause()
+        await tasks_listed(app, pilot)
         app.post_message(events.Key("enter", None))
         while not isinstance(app.screen, NewEpisodeDialog):  # pushed, not yet mounted
             await asyncio.sleep(0)
@@ -34,6 +41,7 @@ async def test_keys_typed_behind_enter_and_tab_reach_the_seed(store):
 async def test_text_that_comes_back_unused_goes_to_the_focused_field_once(store):
     app = make_app(store, player="kim")
     async with app.run_test(size=(140, 40)) as pilot:
+        await tasks_listed(app, pilot)
         await pilot.press("enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
