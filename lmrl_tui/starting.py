@@ -99,22 +99,14 @@ Started = Callable[[ProcessAgent], None]
 """Told of each agent process as it starts, before its load (to stop it if the person cancels)."""
 
 
-def load_sides(choice: EpisodeChoice, started: Started | None = None) -> tuple[Agent | None, Agent | None]:
-    """The agent (None: a person) and a model partner (None: embedded or a person) of ``choice``
-    (a slow load: in a worker thread). Checkpoints and ``hf:`` models load in their own process;
-    ``started`` hears of each such process as it starts. A model loaded in this process (another
-    kind, or a loader registered in place of the built-in one) loads under :func:`quiet_collector`."""
-    return _load_sides(choice, started)
-
-
-def _here(make: Callable[[], Agent | None], slow: bool) -> Agent | None:
+def _loaded_here(make: Callable[[], Agent | None], slow: bool) -> Agent | None:
     if not slow:
         return make()
     with quiet_collector():
         return make()
 
 
-def _in_process(task_id: str, value: str, role: str, started: Started | None) -> Agent | None:
+def _in_own_process(task_id: str, value: str, role: str, started: Started | None) -> Agent | None:
     """``value`` as a :class:`ProcessAgent`, loaded; None when it does not run in a process."""
     kind = model_kind(task_id, value)
     if kind not in PROCESS_KINDS or not uses_default_loader(kind):
@@ -125,10 +117,14 @@ def _in_process(task_id: str, value: str, role: str, started: Started | None) ->
     return agent.load()
 
 
-def _load_sides(choice: EpisodeChoice, started: Started | None = None) -> tuple[Agent | None, Agent | None]:
+def load_sides(choice: EpisodeChoice, started: Started | None = None) -> tuple[Agent | None, Agent | None]:
+    """The agent (None: a person) and a model partner (None: embedded or a person) of ``choice``
+    (a slow load: in a worker thread). Checkpoints and ``hf:`` models load in their own process;
+    ``started`` hears of each such process as it starts. A model loaded in this process (another
+    kind, or a loader registered in place of the built-in one) loads under :func:`quiet_collector`."""
     role = envs.spec(choice.task_id).roles[0]
     try:
-        agent = _in_process(choice.task_id, choice.agent, role, started) or _here(
+        agent = _in_own_process(choice.task_id, choice.agent, role, started) or _loaded_here(
             lambda: make_agent(choice.task_id, choice.agent, role=role), needs_loading(choice))  # fmt: skip
     except Exception as e:  # noqa: BLE001 - any loader failure is the agent field's message
         raise FieldError("checkpoint" if choice.agent not in envs.policies(choice.task_id) else "agent",
@@ -136,7 +132,7 @@ def _load_sides(choice: EpisodeChoice, started: Started | None = None) -> tuple[
     partner = None
     if choice.partner not in (HUMAN, PARTNER_EMBEDDED):
         try:
-            partner = _in_process(choice.task_id, choice.partner, partner_role(choice.task_id), started) or _here(
+            partner = _in_own_process(choice.task_id, choice.partner, partner_role(choice.task_id), started) or _loaded_here(
                 lambda: make_model_agent(choice.partner, role=partner_role(choice.task_id)), True)  # fmt: skip
         except Exception as e:  # noqa: BLE001 - the partner field's message
             close_agent(agent)

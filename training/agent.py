@@ -94,12 +94,12 @@ class CheckpointAgent:
         :class:`envs.core.explanation.Explanation` (``training.explain.explain``)."""
         from training.explain import explain
 
-        if not legal and self.candidates and self.decoder.decoding in ("rerank", "rerank_sample"):
-            # the data's actions: the ones the agent ranks highest (all of them: thousands of rows)
-            scores, _ = self.decoder.action_scores(history_to_str(history), self.candidates)
-            best = torch.topk(scores, min(len(self.candidates), 3 * top)).indices.tolist()
-            return explain(self, history, [self.candidates[i] for i in best], top=top,
-                           source=f"top-ranked of the data's {len(self.candidates)} actions")  # fmt: skip
+        data = None if legal else self.choices(None)  # the data's actions (a reranking decoding)
+        if data:  # the ones the agent ranks highest (all of them: thousands of rows to score)
+            scores, _ = self.decoder.action_scores(history_to_str(history), data)
+            best = torch.topk(scores, min(len(data), 3 * top)).indices.tolist()
+            return explain(self, history, [data[i] for i in best], top=top,
+                           source=f"top-ranked of the data's {len(data)} actions")  # fmt: skip
         return explain(self, history, legal, top=top)
 
     def policy_map(self, task) -> dict[tuple[int, int], str]:

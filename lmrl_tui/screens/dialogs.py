@@ -242,7 +242,7 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
     _loading = 0
     """The number of the load in flight (0: none); a cancelled load's result is dropped."""
     _attempts = 0
-    _processes: list[Any]
+    _processes: tuple[Any, ...] = ()
     """The agent processes the load in flight started (stopped if the person cancels)."""
 
     @on(Button.Pressed, "#cancel")
@@ -343,7 +343,7 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
     @work(thread=True, exclusive=True, group="load-agent", exit_on_error=False)
     def _load_sides(self, choice: EpisodeChoice, attempt: int = 0) -> None:
         def started(agent: Any) -> None:  # an agent process: escape stops it, even mid-load
-            self._processes = [*getattr(self, "_processes", []), agent]
+            self._processes = (*self._processes, agent)
             if self._loading != attempt:  # cancelled before it started
                 agent.close()
 
@@ -351,7 +351,7 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
 
     def _stop_processes(self) -> None:
         """Stop the agent processes of a cancelled load (a load waiting on one then fails)."""
-        stopping, self._processes = getattr(self, "_processes", []), []
+        stopping, self._processes = self._processes, ()
         for agent in stopping:
             agent.close()
 
@@ -367,7 +367,7 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
             close_agent(message.partner)
             return
         self._loading = 0
-        self._processes = []
+        self._processes = ()
         self._busy(None)
         self._open(message.choice, message.agent, message.partner)
 
@@ -375,7 +375,7 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         if not self._loading:
             return  # a cancelled load failed: nobody waits for it
         self._loading = 0
-        self._processes = []
+        self._processes = ()
         self._busy(None)
         if isinstance(error, FieldError):
             self._show_errors({error.field: str(error)})

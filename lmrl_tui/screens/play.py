@@ -21,6 +21,7 @@ from textual.widgets import Header, Log, Static
 
 from data.session import PlaySession
 from envs.core import InvalidInput, Text
+from envs.core.process_agent import ProcessAgent
 from envs.core.session import HumanAgent, SessionClosed, StepOutcome
 from lmrl_tui.messages import PlayAgainRequested
 from lmrl_tui.screens.base import LmrlScreen
@@ -386,5 +387,5 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
                   for side in (getattr(getattr(screen, "session", None), "agent", None),
                                getattr(getattr(screen, "session", None), "partner", None))}  # fmt: skip
         for side in (self.session.agent, self.session.partner):
-            if side is not None and id(side) not in in_use and hasattr(side, "alive"):
+            if isinstance(side, ProcessAgent) and id(side) not in in_use:
                 close_agent(side)
