@@ -90,7 +90,7 @@ def quiet_collector() -> Iterator[None]:
             gc.enable()
 
 
-PROCESS_KINDS = frozenset({"checkpoint", "hf"})
+PROCESS_KINDS = frozenset({"checkpoint", "hf", "guided"})
 """Model kinds the app runs in their own process (:class:`ProcessAgent`): torch never enters the
 app's process. Only with their built-in loaders (a loader registered in their place, e.g. a
 test's fake, runs in this process)."""

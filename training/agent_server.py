@@ -11,7 +11,8 @@ real stdout; anything a library prints goes to stderr). The first request is ``l
 * ``{"op": "load", "choice": str, "task": str, "role": str}`` → ``{"name", "kind", "meta"}``: the
   agent ``envs.core.agents.make_agent`` makes of ``choice`` (a checkpoint folder or ``hf:MODEL``).
 * ``{"op": "reset", "seed": int | null}`` → ``{}``.
-* ``{"op": "act", "history": [[text, is_action], ...], "legal": [str] | null}`` → ``{"action"}``;
+* ``{"op": "act", "history": [[text, is_action], ...], "legal": [str] | null}`` → ``{"action"}``
+  and, when the agent says what it weighed (``step_notes``, a guided agent), ``"notes"``;
   ``legal`` is what the task's ``legal_actions()`` returned (the reranker chooses among them).
 * ``{"op": "explain", "history", "legal", "top"}`` → ``{"explanation"}``
   (:func:`envs.core.explanation.explanation_to_dict`).
@@ -66,7 +67,11 @@ class AgentServer:
             return {}
         if op == "act":
             self.legal.actions = req.get("legal")
-            return {"action": self.agent.act(_history(req["history"]))}
+            from envs.core.api import step_notes
+
+            action = self.agent.act(_history(req["history"]))
+            notes = step_notes(self.agent)
+            return {"action": action, **({"notes": notes} if notes else {})}
         if op == "explain":
             from envs.core.explanation import explanation_to_dict
 

@@ -198,7 +198,7 @@ def sample_batch(dec, prompts: Sequence[str], generators: Sequence[torch.Generat
     m = dec.model
     b = len(prompts)
     states = list(states) if states is not None else [None] * b
-    keep = max(dec.n_positions - dec.max_new_tokens, 1)
+    keep = max(dec.context - dec.max_new_tokens, 1)
     rows = [encode(dec.tok, p)[-keep:] or [dec.pad] for p in prompts]
     lms = [m.lm] + ([m.pi_beta_lm] if m.pi_beta_lm is not None else [])
     reuse = []

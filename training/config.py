@@ -56,11 +56,16 @@ class TrainConfig:
     n_head: int = setting(4, "tiny model: attention heads")
     dropout: float = setting(0.0, "tiny model: dropout probability")
     # data
-    windows: str = setting("auto", "training windows: step (one window per step, chained through "
-                           "the episode), episode (one per episode) or auto (the task's LMRL choice)")
+    windows: str = setting("auto", "training windows: step (one per step: its observation and action, "
+                           "chained through the episode), history (one per step: the history so far "
+                           "and the action, cut from the left), episode (one per episode, cut from "
+                           "the right) or auto (the task's choice)")
     max_length: int = setting(256, "longest training window in tokens (longer ones are cut)")
     truncation: str = setting("terminal", "an episode's timed-out last step: terminal (LMRL: an end "
                               "like any other) or drop (drop that step and bootstrap instead)")
+    goals: bool = setting(False, "MC: a goal-conditioned value function (each episode once per goal of "
+                          "its task, the goal's line before each action, reward 1 when the episode "
+                          "reached it; the value model of a guided: agent)", switch=True)
     dedupe: bool = setting(False, "train on one copy of each distinct window (deterministic tasks; "
                            "value learning)", switch=True)
     top_mode: str = setting("ties", "%BC with --top-percent: ties (NumPy percentile, ties kept) or "
@@ -200,6 +205,17 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
                 continue
             if k not in explicit:
                 setattr(cfg, k, v)
+    if cfg.goals:
+        if cfg.algo != "mc":
+            raise ValueError("--goals trains MC Returns values: use lmrl train mc --goals")
+        if cfg.windows == "auto":
+            cfg.windows = "history"
+        if cfg.windows == "episode":
+            raise ValueError("--goals needs one window per step: --windows history (or step)")
+        if "gamma" not in explicit:
+            cfg.gamma = 1.0  # Q = the probability that the episode reaches the goal
+        if "reward_scale" not in explicit:
+            cfg.reward_scale = 1.0
     if cfg.windows == "auto":
         # One (state, action) window per step where the observation is the whole state (LMRL).
         cfg.windows = task_fact(cfg.task, "window", "episode")
@@ -212,7 +228,7 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
         ("discount_mode", ("token", "turn")),
         ("target", ("heads_only", "full")),
         ("pi_beta", ("shared", "frozen")),
-        ("windows", ("step", "episode")),
+        ("windows", ("step", "episode", "history")),
         ("tokenizer", ("bpe", "byte")),
         ("decoding", ("sample", "greedy", "rerank", "rerank_sample")),
         ("qsft_reward", ("return", "step")),

@@ -1,8 +1,14 @@
 """Stored episodes -> LMRL windows -> packed token arrays -> shifted training batches (docs/algorithms.md §0, §10).
 
 * A *window* is a list of segments ``(text, is_action, reward)``: the whole episode
-  (``windows="episode"``), or one ``(observation, action)`` pair per step (``"step"``, LMRL's chain
-  for fully observed maze and chess, where the next window's prompt gives the bootstrap value).
+  (``windows="episode"``), one ``(observation, action)`` pair per step (``"step"``, LMRL's chain
+  for fully observed maze and chess, where the next window's prompt gives the bootstrap value), or
+  one ``(history so far, action)`` pair per step (``"history"``, LMRL's per-step BC examples
+  ``"".join(text_history[:i+1])`` for the text tasks: the prompt is exactly what the agent reads
+  when it acts, chained like ``"step"``).
+* A window longer than ``max_length`` loses its end (``"episode"``: the cut window no longer ends
+  the episode) or, when it ends with its one action (``"step"``, ``"history"``), its beginning:
+  the model then trains on the most recent context, as an agent reads a long history at play.
 * Tokens inherit their segment's ``is_action``; a segment's reward sits on its last token.
 * :class:`PackedDataset` keeps every example in flat tensors (cheap for 10^5 windows) and
   :meth:`PackedDataset.collate` builds the shifted batch: ``action_mask``, ``rewards``,
@@ -31,6 +37,11 @@ class Window:
     next_prompt: str | None = None
     """Step windows: the observation the next window starts with (None at the end)."""
     episode: int = 0
+    keep_end: bool = False
+    """Cut a long window from the left (its action is at the end), not from the right."""
+
+
+WINDOW_MODES = ("step", "episode", "history")
 
 
 def episode_windows(
@@ -41,6 +52,8 @@ def episode_windows(
     episode: int = 0,
 ) -> list[Window]:
     """Windows of one episode; ``pairs`` are (action, observation, reward) per step."""
+    if mode not in WINDOW_MODES:
+        raise ValueError(f"windows must be one of {', '.join(WINDOW_MODES)}, not {mode!r}")
     if mode == "episode":
         segs: list[Segment] = [(first_observation, False, 0.0)]
         for action, obs, reward in pairs:
@@ -50,11 +63,14 @@ def episode_windows(
         return [Window(segs, ended, None, episode)] if pairs else []
     out = []
     prev = first_observation
+    history = mode == "history"
     for i, (action, obs, reward) in enumerate(pairs):
         last = i == len(pairs) - 1
-        nxt = None if (last and ended) or not obs else obs  # not ended: bootstrap from obs
-        out.append(Window([(prev, False, 0.0), (action, True, float(reward))], last and ended, nxt, episode))
-        prev = obs
+        after = prev + action + obs if history else obs
+        nxt = None if (last and ended) or not obs else after  # not ended: bootstrap from obs
+        out.append(Window([(prev, False, 0.0), (action, True, float(reward))], last and ended, nxt, episode,
+                          keep_end=True))
+        prev = after
     return out
 
 
@@ -111,6 +127,11 @@ class PackedDataset(torch.utils.data.Dataset):
         has_next: list[bool] = []
         done: list[bool] = []
         episodes: list[int] = []
+        self.n_built = len(windows)
+        self.n_cut = 0
+        """Windows longer than ``max_length`` (cut as the module docstring says)."""
+        self.longest = 0
+        """Tokens of the longest window before any cut."""
         for w in windows:
             n0 = len(ids)
             for text, is_action, reward in w.segments:
@@ -125,8 +146,14 @@ class PackedDataset(torch.utils.data.Dataset):
                     disc.extend([gamma] * k)
                 else:
                     disc.extend([1.0] * (k - 1) + [gamma])
-            truncated = len(ids) - n0 > max_length
-            if truncated:  # right truncation: the cut window no longer ends the episode
+            excess = len(ids) - n0 - max_length
+            self.longest = max(self.longest, len(ids) - n0)
+            self.n_cut += excess > 0
+            truncated = excess > 0 and not w.keep_end
+            if excess > 0 and w.keep_end:  # left truncation: the window keeps its action
+                del ids[n0 : n0 + excess], act[n0 : n0 + excess]
+                del rew[n0 : n0 + excess], disc[n0 : n0 + excess]
+            elif truncated:  # right truncation: the cut window no longer ends the episode
                 del ids[n0 + max_length :], act[n0 + max_length :]
                 del rew[n0 + max_length :], disc[n0 + max_length :]
             offsets.append(len(ids))
@@ -155,6 +182,17 @@ class PackedDataset(torch.utils.data.Dataset):
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
+
+    def cut_note(self, max_length: int, mode: str) -> str | None:
+        """A line for the user when windows were cut (None: none were)."""
+        if not self.n_cut:
+            return None
+        n = self.n_built
+        lost = ("their beginning (the action and the most recent context stay)" if mode != "episode"
+                else "their end: the actions, rewards and episode ends after the cut are not trained on; "
+                "--windows history cuts from the left instead")
+        return (f"note: {self.n_cut:,} of {n:,} training windows are longer than --max-length {max_length} "
+                f"(longest {self.longest:,} tokens) and lose {lost}")
 
     def __getitem__(self, i: int) -> int:
         return i

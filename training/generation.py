@@ -36,6 +36,9 @@ class Decoder:
         self.banned = never_sampled(tokenizer)
         self.n_positions = int(getattr(model.lm.config, "n_positions", 0) or
                                getattr(model.lm.config, "max_position_embeddings", 1024))
+        self.context = min(self.n_positions, int(getattr(cfg, "max_length", 0) or self.n_positions))
+        """Longest prompt + action it reads: the training windows' ``max_length`` (positions past it
+        were never trained; a longer history is cut from the left)."""
         self._cache: dict[tuple[str, tuple[str, ...]], torch.Tensor] = {}
 
     # -- per-token quantities -------------------------------------------------------------------
@@ -81,7 +84,7 @@ class Decoder:
         seqs = []
         for a in actions:
             a_ids = encode(self.tok, a)
-            keep = self.n_positions - len(a_ids)
+            keep = self.context - len(a_ids)
             seqs.append((p_ids[-keep:] if keep > 0 else [], a_ids))
         return seqs
 
@@ -249,7 +252,7 @@ class Decoder:
         """Token-by-token decoding with KV caches for the trunk and (if frozen) π_β."""
         greedy = self.decoding == "greedy" if greedy is None else greedy
         m = self.model
-        keep = max(self.n_positions - self.max_new_tokens, 1)
+        keep = max(self.context - self.max_new_tokens, 1)
         ids = torch.tensor([encode(self.tok, prompt)[-keep:] or [self.pad]], dtype=torch.long)
         lms = [m.lm] + ([m.pi_beta_lm] if m.pi_beta_lm is not None else [])
         pasts: list = [None] * len(lms)

@@ -103,6 +103,15 @@ class HFAgent:
 
     def act(self, history: Sequence[Text]) -> str:
         """Generate the next line for ``history``."""
+        return self._generate(history, 1, self.do_sample)[0]
+
+    def propose(self, history: Sequence[Text], n: int) -> list[str]:
+        """``n`` lines for ``history``: :meth:`act`'s, then ``n - 1`` samples (at ``temperature``
+        and ``top_p``) drawn in one batched generate (a guided agent's candidates)."""
+        first = self.act(history)
+        return [first, *self._generate(history, n - 1, True)] if n > 1 else [first]
+
+    def _generate(self, history: Sequence[Text], n: int, sample: bool) -> list[str]:
         import torch
 
         self.load()
@@ -116,21 +125,23 @@ class HFAgent:
         pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
         kwargs: dict[str, Any] = {
             "max_new_tokens": self.max_new_tokens,
-            "do_sample": self.do_sample,
+            "do_sample": sample,
             "pad_token_id": pad,
             "stopping_criteria": [stop],
             "attention_mask": torch.ones_like(ids),
         }
-        if self.do_sample:
-            kwargs.update(temperature=self.temperature, top_p=self.top_p)
+        if sample:
+            kwargs.update(temperature=self.temperature, top_p=self.top_p, num_return_sequences=n)
         self._calls += 1
         with torch.random.fork_rng(devices=[]), torch.no_grad():
             if self._seed is not None:
                 torch.manual_seed(self._seed * 100_003 + self._calls)
             out = model.generate(ids, **kwargs)
-        text = tok.decode(out[0, ids.shape[1] :], skip_special_tokens=True,
-                          clean_up_tokenization_spaces=False)  # fmt: skip
-        return text.split("\n", 1)[0] + "\n"
+        return [
+            tok.decode(row[ids.shape[1] :], skip_special_tokens=True,
+                       clean_up_tokenization_spaces=False).split("\n", 1)[0] + "\n"
+            for row in out
+        ]  # fmt: skip
 
 
 class _StopAtNewline:

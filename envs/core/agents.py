@@ -18,7 +18,7 @@ from envs.core.api import Agent
 from envs.core.registry import POLICY_ALIASES, make_policy, policies
 
 HUMAN = "human"
-MODEL_KINDS = frozenset({"checkpoint", "hf", "http"})
+MODEL_KINDS = frozenset({"checkpoint", "hf", "http", "guided"})
 """Agent kinds that are models (trained or served), not scripted policies."""
 
 TRAIN_EXTRA = "pip install 'lmrl-tui[train]'"
@@ -43,6 +43,7 @@ _DEFAULT_LOADERS: dict[str, str] = {
     "checkpoint": "training.agent:load_agent",  # (path, task=task_id)
     "hf": "training.hf_agent:HFAgent",  # (model)
     "http": "envs.core.remote:ChatEndpointAgent",  # (base_url, model, role=role)
+    "guided": "training.guided:load_guided",  # (llm, checkpoint, task=task_id, role=role)
 }
 _LOADERS: dict[str, AgentLoader | str] = dict(_DEFAULT_LOADERS)
 _IMPORTED: dict[str, AgentLoader] = {}
@@ -50,6 +51,7 @@ _IMPORTED: dict[str, AgentLoader] = {}
 _NEEDS = {
     "checkpoint": "loading a checkpoint needs the training extra",
     "hf": "a Hugging Face model needs the training extra",
+    "guided": "a guided agent needs the training extra",
 }
 """What a kind needs, for the one-line error when its module cannot be imported."""
 
@@ -90,6 +92,8 @@ def model_kind(task_id: str, choice: str) -> str | None:
         return None
     if choice.startswith("hf:"):
         return "hf" if choice[3:].strip() else None
+    if choice.startswith("guided:"):
+        return "guided"
     if choice.startswith("http:") and "@" in choice:
         return "http"
     return "checkpoint" if Path(choice).expanduser().exists() else None
@@ -110,9 +114,23 @@ def agent_choices(task_id: str) -> list[tuple[str, str]]:
 
 
 MODEL_HELP = (
-    "a policy name, a checkpoint folder, hf:MODEL (a local Hugging Face causal LM: path or hub id) "
-    "or http:MODEL@BASE_URL (an OpenAI-compatible endpoint; key from $OPENAI_API_KEY)"
+    "a policy name, a checkpoint folder, hf:MODEL (a local Hugging Face causal LM: path or hub id), "
+    "http:MODEL@BASE_URL (an OpenAI-compatible endpoint; key from $OPENAI_API_KEY) or "
+    "guided:LLM+CHECKPOINT (that hf: or http: model guided by a goal-conditioned value checkpoint)"
 )
+
+
+def split_guided(choice: str) -> tuple[str, str]:
+    """``guided:LLM+CHECKPOINT`` -> (LLM, CHECKPOINT); raises AgentChoiceError when malformed."""
+    llm, sep, ckpt = choice.removeprefix("guided:").rpartition("+")
+    llm, ckpt = llm.strip(), ckpt.strip()
+    if not sep or not llm or not ckpt:
+        raise AgentChoiceError("write a guided agent as guided:LLM+CHECKPOINT, e.g. guided:hf:smollm2-135m+runs/goals")
+    if not (llm.startswith("hf:") or (llm.startswith("http:") and "@" in llm)):
+        raise AgentChoiceError(f"a guided agent's language model is hf:MODEL or http:MODEL@BASE_URL, not {llm!r}")
+    if not Path(ckpt).expanduser().exists():
+        raise AgentChoiceError(f"no value checkpoint at {ckpt}")
+    return llm, ckpt
 
 
 def make_model_agent(choice: str, role: str = "agent") -> Agent | None:
@@ -136,6 +154,9 @@ def make_agent(task_id: str, choice: str, role: str = "agent") -> Agent | None:
         return None
     if choice in policies(task_id) or choice in POLICY_ALIASES:
         return make_policy(task_id, choice)
+    if choice.startswith("guided:"):
+        llm, ckpt = split_guided(choice)
+        return agent_loader("guided")(llm, ckpt, task=task_id, role=role)
     model = make_model_agent(choice, role)
     if model is not None:
         return model
@@ -145,7 +166,7 @@ def make_agent(task_id: str, choice: str, role: str = "agent") -> Agent | None:
     names = ", ".join(policies(task_id))
     raise AgentChoiceError(
         f"unknown policy {choice!r} for {task_id}: use one of {names}, a checkpoint folder, "
-        "hf:MODEL or http:MODEL@BASE_URL"
+        "hf:MODEL, http:MODEL@BASE_URL or guided:LLM+CHECKPOINT"
     )
 
 

@@ -121,8 +121,10 @@ class TaskSpec:
     """The options ``make`` accepted for this instance (recorded with each episode)."""
     window: str = "episode"
     """What one training example holds: ``"episode"`` (the whole history, cut to the model's
-    context) or ``"step"`` (one observation and its action: the task's observation already says
-    all the model needs, as in maze-fo and chess)."""
+    context from the right), ``"step"`` (one observation and its action: the task's observation
+    already says all the model needs, as in maze-fo and chess) or ``"history"`` (one step's
+    action after the whole history before it, cut from the left: exactly what the agent reads when
+    it acts, for tasks whose episodes outgrow the model's context)."""
     decoding: str = "sample"
     """How a trained policy picks its action: ``"rerank"`` (score each of ``legal_actions()``) or
     ``"sample"`` (free text)."""
@@ -190,6 +192,14 @@ class Agent(Protocol):
     def reset(self, task: Task, seed: int | None = None) -> None: ...
 
     def act(self, history: Sequence[Text]) -> str: ...
+
+
+def step_notes(agent: Any) -> dict[str, Any] | None:
+    """What ``agent`` says about its last action, for the step's info (an agent with a
+    ``step_notes()`` method, e.g. a guided agent's candidates and their predicted outcomes)."""
+    f = getattr(agent, "step_notes", None)
+    notes = f() if callable(f) else None
+    return dict(notes) if notes else None
 
 
 class RandomAgent:

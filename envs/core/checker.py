@@ -78,7 +78,7 @@ def _check_step(task_id: str, spec: TaskSpec, st: Any) -> None:
 
 
 SPEC_FACTS = {
-    "window": ("episode", "step"),
+    "window": ("episode", "step", "history"),
     "decoding": ("sample", "rerank"),
     "reply_kind": ("text", "yes-no"),
 }

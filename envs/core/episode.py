@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from envs.core.api import Agent, Task, TaskSpec, Text, TextHistory, clean_text
+from envs.core.api import Agent, Task, TaskSpec, Text, TextHistory, clean_text, step_notes
 
 
 def episode_success(spec: TaskSpec, last_info: Mapping[str, Any] | None, total_return: float) -> bool | None:
@@ -85,8 +85,10 @@ def run_episode(
     limit = max_steps if max_steps is not None else 10 * task.spec.max_turns + 10
     for _ in range(limit):
         action = clean_text(agent.act(task.history()))
+        notes = step_notes(agent)
         st = task.step(action)
-        ep.transitions.append(Transition(action, *st))
+        ep.transitions.append(Transition(action, *st) if notes is None else
+                              Transition(action, *st[:4], {**st.info, **notes}))  # fmt: skip
         if st.terminated or st.truncated:
             break
     return ep

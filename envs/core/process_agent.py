@@ -130,7 +130,14 @@ class ProcessAgent:
         return list(acts) if acts else None
 
     def act(self, history: Sequence[Text]) -> str:
-        return str(self._call({"op": "act", "history": _rows(history), "legal": self._legal()})["action"])
+        reply = self._call({"op": "act", "history": _rows(history), "legal": self._legal()})
+        self._notes = reply.get("notes")
+        return str(reply["action"])
+
+    def step_notes(self) -> dict[str, Any] | None:
+        """What the agent in the child said about its last action (a guided agent's candidates), once."""
+        notes, self._notes = getattr(self, "_notes", None), None
+        return notes
 
     def explain(self, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5) -> Explanation:
         """What the model thinks of the state (``training.explain.explain``, in the child)."""

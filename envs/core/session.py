@@ -17,7 +17,16 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from envs.core.agents import HUMAN, episode_source
-from envs.core.api import Agent, InvalidInput, Step, Task, Text, clean_text, history_to_str
+from envs.core.api import (
+    Agent,
+    InvalidInput,
+    Step,
+    Task,
+    Text,
+    clean_text,
+    history_to_str,
+    step_notes,
+)
 from envs.core.episode import episode_success
 from envs.core.registry import make
 
@@ -295,7 +304,7 @@ class EpisodeSession:
             started = time.monotonic()
             action = self.agent_action()
             think_ms = int((time.monotonic() - started) * 1000)
-        return self._apply(clean_text(action), typed=None, think_ms=think_ms)
+        return self._apply(clean_text(action), typed=None, think_ms=think_ms, notes=step_notes(self.agent))
 
     def _apply(self, action: str, typed: str | None, think_ms: int | None,
                notes: Mapping[str, Any] | None = None) -> StepOutcome:  # fmt: skip

@@ -157,6 +157,7 @@ class TextNavTask(TaskBase):
             success_return=1.0,
             help=TEXTNAV_HELP,
             options={"max_steps": self.max_steps},
+            window="history",
             decoding="rerank",
         )
         self._room = 0

@@ -31,6 +31,10 @@ from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.views.overlay import ValueOverlay
 from lmrl_tui.workers import ErrorToast
 
+EXPLAINED_KINDS = ("checkpoint", "guided")
+"""Agents whose overlay shows what they weighed (a checkpoint's values, a guided agent's
+candidates and their predicted outcomes)."""
+
 if TYPE_CHECKING:
     from data.session import PlaySession
     from lmrl_tui.views.base import TaskView
@@ -104,7 +108,7 @@ class WatchControls(LmrlScreen):
         if s.done:
             self.overlay.show_note("The episode is over.")
             return False
-        checkpoint = getattr(s.agent, "kind", None) == "checkpoint"
+        checkpoint = getattr(s.agent, "kind", None) in EXPLAINED_KINDS
         if not checkpoint and "fen" not in s.state():
             self.overlay.show_note("Values are shown for trained checkpoints only.")
             return False
@@ -124,7 +128,7 @@ class WatchControls(LmrlScreen):
             legal = getattr(s.task, "legal_actions", None)
             # a failure is shown in the overlay by the play screen's worker_failed
             expl = None
-            if getattr(s.agent, "kind", None) == "checkpoint":
+            if getattr(s.agent, "kind", None) in EXPLAINED_KINDS:
                 expl = s.agent.explain(s.task.history(), legal() if legal is not None else None)
             fen = s.state().get("fen")
             engine = self._evaluate(fen) if fen else None

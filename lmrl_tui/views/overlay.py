@@ -86,8 +86,14 @@ class ValueOverlay(Static):
         head = f"{expl.algo} · {expl.kind} · {expl.total} {expl.source}"
         if expl.state_value is not None:
             head += f" · V(s)={number(expl.state_value)}"
-        legend = RichText(f"{RL_MARK} the agent's choice  {BC_MARK} BC/π_β's choice", style="dim")
+        if expl.algo == "guided":  # a language model's final pick after the value model's critique
+            legend = RichText(f"{RL_MARK} the model's final choice  {BC_MARK} the value model's best "
+                              "(Q: positive goals − negative goals)", style="dim")  # fmt: skip
+        else:
+            legend = RichText(f"{RL_MARK} the agent's choice  {BC_MARK} BC/π_β's choice", style="dim")
         parts = [RichText(head, style="bold"), explanation_table(expl), legend]
+        if expl.algo == "guided" and expl.notes:  # each candidate's predicted outcomes
+            parts.append(RichText("\n".join(expl.notes[1:])))
         if engine:
             parts.append(RichText(engine))
         # the previous state's numbers, dimmed while the next compute: the same size, no jump

@@ -36,7 +36,7 @@ def test_an_unknown_choice_is_the_same_one_line_error():
         make_agent("maze-fo", "no-such-policy")
     assert str(e.value) == (
         "unknown policy 'no-such-policy' for maze-fo: use one of strong, behaviour, random, a "
-        "checkpoint folder, hf:MODEL or http:MODEL@BASE_URL"
+        "checkpoint folder, hf:MODEL, http:MODEL@BASE_URL or guided:LLM+CHECKPOINT"
     )
     with pytest.raises(AgentChoiceError, match="no agent loader for 'nope'"):
         agent_loader("nope")

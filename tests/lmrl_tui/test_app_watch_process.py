@@ -103,3 +103,69 @@ async def test_escape_stops_the_loading_process(store, tmp_path, monkeypatch):
         await pilot.pause()
         assert app.screen is dialog and "cancelled" in str(dialog.query_one("#error").content)
     assert store.count() == 0
+
+
+GUIDED = """
+import asyncio, json, sys
+from lmrl_tui.app import make_app
+from lmrl_tui.screens.play import PlayScreen
+
+async def settle(app, pilot):
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+async def main():
+    app = make_app(DB, player="ann")
+    out = {}
+    async with app.run_test(size=(140, 50)) as pilot:
+        app.new_episode("twenty-questions", seed=4, checkpoint=CHOICE)
+        await pilot.pause()
+        app.screen.query_one("#start").press()
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen), type(screen)
+        agent = screen.session.agent
+        out["agent"] = [type(agent).__name__, agent.kind]
+        for key in ("space", "space", "v"):
+            await pilot.press(key)
+            await settle(app, pilot)
+        overlay = screen.query_one("#overlay")
+        expl = overlay.explanation
+        out["overlay"] = [overlay.for_step, expl.algo, len(expl.candidates), expl.notes[:1]]
+        from rich.console import Console
+        import io
+        console = Console(width=130, record=True, file=io.StringIO())
+        console.print(overlay.content)
+        out["shown"] = console.export_text()
+        out["torch"] = sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "transformers"))
+        app.pop_screen()
+        await settle(app, pilot)
+    print(json.dumps(out))
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.slow
+def test_a_guided_agent_chosen_in_the_dialog_plays_and_shows_its_candidates(tmp_path):
+    from data.store import Store
+    from tests.checkpoint_support import tiny_goal_checkpoint, tiny_hf_model
+
+    choice = f"guided:hf:{tiny_hf_model(tmp_path / 'llm', 1024)}+{tiny_goal_checkpoint(tmp_path)}"
+    db = str(tmp_path / "app.db")
+    code = f"DB = {db!r}\nCHOICE = {choice!r}\n" + textwrap.dedent(GUIDED)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["agent"] == ["ProcessAgent", "guided"] and out["torch"] == []
+    step, algo, n, notes = out["overlay"]
+    assert step == 2 and algo == "guided" and 1 <= n <= 4
+    assert notes == ["A value model predicts how the conversation ends after each possible reply:"]
+    assert "the model's final choice" in out["shown"] and "the secret is found:" in out["shown"]
+    store = Store(db)
+    (ep,) = store.recent_episodes(5)
+    agent_steps = [s for s in store.steps(ep["id"]) if s["role"] == "agent"]
+    assert len(agent_steps) == 2 and all(s["info"]["guided"]["candidates"] for s in agent_steps)
+    assert ep["agent_kind"] == "guided"
+    store.close()

@@ -109,3 +109,16 @@ def test_free_text_candidates_are_sampled(checkpoints):
     expl = explain(agent, task.history(), None, top=3)
     assert expl.source == "samples" and 1 <= expl.total <= 6
     assert all(c.action.endswith("\n") for c in expl.candidates)
+
+
+def test_a_long_history_is_cut_to_what_training_read(checkpoints):
+    """Prompt + action never outgrow the training windows' max_length (positions past it were never
+    trained), however long the history and the model's position table."""
+    agent = load_agent(checkpoints["mc"])
+    dec = agent.decoder
+    assert dec.context == dec.cfg.max_length == 128 < dec.n_positions
+    long = "move up\nYou bump into a wall.\n" * 200
+    rows = dec._rows(long, ["move up\n", "move left\n"])
+    assert all(len(p) + len(a) == 128 for p, a in rows)
+    assert rows[0][0] == encode(dec.tok, long)[-(128 - len(rows[0][1])):]  # cut from the left
+    assert dec.sample(long, torch.Generator().manual_seed(0)).endswith("\n")

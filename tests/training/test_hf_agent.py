@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import string
-
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -12,29 +10,14 @@ tokenizers = pytest.importorskip("tokenizers")
 
 from envs.core import Text, run_episode  # noqa: E402
 from envs.maze.task import MazeTask  # noqa: E402
+from tests.checkpoint_support import tiny_hf_model  # noqa: E402
 from training.hf_agent import HFAgent  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A 2-layer GPT-2 with random weights and a character-level tokenizer, saved locally."""
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
-    path = tmp_path_factory.mktemp("tiny-gpt2")
-    vocab = {c: i for i, c in enumerate(["<unk>", "<eos>", *string.printable])}
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
-    tok.decoder = decoders.Fuse()
-    fast = PreTrainedTokenizerFast(
-        tokenizer_object=tok, unk_token="<unk>", eos_token="<eos>", pad_token="<eos>",
-        clean_up_tokenization_spaces=False,
-    )  # fmt: skip
-    fast.save_pretrained(path)
-    torch.manual_seed(0)
-    cfg = GPT2Config(vocab_size=len(vocab), n_positions=256, n_embd=32, n_layer=2, n_head=2)
-    GPT2LMHeadModel(cfg).save_pretrained(path)
-    return str(path)
+    return tiny_hf_model(tmp_path_factory.mktemp("tiny-gpt2"))
 
 
 def test_tokenizer_round_trips_text(tiny_model: str) -> None:

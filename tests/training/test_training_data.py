@@ -122,3 +122,61 @@ def test_truncation_drop_bootstraps_from_the_state_before_the_timeout(tmp_path):
     assert len(term) == 2 and term[-1].done
     drop = load_windows(store, [eid], "step", "drop")
     assert len(drop) == 1 and not drop[0].done and drop[0].next_prompt == "x\n"
+
+
+def test_history_windows_chain_whole_histories_and_keep_the_action_when_cut():
+    w = episode_windows("s\n", [("A\n", "x\n", 0.0), ("B\n", "", 1.0)], True, "history")
+    assert [x.segments[0][0] for x in w] == ["s\n", "s\nA\nx\n"]
+    assert [x.next_prompt for x in w] == ["s\nA\nx\n", None] and [x.done for x in w] == [False, True]
+    full = PackedDataset(w, char_encode, 0, max_length=64)
+    assert full.collate([1])["input_ids"][0].tolist() == char_encode("s\nA\nx\nB\n")
+    cut = PackedDataset(w, char_encode, 0, max_length=3)  # cut from the left: the action stays
+    b = cut.collate([0, 1])
+    assert b["input_ids"][1].tolist() == char_encode("x\nB\n")[-3:]
+    assert b["action_mask"][1].tolist()[-2:] == [True, True]
+    assert b["next_mult"][1, -1] == 0.0 and cut.done.tolist() == [False, True]  # still the end
+    assert b["next_input_ids"][0].tolist() == char_encode("s\nA\nx\n")[-3:]
+    # an episode window is cut from the right and no longer ends the episode
+    ep = PackedDataset(episode_windows("s\n", [("A\n", "x\n", 0.0), ("B\n", "", 1.0)], True), char_encode, 0,
+                       max_length=3)
+    assert ep.collate([0])["input_ids"][0].tolist() == char_encode("s\nA") and not ep.done[0]
+    with pytest.raises(ValueError, match="windows must be one of"):
+        episode_windows("s\n", [("A\n", "x\n", 0.0)], True, "turn")
+
+
+def test_history_window_prompts_are_what_the_agent_reads(tmp_path):
+    """textnav-fo trains on history windows: each window's prompt is the task's history at that
+    step, as the store replays it (the text a checkpoint agent reads when it acts)."""
+    import envs
+    from data import Store
+    from data.generate import generate
+    from envs.core import history_to_str
+    from training.offline.data_source import load_windows
+
+    assert envs.spec("textnav-fo").window == "history"
+    store = Store(tmp_path / "t.db")
+    generate(store, "textnav-fo", envs.make_policy("textnav-fo", "behaviour"), 3, seed=100)
+    ids = [r[0] for r in store.db.execute("SELECT id FROM episodes ORDER BY id").fetchall()]
+    windows = load_windows(store, ids, "history")
+    replay = envs.make_policy("textnav-fo", "behaviour")
+    prompts = []
+    for i in range(3):
+        task = envs.make("textnav-fo")
+        task.reset(seed=100 + i)
+        replay.reset(task, seed=100 + i)
+        while True:
+            prompts.append(history_to_str(task.history()))
+            st = task.step(replay.act(task.history()))
+            if st.terminated or st.truncated:
+                break
+    assert [w.segments[0][0] for w in windows] == prompts
+
+
+def test_a_run_is_told_how_many_windows_were_cut():
+    w = episode_windows("s\n", [("A\n", "x\n", 0.0), ("B\n", "", 1.0)], True, "episode")
+    assert PackedDataset(w, char_encode, 0, max_length=64).cut_note(64, "episode") is None
+    note = PackedDataset(w, char_encode, 0, max_length=3).cut_note(3, "episode")
+    assert note.startswith("note: 1 of 1 training windows are longer than --max-length 3 (longest 8 tokens)")
+    assert "--windows history" in note
+    h = episode_windows("s\n", [("A\n", "x\n", 0.0), ("B\n", "", 1.0)], True, "history")
+    assert "beginning" in PackedDataset(h, char_encode, 0, max_length=5).cut_note(5, "history")

@@ -40,12 +40,20 @@ def select_ids(store, query: DatasetQuery, top_mode: str = "ties") -> list[int]:
     return ids
 
 
-def load_windows(store, ids: list[int], mode: str, truncation: str = "terminal") -> list[Window]:
-    """LMRL windows of the episodes (agent steps only; ``mode`` is ``step`` or ``episode``).
+def load_windows(store, ids: list[int], mode: str, truncation: str = "terminal",
+                 goals_of: str | None = None) -> list[Window]:  # fmt: skip
+    """LMRL windows of the episodes (agent steps only; ``mode`` is ``step``, ``history`` or
+    ``episode``).
 
     ``truncation="terminal"`` treats a time-limit end like a terminal state (LMRL-Gym);
     ``"drop"`` drops the timed-out last step and bootstraps from the state before it.
+    ``goals_of`` (a task id): one copy of each episode per goal of that task, relabelled
+    (:func:`training.goals.relabel`).
     """
+    if goals_of is not None:
+        from training.goals import achieved, goals_for, relabel
+
+        goals = goals_for(goals_of)
     out: list[Window] = []
     for ep in load_episodes(store, ids):
         steps = [s for s in ep.steps if s.get("role", "agent") == "agent"]
@@ -54,7 +62,12 @@ def load_windows(store, ids: list[int], mode: str, truncation: str = "terminal")
         if truncation == "drop" and last and last["truncated"] and not last["terminated"]:
             steps, ended = steps[:-1], False
         pairs = [(s["action"], s["observation"], float(s["reward"])) for s in steps]
-        out.extend(episode_windows(ep.episode["first_observation"], pairs, ended, mode, ep.id))
+        wins = episode_windows(ep.episode["first_observation"], pairs, ended, mode, ep.id)
+        if goals_of is not None:
+            info = ep.steps[-1].get("info") if ep.steps else None
+            reached = achieved(goals_of, ep.episode.get("success"), info if isinstance(info, dict) else None)
+            wins = relabel(wins, reached, goals)
+        out.extend(wins)
     if not out:
         raise TrainingError("the dataset is empty: the selected episodes have no steps")
     return out

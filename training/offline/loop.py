@@ -82,11 +82,11 @@ def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | No
         if ds_info.get("query") is not None:  # the run goes on with the data it started with
             query = DatasetQuery(**ds_info["query"])
         comp = ds_info.get("composition") or composition(store, ids, query)
-        windows = load_windows(store, ids, cfg.windows, cfg.truncation)
+        windows = load_windows(store, ids, cfg.windows, cfg.truncation, cfg.task if cfg.goals else None)
     else:
         ids = select_ids(store, query, cfg.top_mode)
         comp = composition(store, ids, query)
-        windows = load_windows(store, ids, cfg.windows, cfg.truncation)
+        windows = load_windows(store, ids, cfg.windows, cfg.truncation, cfg.task if cfg.goals else None)
         lm, tok = build_model(cfg, windows)
         model = PolicyValueModel(lm, cfg.algo, target=cfg.target, pi_beta=cfg.pi_beta, head_bias=cfg.head_bias)
     train_top_layers(model.lm, cfg.train_layers)
@@ -177,6 +177,9 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
                     "composition": prep.composition, "actions": prep.actions}  # fmt: skip
     if acc.is_main_process:
         print(format_composition(prep.composition, f"{cfg.algo} on {cfg.task}: dataset"), file=sys.stderr)
+        note = ds.cut_note(cfg.max_length, cfg.windows)
+        if note:
+            print(note, file=sys.stderr)
     run_config = {**cfg.to_dict(), "dataset": {k: v for k, v in prep.composition.items() if k != "query"}}
     run_id = runs.start_run(store, kind="train", algo=cfg.algo, task=cfg.task, config=run_config,
                             dataset_query=prep.query.to_json(), episode_ids=prep.episode_ids,

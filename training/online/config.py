@@ -108,7 +108,7 @@ def resolve_online(cfg: OnlineConfig, explicit: set[str] | None = None) -> Onlin
     if cfg.windows == "auto":
         cfg.windows = task_fact(cfg.task, "window", "episode")
     checks = (("credit", ("token", "utterance")), ("filter", ("count", "percent")),
-              ("windows", ("step", "episode")))
+              ("windows", ("step", "episode", "history")))
     for name, allowed in checks:
         if getattr(cfg, name) not in allowed:
             raise TrainingError(f"{name} must be one of {', '.join(allowed)}")

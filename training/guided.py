@@ -1,0 +1,188 @@
+"""A language model guided by a goal-conditioned value function: the ``guided:`` agent kind.
+
+Each turn:
+
+1. the language model (``hf:MODEL`` or ``http:MODEL@URL``) proposes up to ``n`` distinct candidate
+   actions (its greedy line first, then samples);
+2. the value checkpoint (``lmrl train mc --goals``, :mod:`training.goals`) predicts, for every
+   candidate and every goal of the task, the probability that the episode ends with that goal
+   reached (``Q(history, goal, candidate)``), and the change against the candidates' mean;
+3. those predictions go back to the language model as a short critique after the history
+   ("1. Is it alive? -> the secret is found: 41 % (+6) ..."), and it answers with the number of
+   its final choice; when its answer names no candidate, the candidate with the best predicted
+   outcome (positive goals up, negative goals down) is played.
+
+The candidates, their predictions, the critique and who chose are the step's notes
+(:meth:`GuidedAgent.step_notes`, stored in the step's ``info["guided"]``) and the watch overlay's
+explanation (:meth:`GuidedAgent.explain`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from envs.core import Text, history_to_str
+from envs.core.explanation import Candidate, Explanation
+from training.errors import TrainingError
+from training.goals import Goal, goal_prompt, goals_for
+
+CHOICE_RE = re.compile(r"\d+")
+
+
+class GuidedAgent:
+    """``proposer`` (an Agent; ``propose(history, n)`` when it has one) guided by ``values`` (a
+    :class:`training.agent.CheckpointAgent` trained with ``--goals``)."""
+
+    kind = "guided"
+
+    def __init__(self, proposer: Any, values: Any, *, n: int = 4, name: str | None = None) -> None:
+        cfg = values.decoder.cfg
+        if not getattr(cfg, "goals", False):
+            raise TrainingError("the value checkpoint of a guided agent must be trained with "
+                                "lmrl train mc --goals")  # fmt: skip
+        self.proposer = proposer
+        self.values = values
+        self.n = max(1, int(n))
+        self.goals: tuple[Goal, ...] = goals_for(cfg.task)
+        self.task_id = cfg.task
+        self.name = name or f"{getattr(proposer, 'name', 'llm')}+{values.name}"
+        self.meta = {**getattr(values, "meta", {}), "guided": True}
+        self._notes: dict[str, Any] | None = None
+        self._last: tuple[str, Explanation] | None = None
+
+    # -- Agent ---------------------------------------------------------------------------------
+    def reset(self, task: Any = None, seed: int | None = None) -> None:
+        spec = getattr(task, "spec", None)
+        if spec is not None and spec.id != self.task_id:
+            raise TrainingError(f"this guided agent's values were trained on {self.task_id}, not {spec.id}")
+        self.proposer.reset(task, seed)
+        self.values.reset(task, seed)
+        self._notes, self._last = None, None
+
+    def act(self, history: Sequence[Text]) -> str:
+        cands = self.propose(history)
+        preds = self.predict(history, cands)
+        text = critique(cands, preds, self.goals)
+        answer = self._ask(history, text, len(cands))
+        best = best_candidate(preds, self.goals)
+        pick, chosen_by = (answer, "model") if answer is not None else (best, "values")
+        self._notes = {"candidates": cands, "predictions": {g: [round(p, 4) for p in ps] for g, ps in preds.items()},
+                       "critique": text, "choice": pick, "chosen_by": chosen_by, "value_choice": best}  # fmt: skip
+        self._last = (history_to_str(history), self._explanation(cands, preds, pick, best, text))
+        return cands[pick]
+
+    def step_notes(self) -> dict[str, Any] | None:
+        """What the last act weighed (stored in the step's ``info["guided"]``), once."""
+        notes, self._notes = self._notes, None
+        return {"guided": notes} if notes else None
+
+    # -- the three parts -----------------------------------------------------------------------
+    def propose(self, history: Sequence[Text]) -> list[str]:
+        """Up to ``n`` distinct candidate lines, the proposer's own (greedy) one first."""
+        if hasattr(self.proposer, "propose"):
+            raw = list(self.proposer.propose(history, self.n))
+        else:
+            raw = [self.proposer.act(history) for _ in range(self.n)]
+        out: list[str] = []
+        for line in raw:
+            text = line.split("\n", 1)[0].strip()
+            if text and text + "\n" not in out:
+                out.append(text + "\n")
+        return out[: self.n] or ["\n"]
+
+    def predict(self, history: Sequence[Text], candidates: Sequence[str]) -> dict[str, list[float]]:
+        """Per goal name: each candidate's predicted probability that the episode reaches it."""
+        from training.explain import token_terms
+
+        h = history_to_str(history)
+        out: dict[str, list[float]] = {}
+        for g in self.goals:
+            terms = token_terms(self.values.decoder, goal_prompt(h, g), candidates)
+            out[g.name] = [min(1.0, max(0.0, float(t["q"][-1]))) for t in terms]
+        return out
+
+    def _ask(self, history: Sequence[Text], text: str, n: int) -> int | None:
+        """The proposer's final choice after the critique (0-based), or None if it names none."""
+        prompt = (*history, Text(text + f"Answer with the number of the best reply (1-{n}): ", False))
+        try:
+            reply = self.proposer.act(prompt)
+        except Exception:  # noqa: BLE001 - a failing final answer falls back to the values
+            return None
+        m = CHOICE_RE.search(reply)
+        k = int(m.group()) if m else 0
+        return k - 1 if 1 <= k <= n else None
+
+    # -- the overlay -----------------------------------------------------------------------------
+    def explain(self, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5) -> Explanation:
+        """The last turn's candidates and predictions when ``history`` is the state it acted in;
+        else a fresh proposal and prediction (no final question)."""
+        h = history_to_str(history)
+        if self._last is not None and self._last[0] == h:
+            return self._last[1]
+        cands = self.propose(history)
+        preds = self.predict(history, cands)
+        best = best_candidate(preds, self.goals)
+        return self._explanation(cands, preds, None, best, critique(cands, preds, self.goals))
+
+    def _explanation(self, cands: list[str], preds: dict[str, list[float]], pick: int | None, best: int,
+                     text: str) -> Explanation:  # fmt: skip
+        score = outcome_scores(preds, self.goals)
+        mean = sum(score) / len(score)
+        rows = [Candidate(a, score[i], mean, score[i] - mean, 1.0 if i == pick else 0.0, 1.0 / len(cands))
+                for i, a in enumerate(cands)]  # fmt: skip
+        order = sorted(range(len(rows)), key=lambda i: -score[i])
+        return Explanation("guided", "value", [rows[i] for i in order], cands[pick] if pick is not None else None,
+                           cands[best], mean, "samples", len(cands), text.strip().splitlines())  # fmt: skip
+
+
+def outcome_scores(preds: dict[str, list[float]], goals: Sequence[Goal]) -> list[float]:
+    """Per candidate: the mean predicted probability of the positive goals minus that of the
+    negative ones (what the value function says is best)."""
+    n = len(next(iter(preds.values())))
+    pos = [g.name for g in goals if g.positive]
+    neg = [g.name for g in goals if not g.positive]
+    out = []
+    for i in range(n):
+        p = sum(preds[g][i] for g in pos) / len(pos) if pos else 0.0
+        q = sum(preds[g][i] for g in neg) / len(neg) if neg else 0.0
+        out.append(p - q)
+    return out
+
+
+def best_candidate(preds: dict[str, list[float]], goals: Sequence[Goal]) -> int:
+    score = outcome_scores(preds, goals)
+    return max(range(len(score)), key=lambda i: score[i])
+
+
+def critique(cands: Sequence[str], preds: dict[str, list[float]], goals: Sequence[Goal]) -> str:
+    """The predictions as a few lines of text: each candidate with each goal's probability and its
+    change against the candidates' mean (the value function's view of how the task unfolds)."""
+    lines = ["\nA value model predicts how the conversation ends after each possible reply:"]
+    means = {g.name: sum(preds[g.name]) / len(cands) for g in goals}
+    for i, a in enumerate(cands):
+        parts = []
+        for g in goals:
+            p = preds[g.name][i]
+            parts.append(f"{g.text}: {p:.0%} ({(p - means[g.name]) * 100:+.0f})")
+        lines.append(f"{i + 1}. {a.strip()} -> " + "; ".join(parts))
+    return "\n".join(lines) + "\n"
+
+
+def load_guided(llm: str, checkpoint: str, *, task: str | None = None, role: str = "agent",
+                n: int = 4, **_: Any) -> GuidedAgent:  # fmt: skip
+    """The ``guided`` agent kind's loader: ``llm`` is ``hf:MODEL`` or ``http:MODEL@URL``."""
+    from envs.core.agents import make_model_agent
+    from training.agent import load_agent
+
+    if not Path(checkpoint).expanduser().exists():
+        raise TrainingError(f"no value checkpoint at {checkpoint}")
+    values = load_agent(str(Path(checkpoint).expanduser()))
+    if task is not None and values.decoder.cfg.task != task:
+        raise TrainingError(f"the value checkpoint {checkpoint} was trained on {values.decoder.cfg.task}, not {task}")
+    proposer = make_model_agent(llm, role)
+    if hasattr(proposer, "do_sample"):
+        proposer.do_sample = False  # its own line is greedy; propose() samples the rest
+    return GuidedAgent(proposer, values, n=n)
