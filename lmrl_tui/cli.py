@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     g = sub.add_parser("generate", parents=[common], help="play episodes with a scripted policy or a checkpoint and store them")
     g.add_argument("task")
     g.add_argument("--episodes", type=_positive, default=100)
-    g.add_argument("--policy", default="behaviour", help="behaviour, strong/optimal, random, or a checkpoint folder")
+    g.add_argument("--policy", default="behaviour", help="behaviour, strong/optimal, random, a checkpoint folder, hf:MODEL, "
+                   "http:MODEL@BASE_URL or guided:LLM+CHECKPOINT (a language model guided by goal values)")
     g.add_argument("--seed", type=_seed, default=0, help="first seed; episode i uses seed+i")
     g.add_argument("--partner", default=None, help="the other side: hf:MODEL or http:MODEL@BASE_URL (default: the built-in partner)")
     g.add_argument("--option", type=task_option, action="append", default=[], metavar="KEY=VALUE",

@@ -208,6 +208,9 @@ class CarDealerTask(TaskBase):
             success_return=None,
             help=CAR_DEALER_HELP,
             options=options,
+            # a dialogue of ~350 tokens (up to ~850): whole-episode windows cut at 256 would lose
+            # the deal, the only reward; one window per turn keeps it
+            window="history",
         )
         self.persona: Persona = sample_persona(random.Random(0))
         self._lines: list[dict[str, Any]] = []

@@ -48,6 +48,7 @@ def test_check_task(task_id: str) -> None:
 def test_facts_on_the_specs() -> None:
     facts = {t: envs.spec(t) for t in envs.core.builtin_ids()}
     assert {t for t, s in facts.items() if s.window == "step"} == {"maze-fo", "chess", "endgames"}
+    assert {t for t, s in facts.items() if s.window == "history"} == {"textnav-fo", "textnav-po", "car-dealer"}
     assert {t for t, s in facts.items() if s.decoding == "rerank"} == {
         "maze-fo", "maze-po", "textnav-fo", "textnav-po", "chess", "endgames"}
     assert {t for t, s in facts.items() if s.reply_kind == "yes-no"} == {"twenty-questions"}

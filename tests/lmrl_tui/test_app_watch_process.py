@@ -18,8 +18,8 @@ from lmrl_tui.app import make_app  # noqa: E402
 from lmrl_tui.screens.dialogs import NewEpisodeDialog  # noqa: E402
 from tests.checkpoint_support import tiny_checkpoint  # noqa: E402
 
-WATCH = """
-import asyncio, json, sys
+HEAD = """
+import asyncio, io, json, sys
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.play import PlayScreen
 
@@ -28,21 +28,28 @@ async def settle(app, pilot):
     await app.workers.wait_for_complete()
     await pilot.pause()
 
+async def watched(app, pilot, task, choice):
+    # Start the agent chosen in the dialog, let it play two steps, show its values (v)
+    app.new_episode(task, seed=4, checkpoint=choice)
+    await pilot.pause()
+    app.screen.query_one("#start").press()
+    await settle(app, pilot)
+    screen = app.screen
+    assert isinstance(screen, PlayScreen), type(screen)
+    for key in ("space", "space", "v"):
+        await pilot.press(key)
+        await settle(app, pilot)
+    return screen
+"""
+
+WATCH = HEAD + """
 async def main():
     app = make_app(DB, player="ann")
     out = {}
     async with app.run_test(size=(140, 44)) as pilot:
-        app.new_episode("maze-fo", seed=4, checkpoint=CKPT)
-        await pilot.pause()
-        app.screen.query_one("#start").press()
-        await settle(app, pilot)
-        screen = app.screen
-        assert isinstance(screen, PlayScreen), type(screen)
+        screen = await watched(app, pilot, "maze-fo", CKPT)
         agent = screen.session.agent
         out["agent"] = [type(agent).__name__, agent.kind, agent.name]
-        for key in ("space", "space", "v"):
-            await pilot.press(key)
-            await settle(app, pilot)
         overlay = screen.query_one("#overlay")
         out["overlay"] = [overlay.for_step, overlay.explanation.algo, len(overlay.explanation.candidates)]
         await pilot.press("m")
@@ -105,36 +112,18 @@ async def test_escape_stops_the_loading_process(store, tmp_path, monkeypatch):
     assert store.count() == 0
 
 
-GUIDED = """
-import asyncio, json, sys
-from lmrl_tui.app import make_app
-from lmrl_tui.screens.play import PlayScreen
-
-async def settle(app, pilot):
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-
+GUIDED = HEAD + """
 async def main():
     app = make_app(DB, player="ann")
     out = {}
     async with app.run_test(size=(140, 50)) as pilot:
-        app.new_episode("twenty-questions", seed=4, checkpoint=CHOICE)
-        await pilot.pause()
-        app.screen.query_one("#start").press()
-        await settle(app, pilot)
-        screen = app.screen
-        assert isinstance(screen, PlayScreen), type(screen)
+        screen = await watched(app, pilot, "twenty-questions", CHOICE)
         agent = screen.session.agent
         out["agent"] = [type(agent).__name__, agent.kind]
-        for key in ("space", "space", "v"):
-            await pilot.press(key)
-            await settle(app, pilot)
         overlay = screen.query_one("#overlay")
         expl = overlay.explanation
         out["overlay"] = [overlay.for_step, expl.algo, len(expl.candidates), expl.notes[:1]]
         from rich.console import Console
-        import io
         console = Console(width=130, record=True, file=io.StringIO())
         console.print(overlay.content)
         out["shown"] = console.export_text()
