@@ -115,14 +115,18 @@ class CheckpointAgent:
 
 
 def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | None = None,
-               temperature: float = 1.0, max_new_tokens: int = 32, **_: Any) -> CheckpointAgent:
-    """Load a checkpoint folder (or a run folder holding ``checkpoint/``) as an Agent.
+               temperature: float = 1.0, max_new_tokens: int = 32, logit_weight: float | None = None,
+               **_: Any) -> CheckpointAgent:  # fmt: skip
+    """Load a checkpoint folder (or a run folder holding ``checkpoint/``) as an Agent
+    (``logit_weight``: the reranker's weight of π_β's log-probability, instead of the checkpoint's).
 
     Raises :class:`training.errors.TrainingError` for a missing or corrupt checkpoint.
     """
     from training.checkpoint import load_checkpoint
 
     model, tok, cfg, meta = load_checkpoint(path)
+    if logit_weight is not None:
+        cfg.logit_weight = float(logit_weight)
     dec = Decoder(model, tok, cfg, decoding=decoding, beta=beta, temperature=temperature,
                   max_new_tokens=max_new_tokens)
     name = f"{cfg.algo}:{Path(meta['path']).resolve().parent.name}/{Path(meta['path']).name}"

@@ -191,6 +191,9 @@ RECIPES: dict[tuple[str, str], dict[str, Any]] = {
     ("maze-fo", "ilql"): {"dedupe": True, "truncation": "drop", "bc_weight": 0.0, "gamma": 0.98,
                           "tau": 0.7, "lr": 3e-4, "max_steps": 6000},
     ("maze-fo", "qsft"): {"dedupe": True, "max_steps": 3000},
+    # Text-Nav: MC's Q of a command the data rarely played is a guess (no conservatism); a little
+    # of π_β's log-probability in the reranker keeps it to what the data did (training/README.md)
+    ("textnav-fo", "mc"): {"logit_weight": 0.1},
 }
 
 

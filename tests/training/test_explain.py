@@ -122,3 +122,15 @@ def test_a_long_history_is_cut_to_what_training_read(checkpoints):
     assert all(len(p) + len(a) == 128 for p, a in rows)
     assert rows[0][0] == encode(dec.tok, long)[-(128 - len(rows[0][1])):]  # cut from the left
     assert dec.sample(long, torch.Generator().manual_seed(0)).endswith("\n")
+
+
+def test_logit_weight_adds_pi_betas_log_probability_to_the_reranker(checkpoints):
+    from training.explain import token_terms
+
+    plain, weighted = load_agent(checkpoints["mc"]), load_agent(checkpoints["mc"], logit_weight=0.5)
+    assert weighted.decoder.cfg.logit_weight == 0.5 and plain.decoder.cfg.logit_weight == 0.0
+    task = state_after(plain, 2, 1)
+    prompt, acts = history_to_str(task.history()), task.legal_actions()
+    diff = weighted.decoder.action_scores(prompt, acts)[0] - plain.decoder.action_scores(prompt, acts)[0]
+    beta = torch.stack([t["logp_beta"].sum() for t in token_terms(plain.decoder, prompt, acts)])
+    assert torch.allclose(diff, 0.5 * beta, atol=1e-4)

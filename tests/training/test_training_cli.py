@@ -61,9 +61,11 @@ def test_train_then_eval_records_run_checkpoint_and_evaluation(tmp_path, capsys)
     row = store.db.execute("SELECT policy, checkpoint_id, normalised_store FROM evaluations").fetchone()
     assert row[0].startswith("pbc:") and row[1] == 1 and row[2] is not None
 
-    args = ep.parse_args([str(tmp_path / "run"), "--episodes", "2", "--sampled", "--decoding", "rerank"])
+    args = ep.parse_args([str(tmp_path / "run"), "--episodes", "2", "--sampled", "--decoding", "rerank",
+                          "--logit-weight", "0.1"])  # fmt: skip
     assert run_eval(args, store) == 0
-    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["method"] == "sampled"
+    res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert res["method"] == "sampled" and res["logit_weight"] == 0.1
 
 
 def test_cli_errors_are_one_line_and_nonzero(tmp_path, capsys):

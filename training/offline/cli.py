@@ -95,6 +95,9 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--decoding", choices=["sample", "greedy", "rerank", "rerank_sample"], default=None,
                         help="decoding (default: the checkpoint's)")
     parser.add_argument("--beta", type=float, default=None, help="value-guided decoding's β (default: the checkpoint's)")
+    parser.add_argument("--logit-weight", type=float, default=None,
+                        help="reranking (MC, ILQL): weight of π_β's log-probability in an action's score "
+                        "(default: the checkpoint's)")  # fmt: skip
     parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature (default: 1.0)")
     parser.add_argument("--sampled", action="store_true",
                         help="play episodes even where exact evaluation exists (maze-fo)")
@@ -113,7 +116,7 @@ def run_eval(args: argparse.Namespace, store) -> int:
         from training.evaluate import evaluate, record_evaluation
 
         agent = load_agent(args.checkpoint, decoding=args.decoding, beta=args.beta,
-                           temperature=args.temperature)  # fmt: skip
+                           temperature=args.temperature, logit_weight=args.logit_weight)  # fmt: skip
         task = args.task or agent.meta.get("task")
         options = dict(getattr(args, "task_options", None) or [])
         if not options and task == agent.meta.get("task"):
@@ -128,6 +131,8 @@ def run_eval(args: argparse.Namespace, store) -> int:
                        progress=False if args.no_progress else None)  # fmt: skip
         if options:
             res["task_options"] = options
+        if args.logit_weight is not None:
+            res["logit_weight"] = args.logit_weight
         res["decoding"] = agent.decoder.decoding
         res["checkpoint"] = agent.meta["path"]
         cid = checkpoint_id_for(store, agent.meta["path"])
