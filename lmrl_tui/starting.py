@@ -68,7 +68,7 @@ def needs_loading(choice: EpisodeChoice) -> bool:
 
 def loading_note(choice: EpisodeChoice) -> str:
     """What the new-episode dialog shows at once while :func:`load_sides` runs in its worker."""
-    what = "the model" if choice.agent.startswith(("hf:", "http:")) or choice.agent in (
+    what = "the model" if choice.agent.startswith(("hf:", "http:", "guided:")) or choice.agent in (
         HUMAN, *envs.policies(choice.task_id)) else "checkpoint"  # fmt: skip
     return f"Loading {what} … (escape: cancel)"
 
