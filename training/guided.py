@@ -173,13 +173,12 @@ def critique(cands: Sequence[str], preds: dict[str, list[float]], goals: Sequenc
 
 def load_guided(llm: str, checkpoint: str, *, task: str | None = None, role: str = "agent",
                 n: int = 4, **_: Any) -> GuidedAgent:  # fmt: skip
-    """The ``guided`` agent kind's loader: ``llm`` is ``hf:MODEL`` or ``http:MODEL@URL``."""
+    """The ``guided`` agent kind's loader: ``llm`` is ``hf:MODEL`` or ``http:MODEL@URL`` (the
+    choice was checked by :func:`envs.core.agents.split_guided`)."""
     from envs.core.agents import make_model_agent
     from training.agent import load_agent
 
-    if not Path(checkpoint).expanduser().exists():
-        raise TrainingError(f"no value checkpoint at {checkpoint}")
-    values = load_agent(str(Path(checkpoint).expanduser()))
+    values = load_agent(str(Path(checkpoint).expanduser()))  # a missing one: load_agent's own error
     if task is not None and values.decoder.cfg.task != task:
         raise TrainingError(f"the value checkpoint {checkpoint} was trained on {values.decoder.cfg.task}, not {task}")
     proposer = make_model_agent(llm, role)

@@ -54,6 +54,7 @@ class ProcessAgent:
         self.kind = "hf" if choice.startswith("hf:") else "checkpoint"
         self.name = choice
         self.meta: dict[str, Any] | None = None
+        self._notes: dict[str, Any] | None = None
         self._task: Any = None
         self._lock = threading.Lock()
         self._closed = False
@@ -136,7 +137,7 @@ class ProcessAgent:
 
     def step_notes(self) -> dict[str, Any] | None:
         """What the agent in the child said about its last action (a guided agent's candidates), once."""
-        notes, self._notes = getattr(self, "_notes", None), None
+        notes, self._notes = self._notes, None
         return notes
 
     def explain(self, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5) -> Explanation:
