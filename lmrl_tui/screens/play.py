@@ -176,6 +176,8 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
             self._show_summary()
             return
         role = s.task.spec.roles[0]
+        # an agent that waits for a key (auto-play off, a cancelled move) is not said to think
+        self.view.agent_paused = not (s.human_acts or self.takeover or self.auto)
         if s.human_acts or self.takeover:
             self.view.set_turn(role, True)
         else:
@@ -250,6 +252,9 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
         if s.human_acts or s.done or self._busy or self.takeover:
             return
         self._busy = self.thinking = True
+        if self.view.agent_paused:  # stepped by hand: now it does think
+            self.view.agent_paused = False
+            self.view.set_turn(s.task.spec.roles[0], False)
         played = len(s.transitions)
         self.set_timer(THINKING_NOTE_AFTER, lambda: self._show_thinking(played))
         self._agent_step_worker()
@@ -338,11 +343,11 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
             self.hand_back(auto=True)
             return
         self.auto = not self.auto
-        if self.auto and not self._busy:
-            self._schedule_agent()
-        elif not self.auto and self._auto_timer is not None:
+        if not self.auto and self._auto_timer is not None:
             self._auto_timer.stop()
         self._refresh()
+        if not self._busy:  # schedules the agent (auto on) and says whether it waits for a key
+            self._next_turn()
 
     def action_faster(self) -> None:
         self.speed_index = min(self.speed_index + 1, len(SPEEDS) - 1)

@@ -50,8 +50,19 @@ class TaskView(Widget):
         """Redraw from the task's structured state (after reset and after every step)."""
         raise NotImplementedError
 
+    agent_paused = False
+    """Set by the play screen: the agent is to move but waits for a key (auto-play off, or its
+    move was cancelled), so the view must not say that it is thinking."""
+
     def set_turn(self, role: str | None, human: bool) -> None:
         """Whose turn it is; ``human`` says whether the person at the keyboard should act now."""
+
+    def agent_turn_text(self, role: str, thinking: str) -> str:
+        """What the view says while ``role`` (an agent, not the person) is to move: ``thinking``,
+        or, when the agent waits for a key, how to make it move."""
+        if self.agent_paused:
+            return f"{role.capitalize()} (the agent) to move: space steps, p auto-plays"
+        return thinking
 
     def step_note(self, info: dict[str, Any], state: dict[str, Any]) -> str | None:
         """A few words for the moves log about the step just played (its ``info``, the task's

@@ -265,7 +265,7 @@ class ChatView(TaskView):
             text = (
                 ""
                 if self.state.get("done") or acting is None
-                else f"{acting.capitalize()} is thinking…"
+                else self.agent_turn_text(acting, f"{acting.capitalize()} is thinking…")
             )
         self.query_one("#chat-turn", Static).update(text)
 
