@@ -11,6 +11,20 @@ Valuation of a car: ``s = brand match + type match + share of wanted features`` 
 is acceptable when it matches the brand or the type and ``s >= pickiness``; the most the buyer
 pays is ``min(budget, MSRP * (0.8 + 0.2 * s / 3))`` (rounded down to $100).
 
+**Biased buyers** (the task option ``buyer_bias``; none by default): a suboptimal partner that a
+seller can steer, for offline RL that learns to influence people (``training/README.md``).
+
+* ``anchoring``: the first asking price the seller names for a car is an anchor. When it lies above
+  the buyer's top price, the top price moves 60 % of the way towards it, up to 20 % over the budget.
+* ``feature``: the buyer overvalues one of its preferred features. Once the seller has said that
+  the car under discussion has it, the buyer pays up to 110 % of the list price, again up to 20 %
+  over the budget.
+
+A biased buyer lets it show now and then: an anchored buyer says that a high first price must mean
+a good car; a feature lover says what matters most when it states its wishes. Neither the persona
+line nor anything the seller sees names the bias; the episode's last ``info`` does
+(``buyer_bias``).
+
 It ends the negotiation with LMRL's Output line appended to its reply after a space
 (``"Deal, I'll take it. Output: Decision=Accept MSRP=$32,000 Buy Price=$29,500"``). The MSRP is the
 list price of the car under discussion (for a car not in our inventory, the first price the seller
@@ -66,6 +80,18 @@ def _floor100(x: float) -> int:
     return int(math.floor(x / 100.0) * 100)
 
 
+BIASES = ("none", "anchoring", "feature")
+"""What a biased buyer can be (``none``: the honest buyer above)."""
+BIAS_CAP = 1.2
+"""A biased buyer pays at most this multiple of its budget."""
+ANCHOR_PULL = 0.6
+"""How far an anchoring buyer's top price moves towards a higher first asking price."""
+FEATURE_PREMIUM = 1.1
+"""A feature-loving buyer's top price as a multiple of the list price once its feature is named."""
+
+_ANCHORED = "Well, at that price it must be a very good car."
+_FEATURE_FIRST = "Above all, it must have {feature}."
+
 _PATIENCE = {"angry": (7, 14), "abusive": (7, 14), "toxic": (8, 15), "rude": (8, 16),
              "talkative": (14, 25)}  # fmt: skip
 
@@ -76,9 +102,12 @@ class PersonaBuyer:
     kind = "scripted"
     name = "persona-buyer"
 
-    def __init__(self, persona: Persona | None = None) -> None:
+    def __init__(self, persona: Persona | None = None, bias: str = "none", bias_feature: str | None = None) -> None:
+        if bias not in BIASES:
+            raise ValueError(f"unknown buyer bias {bias!r}; choose from {', '.join(BIASES)}")
         self._fixed = persona
         self.persona: Persona | None = persona
+        self.bias, self.bias_feature = self._fixed_bias = (bias, bias_feature)
         self._rng = random.Random()
         self.last_understood: bool | None = None
         self._init_traits()
@@ -87,6 +116,7 @@ class PersonaBuyer:
     def reset(self, task: Any = None, seed: int | None = None) -> None:
         """Take the persona from ``task.persona`` (or the one given at construction); draw traits."""
         self.persona = getattr(task, "persona", None) or self._fixed
+        self.bias, self.bias_feature = getattr(task, "buyer_bias", None) or self._fixed_bias
         self._rng = random.Random(seed)
         self._init_traits()
 
@@ -134,6 +164,11 @@ class PersonaBuyer:
         self.said_over = False
         self.decided: tuple[bool, int, int | None] | None = None
         self.last_understood = None
+        self.anchors: dict[str, int] = {}
+        """Anchoring: the first asking price named for each car."""
+        self.feature_named: set[str] = set()
+        """Feature bias: the cars the seller said have the overvalued feature."""
+        self.showed_bias = False
 
     def describe(self) -> dict[str, Any]:
         """The buyer's inner state, JSON-serialisable (for the app and tests)."""
@@ -164,7 +199,16 @@ class PersonaBuyer:
     def max_price(self, offer: Offer) -> int:
         assert self.persona is not None
         msrp = offer.msrp or offer.asking or self.persona.budget
-        return min(self.persona.budget, _floor100(msrp * (0.8 + 0.2 * self.match(offer) / 3)))
+        top = min(self.persona.budget, _floor100(msrp * (0.8 + 0.2 * self.match(offer) / 3)))
+        if self.bias == "none":
+            return top
+        cap = _floor100(self.persona.budget * BIAS_CAP)
+        anchor = self.anchors.get(offer.name)
+        if self.bias == "anchoring" and anchor is not None and anchor > top:
+            top = min(cap, max(top, _floor100(top + ANCHOR_PULL * (anchor - top))))
+        elif self.bias == "feature" and offer.name in self.feature_named:
+            top = min(cap, max(top, _floor100(msrp * FEATURE_PREMIUM)))
+        return top
 
     # -- talking -----------------------------------------------------------------------------
     def _say(self, intent: str, **kw: Any) -> str:
@@ -242,6 +286,8 @@ class PersonaBuyer:
                 parts.append(self._say("prefs"))
         if u.ask_needs:
             parts.append(self._say("prefs"))
+            if self.bias == "feature" and self.bias_feature and self._rng.random() < 0.5:
+                parts.append(_FEATURE_FIRST.format(feature=self.bias_feature))
         elif u.ask_features:
             parts.append(self._say("features"))
         if u.ask_budget:
@@ -265,6 +311,8 @@ class PersonaBuyer:
             parts.append(self._say("like_car"))
         if o is not None:
             self._react_features(u, o, parts)
+            if self.bias != "none":
+                self._note_bias(u, o, parts)
             if o.asking is None:
                 if not u.ask_budget:
                     parts.append(self._say("ask_price"))
@@ -306,6 +354,17 @@ class PersonaBuyer:
             self.offer.msrp = self.offer.msrp or price
             self.offer.asking = price
         return False
+
+    def _note_bias(self, u: Understanding, o: Offer, parts: list[str]) -> None:
+        """What a biased buyer takes from the seller's line about the car under discussion."""
+        if self.bias == "anchoring" and o.asking is not None and o.name not in self.anchors:
+            honest = min(self.persona.budget, _floor100((o.msrp or o.asking) * (0.8 + 0.2 * self.match(o) / 3)))
+            self.anchors[o.name] = o.asking
+            if o.asking > honest and not self.showed_bias and self._rng.random() < 0.5:
+                self.showed_bias = True
+                parts.append(_ANCHORED)
+        elif self.bias == "feature" and self.bias_feature in u.features and self.bias_feature in o.features:
+            self.feature_named.add(o.name)
 
     def _react_features(self, u: Understanding, o: Offer, parts: list[str]) -> None:
         assert self.persona is not None

@@ -18,6 +18,9 @@ returns one line), default :class:`envs.car_dealer.partner.PersonaBuyer`; ``part
 list of recorded replies, played back in order) replays human- or model-partner episodes exactly.
 Each step's ``info["partner_replies"]`` records what the partner said in that step. Replies are
 read as one line (control characters and newlines become spaces, at most 2,000 characters).
+Option ``buyer_bias`` (``none`` by default; ``anchoring``, ``feature`` or ``mixed``) makes the
+embedded buyer a biased one that a seller can steer (see :mod:`envs.car_dealer.partner`); the
+last step's ``info["buyer_bias"]`` then says which bias the episode's buyer had.
 A person playing the buyer answers with :func:`buyer_message` lines and ends the talk with
 :func:`buyer_decision` (the chat line plus the Output line); :func:`is_decision_prompt` tells when
 the task forces the decision, :func:`offers` lists the prices on the table (what a person's
@@ -54,7 +57,7 @@ from envs.car_dealer.data import (
     persona_line,
     sample_persona,
 )
-from envs.car_dealer.partner import PersonaBuyer, ReplayPartner
+from envs.car_dealer.partner import BIASES, PersonaBuyer, ReplayPartner
 from envs.car_dealer.text import MAX_PARSE_CHARS, clean, find_car, find_prices
 from envs.core import Agent, InvalidInput, Step, TaskBase, TaskSpec, Text, TextHistory
 
@@ -173,6 +176,23 @@ def buyer_decision(message: str, accept: bool, msrp: int, buy_price: int | None 
     return f"{text} {out}\n" if text else out + "\n"
 
 
+BUYER_BIASES = ("none", "anchoring", "feature", "mixed")
+"""The ``buyer_bias`` option: the embedded buyer's bias (``mixed``: each episode draws one of
+none, anchoring and feature from its seed); see :mod:`envs.car_dealer.partner`."""
+
+
+def draw_bias(option: str, persona: Persona, seed: int | None) -> tuple[str, str | None]:
+    """The episode's (bias, overvalued feature) for the ``buyer_bias`` option, from its own random
+    stream (the persona and the buyer's traits are drawn as without a bias)."""
+    if option == "none":
+        return ("none", None)
+    rng = random.Random(f"buyer-bias/{seed}")
+    kind = rng.choice(BIASES) if option == "mixed" else option
+    if kind == "feature" and not persona.preferred_features:
+        return ("none", None)
+    return (kind, rng.choice(sorted(persona.preferred_features)) if kind == "feature" else None)
+
+
 class CarDealerTask(TaskBase):
     """The seller's side of LMRL's Car Dealer; see the module docstring."""
 
@@ -182,9 +202,12 @@ class CarDealerTask(TaskBase):
         partner: Agent | None = None,
         partner_replies: Sequence[str] | None = None,
         max_texts: int = MAX_TEXTS,
+        buyer_bias: str = "none",
     ) -> None:
         if reward_mode not in REWARD_RANGES:
             raise ValueError(f"unknown reward_mode {reward_mode!r}; choose fancy or revenue")
+        if buyer_bias not in BUYER_BIASES:
+            raise ValueError(f"unknown buyer_bias {buyer_bias!r}; choose from {', '.join(BUYER_BIASES)}")
         if partner is not None and partner_replies is not None:
             raise ValueError("give either partner or partner_replies, not both")
         self.reward_mode = reward_mode
@@ -193,6 +216,11 @@ class CarDealerTask(TaskBase):
             partner = ReplayPartner(list(partner_replies))
         self.partner: Agent = partner if partner is not None else PersonaBuyer()
         options: dict[str, Any] = {"reward_mode": reward_mode, "max_texts": self.max_texts}
+        self.bias_option = buyer_bias
+        self.buyer_bias: tuple[str, str | None] = ("none", None)
+        """This episode's (bias, overvalued feature), drawn at reset; the persona buyer reads it."""
+        if buyer_bias != "none":
+            options["buyer_bias"] = buyer_bias
         if partner_replies is not None:
             options["partner_replies"] = list(partner_replies)
         self.spec = TaskSpec(
@@ -226,6 +254,7 @@ class CarDealerTask(TaskBase):
         rng = random.Random(seed)
         given = (options or {}).get("persona")
         self.persona = Persona.from_json(given) if given is not None else sample_persona(rng)
+        self.buyer_bias = draw_bias(self.bias_option, self.persona, seed)
         self.partner.reset(self, None if seed is None else seed * 1_000_003 + 7)
         self._lines = []
         self._hist = [Text(START, False)]
@@ -294,6 +323,8 @@ class CarDealerTask(TaskBase):
                 forced=forced,
                 persona=self.persona.to_json(),
             )
+            if self.bias_option != "none":
+                info["buyer_bias"] = {"kind": self.buyer_bias[0], "feature": self.buyer_bias[1]}
         self._last = {"understood": understood, "forced": forced}
         return Step(visible, reward, decision is not None, done and decision is None, info)
 

@@ -143,6 +143,8 @@ _QUESTIONS = (
 _CAR_DEALER = (
     OptionSpec("reward_mode", "choice", "fancy", ("fancy", "revenue"), "LMRL's reward: fancy or revenue"),
     _int("max_texts", 50, "utterances of both sides before the talk is cut", minimum=2),
+    OptionSpec("buyer_bias", "choice", "none", ("none", "anchoring", "feature", "mixed"),
+               "a biased embedded buyer a seller can steer (mixed: drawn per episode)"),
 )  # fmt: skip
 
 DECLARED: dict[str, tuple[OptionSpec, ...]] = {
