@@ -27,12 +27,14 @@ class CheckpointAgent:
     kind = "checkpoint"
 
     def __init__(self, decoder: Decoder, name: str, meta: dict[str, Any],
-                 candidates: Sequence[str] | None = None) -> None:  # fmt: skip
+                 candidates: Sequence[str] | None = None, partner_model: Any = None) -> None:  # fmt: skip
         self.decoder = decoder
         self.name = name
         self.meta = meta
         self.candidates = list(candidates or [])
         """Actions to choose among where the task lists none (reranking decodings only)."""
+        self.partner_model = partner_model
+        """A checkpoint trained with ``--partner-model``: its :class:`training.partner_model.PartnerModel`."""
         self._task = None
         self._gen = torch.Generator().manual_seed(0)
 
@@ -53,8 +55,18 @@ class CheckpointAgent:
         legal = task.legal_actions() if task is not None else None
         return list(legal) if legal else (self.candidates or None)
 
+    def prompt(self, history: Sequence[Text]) -> str:
+        """The model's input for a history: ``history_to_str``, then the partner model's line when
+        the checkpoint was trained with one (what its training prompts ended with)."""
+        text = history_to_str(history)
+        if self.partner_model is not None:
+            from training.partner_model import said_by_partner
+
+            text += self.partner_model.line(said_by_partner(history))
+        return text
+
     def act(self, history: Sequence[Text]) -> str:
-        prompt = history_to_str(history)
+        prompt = self.prompt(history)
         choices = self.choices(self._task)
         if choices:
             return self.decoder.choose(prompt, choices, self._gen)
@@ -66,7 +78,7 @@ class CheckpointAgent:
         episode's own generator): the reranked ones in one scoring pass, the rest generated in one
         batch. ``memos``: one dict per episode, kept by the caller for the episode's length (the
         decoder's cache of its prompt lives there). Returns (actions, cut flags)."""
-        prompts = [history_to_str(t.history()) for t in tasks]
+        prompts = [self.prompt(t.history()) for t in tasks]
         legal = [self.choices(t) for t in tasks]
         ranked = [i for i, acts in enumerate(legal) if acts]
         free = [i for i, acts in enumerate(legal) if not acts]
@@ -96,7 +108,7 @@ class CheckpointAgent:
 
         data = None if legal else self.choices(None)  # the data's actions (a reranking decoding)
         if data:  # the ones the agent ranks highest (all of them: thousands of rows to score)
-            scores, _ = self.decoder.action_scores(history_to_str(history), data)
+            scores, _ = self.decoder.action_scores(self.prompt(history), data)
             best = torch.topk(scores, min(len(data), 3 * top)).indices.tolist()
             return explain(self, history, [data[i] for i in best], top=top,
                            source=f"top-ranked of the data's {len(data)} actions")  # fmt: skip
@@ -111,7 +123,7 @@ class CheckpointAgent:
 
     def action_distribution(self, history: Sequence[Text], actions: Sequence[str]) -> list[float]:
         """Exact probabilities of ``actions`` given ``history`` (used for exact evaluation)."""
-        return self.decoder.action_distribution(history_to_str(history), actions)
+        return self.decoder.action_distribution(self.prompt(history), actions)
 
 
 def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | None = None,
@@ -131,7 +143,20 @@ def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | N
                   max_new_tokens=max_new_tokens)
     name = f"{cfg.algo}:{Path(meta['path']).resolve().parent.name}/{Path(meta['path']).name}"
     meta = {**meta, "task_options": dict(cfg.task_options)}
-    return CheckpointAgent(dec, name, meta, _data_actions(Path(meta["path"])))
+    return CheckpointAgent(dec, name, meta, _data_actions(Path(meta["path"])), _partner_model(Path(meta["path"])))
+
+
+def _partner_model(folder: Path) -> Any:
+    """The partner model a checkpoint was trained with (None: none, or an older checkpoint)."""
+    try:
+        obj = json.loads((folder / "dataset.json").read_text()).get("partner_model")
+    except (OSError, ValueError):
+        return None
+    if not obj:
+        return None
+    from training.partner_model import PartnerModel
+
+    return PartnerModel.from_json(obj)
 
 
 def _data_actions(folder: Path) -> list[str]:

@@ -66,6 +66,9 @@ class TrainConfig:
     goals: bool = setting(False, "MC: a goal-conditioned value function (each episode once per goal of "
                           "its task, the goal's line before each action, reward 1 when the episode "
                           "reached it; the value model of a guided: agent)", switch=True)
+    partner_model: bool = setting(False, "condition the policy and values on a partner model learnt "
+                                  "from the same data (its belief about the partner's type, one line "
+                                  "before each action; car-dealer with buyer_bias)", switch=True)
     dedupe: bool = setting(False, "train on one copy of each distinct window (deterministic tasks; "
                            "value learning)", switch=True)
     top_mode: str = setting("ties", "%BC with --top-percent: ties (NumPy percentile, ties kept) or "
@@ -194,6 +197,7 @@ RECIPES: dict[tuple[str, str], dict[str, Any]] = {
     # Text-Nav: MC's Q of a command the data rarely played is a guess (no conservatism); a little
     # of π_β's log-probability in the reranker keeps it to what the data did (training/README.md)
     ("textnav-fo", "mc"): {"logit_weight": 0.1},
+    ("textnav-po", "mc"): {"logit_weight": 0.1},  # carried over from textnav-fo, not tuned on po
 }
 
 
@@ -219,6 +223,13 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
             cfg.gamma = 1.0  # Q = the probability that the episode reaches the goal
         if "reward_scale" not in explicit:
             cfg.reward_scale = 1.0
+    if cfg.partner_model:
+        if cfg.goals:
+            raise ValueError("--partner-model and --goals do not combine yet: choose one")
+        if cfg.windows == "auto":
+            cfg.windows = "history"
+        if cfg.windows == "episode":
+            raise ValueError("--partner-model needs one window per step: --windows history (or step)")
     if cfg.windows == "auto":
         # One (state, action) window per step where the observation is the whole state (LMRL).
         cfg.windows = task_fact(cfg.task, "window", "episode")

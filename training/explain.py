@@ -83,6 +83,12 @@ def token_terms(decoder, prompt: str, actions: Sequence[str]) -> list[dict[str, 
     return rows
 
 
+def _prompt(agent, history: Sequence[Text]) -> str:
+    """The agent's own input for ``history`` (a partner-conditioned checkpoint adds its line)."""
+    prompt = getattr(agent, "prompt", None)
+    return prompt(history) if callable(prompt) else history_to_str(history)
+
+
 def candidate_actions(agent, history: Sequence[Text], legal: Sequence[str] | None,
                       samples: int = 6) -> tuple[list[str], str]:  # fmt: skip
     """(candidates, where from): the legal actions, else up to ``samples`` distinct utterances
@@ -90,7 +96,7 @@ def candidate_actions(agent, history: Sequence[Text], legal: Sequence[str] | Non
     if legal:
         return list(dict.fromkeys(legal)), "legal actions"
     dec = agent.decoder
-    prompt = history_to_str(history)
+    prompt = _prompt(agent, history)
     gen = torch.Generator().manual_seed(0)
     found = [dec.sample(prompt, gen, greedy=True)]
     for _ in range(samples - 1):
@@ -112,7 +118,7 @@ def explain(agent, history: Sequence[Text], legal: Sequence[str] | None = None, 
     ``source``: where ``legal`` came from, in words (default: ``legal actions``)."""
     dec = agent.decoder
     algo = dec.algo
-    prompt = history_to_str(history)
+    prompt = _prompt(agent, history)
     actions, found = candidate_actions(agent, history, legal)
     source = source or found
     terms = token_terms(dec, prompt, actions)

@@ -11,19 +11,8 @@ Valuation of a car: ``s = brand match + type match + share of wanted features`` 
 is acceptable when it matches the brand or the type and ``s >= pickiness``; the most the buyer
 pays is ``min(budget, MSRP * (0.8 + 0.2 * s / 3))`` (rounded down to $100).
 
-**Biased buyers** (the task option ``buyer_bias``; none by default): a suboptimal partner that a
-seller can steer, for offline RL that learns to influence people (``training/README.md``).
-
-* ``anchoring``: the first asking price the seller names for a car is an anchor. When it lies above
-  the buyer's top price, the top price moves 60 % of the way towards it, up to 20 % over the budget.
-* ``feature``: the buyer overvalues one of its preferred features. Once the seller has said that
-  the car under discussion has it, the buyer pays up to 110 % of the list price, again up to 20 %
-  over the budget.
-
-A biased buyer lets it show now and then: an anchored buyer says that a high first price must mean
-a good car; a feature lover says what matters most when it states its wishes. Neither the persona
-line nor anything the seller sees names the bias; the episode's last ``info`` does
-(``buyer_bias``).
+Biased buyers (the task option ``buyer_bias``), a partner a seller can steer: see the biased-buyer
+section of :mod:`.data`.
 
 It ends the negotiation with LMRL's Output line appended to its reply after a space
 (``"Deal, I'll take it. Output: Decision=Accept MSRP=$32,000 Buy Price=$29,500"``). The MSRP is the
@@ -40,11 +29,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envs.car_dealer.data import (
+    BIASES,
+    FEATURE_FIRST,
     OUTPUT_PREFIX,
     Car,
     Persona,
+    biased_top,
     join_words,
     money,
+    note_bias,
     output_text,
     parse_persona_line,
     phrases,
@@ -79,18 +72,6 @@ class Offer:
 def _floor100(x: float) -> int:
     return int(math.floor(x / 100.0) * 100)
 
-
-BIASES = ("none", "anchoring", "feature")
-"""What a biased buyer can be (``none``: the honest buyer above)."""
-BIAS_CAP = 1.2
-"""A biased buyer pays at most this multiple of its budget."""
-ANCHOR_PULL = 0.6
-"""How far an anchoring buyer's top price moves towards a higher first asking price."""
-FEATURE_PREMIUM = 1.1
-"""A feature-loving buyer's top price as a multiple of the list price once its feature is named."""
-
-_ANCHORED = "Well, at that price it must be a very good car."
-_FEATURE_FIRST = "Above all, it must have {feature}."
 
 _PATIENCE = {"angry": (7, 14), "abusive": (7, 14), "toxic": (8, 15), "rude": (8, 16),
              "talkative": (14, 25)}  # fmt: skip
@@ -200,15 +181,7 @@ class PersonaBuyer:
         assert self.persona is not None
         msrp = offer.msrp or offer.asking or self.persona.budget
         top = min(self.persona.budget, _floor100(msrp * (0.8 + 0.2 * self.match(offer) / 3)))
-        if self.bias == "none":
-            return top
-        cap = _floor100(self.persona.budget * BIAS_CAP)
-        anchor = self.anchors.get(offer.name)
-        if self.bias == "anchoring" and anchor is not None and anchor > top:
-            top = min(cap, max(top, _floor100(top + ANCHOR_PULL * (anchor - top))))
-        elif self.bias == "feature" and offer.name in self.feature_named:
-            top = min(cap, max(top, _floor100(msrp * FEATURE_PREMIUM)))
-        return top
+        return top if self.bias == "none" else biased_top(self, offer, top, msrp)
 
     # -- talking -----------------------------------------------------------------------------
     def _say(self, intent: str, **kw: Any) -> str:
@@ -287,7 +260,7 @@ class PersonaBuyer:
         if u.ask_needs:
             parts.append(self._say("prefs"))
             if self.bias == "feature" and self.bias_feature and self._rng.random() < 0.5:
-                parts.append(_FEATURE_FIRST.format(feature=self.bias_feature))
+                parts.append(FEATURE_FIRST.format(feature=self.bias_feature))
         elif u.ask_features:
             parts.append(self._say("features"))
         if u.ask_budget:
@@ -312,7 +285,7 @@ class PersonaBuyer:
         if o is not None:
             self._react_features(u, o, parts)
             if self.bias != "none":
-                self._note_bias(u, o, parts)
+                note_bias(self, u, o, parts)
             if o.asking is None:
                 if not u.ask_budget:
                     parts.append(self._say("ask_price"))
@@ -354,17 +327,6 @@ class PersonaBuyer:
             self.offer.msrp = self.offer.msrp or price
             self.offer.asking = price
         return False
-
-    def _note_bias(self, u: Understanding, o: Offer, parts: list[str]) -> None:
-        """What a biased buyer takes from the seller's line about the car under discussion."""
-        if self.bias == "anchoring" and o.asking is not None and o.name not in self.anchors:
-            honest = min(self.persona.budget, _floor100((o.msrp or o.asking) * (0.8 + 0.2 * self.match(o) / 3)))
-            self.anchors[o.name] = o.asking
-            if o.asking > honest and not self.showed_bias and self._rng.random() < 0.5:
-                self.showed_bias = True
-                parts.append(_ANCHORED)
-        elif self.bias == "feature" and self.bias_feature in u.features and self.bias_feature in o.features:
-            self.feature_named.add(o.name)
 
     def _react_features(self, u: Understanding, o: Offer, parts: list[str]) -> None:
         assert self.persona is not None
@@ -424,26 +386,3 @@ class PersonaBuyer:
         if c >= ask:
             return None if ask <= top else top
         return c
-
-
-class ReplayPartner:
-    """Plays back recorded partner replies in order (human-partner episodes replay exactly)."""
-
-    kind = "replay"
-    name = "replay"
-
-    def __init__(self, replies: Sequence[str]) -> None:
-        self.replies = list(replies)
-        self._i = 0
-
-    def reset(self, task: Any = None, seed: int | None = None) -> None:
-        self._i = 0
-
-    def act(self, history: Sequence[Text]) -> str:
-        if self._i >= len(self.replies):
-            raise RuntimeError(
-                f"the recorded partner replies ran out after {len(self.replies)}; "
-                "the seller's actions differ from the recorded episode"
-            )
-        self._i += 1
-        return self.replies[self._i - 1]

@@ -49,15 +49,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from envs.car_dealer.data import (
+    BUYER_BIASES,
     OUTPUT_PREFIX,
     Decision,
     Persona,
+    draw_bias,
     output_text,
     parse_output,
     persona_line,
     sample_persona,
 )
-from envs.car_dealer.partner import BIASES, PersonaBuyer, ReplayPartner
+from envs.car_dealer.partner import PersonaBuyer
 from envs.car_dealer.text import MAX_PARSE_CHARS, clean, find_car, find_prices
 from envs.core import Agent, InvalidInput, Step, TaskBase, TaskSpec, Text, TextHistory
 
@@ -176,21 +178,27 @@ def buyer_decision(message: str, accept: bool, msrp: int, buy_price: int | None 
     return f"{text} {out}\n" if text else out + "\n"
 
 
-BUYER_BIASES = ("none", "anchoring", "feature", "mixed")
-"""The ``buyer_bias`` option: the embedded buyer's bias (``mixed``: each episode draws one of
-none, anchoring and feature from its seed); see :mod:`envs.car_dealer.partner`."""
+class ReplayPartner:
+    """Plays back recorded partner replies in order (human-partner episodes replay exactly)."""
 
+    kind = "replay"
+    name = "replay"
 
-def draw_bias(option: str, persona: Persona, seed: int | None) -> tuple[str, str | None]:
-    """The episode's (bias, overvalued feature) for the ``buyer_bias`` option, from its own random
-    stream (the persona and the buyer's traits are drawn as without a bias)."""
-    if option == "none":
-        return ("none", None)
-    rng = random.Random(f"buyer-bias/{seed}")
-    kind = rng.choice(BIASES) if option == "mixed" else option
-    if kind == "feature" and not persona.preferred_features:
-        return ("none", None)
-    return (kind, rng.choice(sorted(persona.preferred_features)) if kind == "feature" else None)
+    def __init__(self, replies: Sequence[str]) -> None:
+        self.replies = list(replies)
+        self._i = 0
+
+    def reset(self, task: Any = None, seed: int | None = None) -> None:
+        self._i = 0
+
+    def act(self, history: Sequence[Text]) -> str:
+        if self._i >= len(self.replies):
+            raise RuntimeError(
+                f"the recorded partner replies ran out after {len(self.replies)}; "
+                "the seller's actions differ from the recorded episode"
+            )
+        self._i += 1
+        return self.replies[self._i - 1]
 
 
 class CarDealerTask(TaskBase):

@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 
 import envs
-from envs.car_dealer.data import Persona
-from envs.car_dealer.partner import BIAS_CAP, PersonaBuyer
-from envs.car_dealer.task import draw_bias
+from envs.car_dealer.data import BIAS_CAP, Persona, draw_bias
+from envs.car_dealer.partner import PersonaBuyer
 from envs.core.agents import make_agent
 from envs.core.episode import run_episode
 

@@ -41,7 +41,7 @@ def select_ids(store, query: DatasetQuery, top_mode: str = "ties") -> list[int]:
 
 
 def load_windows(store, ids: list[int], mode: str, truncation: str = "terminal",
-                 goals_of: str | None = None) -> list[Window]:  # fmt: skip
+                 goals_of: str | None = None, partner_model: Any = None) -> list[Window]:  # fmt: skip
     """LMRL windows of the episodes (agent steps only; ``mode`` is ``step``, ``history`` or
     ``episode``).
 
@@ -49,6 +49,8 @@ def load_windows(store, ids: list[int], mode: str, truncation: str = "terminal",
     ``"drop"`` drops the timed-out last step and bootstraps from the state before it.
     ``goals_of`` (a task id): one copy of each episode per goal of that task, relabelled
     (:func:`training.goals.relabel`).
+    ``partner_model`` (a :class:`training.partner_model.PartnerModel`): every prompt ends with its
+    line after what the partner had said by then (:func:`training.partner_model.condition`).
     """
     if goals_of is not None:
         from training.goals import achieved, goals_for, relabel
@@ -63,6 +65,10 @@ def load_windows(store, ids: list[int], mode: str, truncation: str = "terminal",
             steps, ended = steps[:-1], False
         pairs = [(s["action"], s["observation"], float(s["reward"])) for s in steps]
         wins = episode_windows(ep.episode["first_observation"], pairs, ended, mode, ep.id)
+        if partner_model is not None:
+            from training.partner_model import condition
+
+            wins = condition(wins, partner_model, [p[1] for p in pairs])
         if goals_of is not None:
             info = ep.steps[-1].get("info") if ep.steps else None
             reached = achieved(goals_of, ep.episode.get("success"), info if isinstance(info, dict) else None)
@@ -71,6 +77,24 @@ def load_windows(store, ids: list[int], mode: str, truncation: str = "terminal",
     if not out:
         raise TrainingError("the dataset is empty: the selected episodes have no steps")
     return out
+
+
+def fit_partner_model(store, ids: list[int], task_id: str) -> Any:
+    """The partner model of ``lmrl train --partner-model``, fitted on the selected episodes whose
+    partner type is recorded (:func:`training.partner_model.fit`)."""
+    from training.partner_model import fit, partner_label
+
+    labelled = []
+    for ep in load_episodes(store, ids):
+        steps = [s for s in ep.steps if s.get("role", "agent") == "agent"]
+        info = ep.steps[-1].get("info") if ep.steps else None
+        label = partner_label(task_id, info if isinstance(info, dict) else None)
+        if label is not None:
+            labelled.append(([s["observation"] for s in steps], label))
+    try:
+        return fit(task_id, labelled)
+    except ValueError as e:
+        raise TrainingError(str(e)) from None
 
 
 MAX_CANDIDATES = 4096

@@ -25,7 +25,14 @@ from training.config import TrainConfig
 from training.dataset import PackedDataset
 from training.errors import TrainingError
 from training.models import LossModule, PolicyValueModel, load_lm, tiny_lm, train_top_layers
-from training.offline.data_source import dataset_actions, load_windows, segment_texts, select_ids
+from training.offline.data_source import (
+    dataset_actions,
+    fit_partner_model,
+    load_windows,
+    segment_texts,
+    select_ids,
+)
+from training.partner_model import PartnerModel
 
 
 @dataclass
@@ -39,6 +46,8 @@ class Prepared:
     """What the episodes are (:func:`data.composition.composition`), saved with the run."""
     actions: list[str] = field(default_factory=list)
     """The data's distinct actions, most frequent first (:func:`dataset_actions`)."""
+    partner_model: PartnerModel | None = None
+    """``--partner-model``: the model its prompts are conditioned on (kept in ``dataset.json``)."""
 
 
 def _set_seed(seed: int) -> None:
@@ -82,11 +91,13 @@ def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | No
         if ds_info.get("query") is not None:  # the run goes on with the data it started with
             query = DatasetQuery(**ds_info["query"])
         comp = ds_info.get("composition") or composition(store, ids, query)
-        windows = load_windows(store, ids, cfg.windows, cfg.truncation, cfg.task if cfg.goals else None)
+        partner = PartnerModel.from_json(ds_info["partner_model"]) if ds_info.get("partner_model") else None
+        windows = load_windows(store, ids, cfg.windows, cfg.truncation, cfg.task if cfg.goals else None, partner)
     else:
         ids = select_ids(store, query, cfg.top_mode)
         comp = composition(store, ids, query)
-        windows = load_windows(store, ids, cfg.windows, cfg.truncation, cfg.task if cfg.goals else None)
+        partner = fit_partner_model(store, ids, cfg.task) if cfg.partner_model else None
+        windows = load_windows(store, ids, cfg.windows, cfg.truncation, cfg.task if cfg.goals else None, partner)
         lm, tok = build_model(cfg, windows)
         model = PolicyValueModel(lm, cfg.algo, target=cfg.target, pi_beta=cfg.pi_beta, head_bias=cfg.head_bias)
     train_top_layers(model.lm, cfg.train_layers)
@@ -104,7 +115,7 @@ def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | No
     if cfg.algo in ("mc", "ilql") and cfg.head_bias is None and resume_from is None:
         cfg.head_bias = round(float(ds.ret[ds.act].mean()), 4)
         model.init_head_bias(cfg.head_bias)
-    return Prepared(model, tok, ds, ids, query, comp, dataset_actions(windows))
+    return Prepared(model, tok, ds, ids, query, comp, dataset_actions(windows), partner)
 
 
 def lr_lambda(cfg: TrainConfig, total: int):
@@ -174,7 +185,8 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
     step_loss, opt = acc.prepare(LossModule(model), opt)
     inner = acc.unwrap_model(step_loss).model
     dataset_info = {"query": json.loads(prep.query.to_json()), "episode_ids": prep.episode_ids,
-                    "composition": prep.composition, "actions": prep.actions}  # fmt: skip
+                    "composition": prep.composition, "actions": prep.actions,
+                    **({"partner_model": prep.partner_model.to_json()} if prep.partner_model else {})}  # fmt: skip
     if acc.is_main_process:
         print(format_composition(prep.composition, f"{cfg.algo} on {cfg.task}: dataset"), file=sys.stderr)
         note = ds.cut_note(cfg.max_length, cfg.windows)

@@ -74,6 +74,9 @@ class OnlineTrainer:
         random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
         init_model, self.tok, init_cfg, _ = load_checkpoint(cfg.init, for_training=True)
+        if getattr(init_cfg, "partner_model", False):
+            raise TrainingError("the --init checkpoint reads a partner model's line (--partner-model); online "
+                                "training does not add it to its prompts yet: start from one trained without")  # fmt: skip
         if not cfg.task_options and init_cfg.task == cfg.task and init_cfg.task_options:
             cfg.task_options = dict(init_cfg.task_options)  # play the game the policy learnt
         self.ref_lm = copy.deepcopy(init_model.lm).requires_grad_(False).eval().to(self.acc.device)
