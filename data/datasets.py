@@ -44,6 +44,9 @@ class DatasetQuery:
     """Human player names to keep; empty keeps all."""
     agents: list[str] = field(default_factory=list)
     """Agent names to keep (e.g. ``behaviour``); empty keeps all."""
+    partner_kinds: list[str] = field(default_factory=list)
+    """Kinds of the partner side to keep, as recorded: ``human`` (a person answered), ``scripted``
+    (the task's own partner), ``hf``, ``http``, ``checkpoint``; empty keeps all."""
     status: str = "finished"
     """``finished`` (default), ``abandoned``, ``in_progress`` or ``any``."""
     min_return: float | None = None
@@ -104,7 +107,7 @@ def describe_query(query: DatasetQuery) -> str:
     parts = [f"task={query.task}"] if query.task else []
     parts.append("sources=" + (",".join(query.sources) if query.sources else ANY_SOURCE))
     parts.append(f"status={query.status}")
-    for name in ("players", "agents"):
+    for name in ("players", "agents", "partner_kinds"):
         if getattr(query, name):
             parts.append(f"{name}=" + ",".join(getattr(query, name)))
     for name in ("min_return", "top_percent", "wins_only", "takeover_only", "split", "run_id", "limit"):
@@ -133,6 +136,9 @@ def select_episode_ids(store: Store, query: DatasetQuery) -> list[int]:
         if values:
             where.append(f"{col} IN ({','.join('?' * len(values))})")
             args.extend(values)
+    if query.partner_kinds:
+        where.append(f"partner_kind IN ({','.join('?' * len(query.partner_kinds))})")
+        args.extend(query.partner_kinds)
     if query.min_return is not None:
         where.append("return >= ?")
         args.append(query.min_return)

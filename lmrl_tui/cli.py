@@ -55,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--policy", default="behaviour", help="behaviour, strong/optimal, random, a checkpoint folder, hf:MODEL, "
                    "http:MODEL@BASE_URL or guided:LLM+CHECKPOINT (a language model guided by goal values)")
     g.add_argument("--seed", type=_seed, default=0, help="first seed; episode i uses seed+i")
-    g.add_argument("--partner", default=None, help="the other side: hf:MODEL or http:MODEL@BASE_URL (default: the built-in partner)")
+    g.add_argument("--partner", default=None, help="the other side: hf:MODEL, http:MODEL@BASE_URL or a checkpoint "
+                   "folder trained with --side partner (default: the built-in partner)")
     g.add_argument("--option", type=task_option, action="append", default=[], metavar="KEY=VALUE",
                    help="task option (repeatable; `lmrl tasks` lists them) · " + " · ".join(options_help().splitlines()))
     g.add_argument("--batch", type=_positive, default=200, help="episodes per database transaction")
@@ -110,8 +111,11 @@ def cmd_generate(args: argparse.Namespace, store: Any) -> int:
         if len(spec.roles) < 2:
             raise CliError(f"{args.task} has no partner side")
         partner = make_model_agent(args.partner, role=spec.roles[1])
+        if partner is None and Path(args.partner).expanduser().exists():  # a checkpoint of that side
+            partner = make_agent(args.task, args.partner, role=spec.roles[1])
         if partner is None:
-            raise CliError("--partner takes hf:MODEL or http:MODEL@BASE_URL")
+            raise CliError("--partner takes hf:MODEL, http:MODEL@BASE_URL or a checkpoint folder "
+                           "(lmrl train bc --side partner)")
     agent = make_agent(args.task, args.policy, role=spec.roles[0])
     if agent is None:
         raise CliError("generate needs a policy, not a human")

@@ -133,7 +133,8 @@ def load_sides(choice: EpisodeChoice, started: Started | None = None) -> tuple[A
     if choice.partner not in (HUMAN, PARTNER_EMBEDDED):
         try:
             partner = _in_own_process(choice.task_id, choice.partner, partner_role(choice.task_id), started) or _loaded_here(
-                lambda: make_model_agent(choice.partner, role=partner_role(choice.task_id)), True)  # fmt: skip
+                lambda: make_model_agent(choice.partner, role=partner_role(choice.task_id))
+                or make_agent(choice.task_id, choice.partner, role=partner_role(choice.task_id)), True)  # fmt: skip
         except Exception as e:  # noqa: BLE001 - the partner field's message
             close_agent(agent)
             raise FieldError("partner-model", str(e)) from e

@@ -73,6 +73,9 @@ def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
                    help="human player name to keep (repeatable)")
     g.add_argument("--agent", action="append", default=[], dest="agents", metavar="NAME",
                    help="agent name to keep, e.g. behaviour (repeatable)")
+    g.add_argument("--partner-kind", action="append", default=[], dest="partner_kinds", metavar="KIND",
+                   help="who played the partner side: human, scripted (the task's own partner), hf, "
+                   "http or checkpoint (repeatable)")  # fmt: skip
     g.add_argument("--status", default="finished", choices=STATUSES,
                    help="episode status to keep (default: finished)")
     g.add_argument("--min-return", type=float, default=None, help="keep episodes with at least this return")
@@ -93,7 +96,8 @@ def dataset_query(args: argparse.Namespace, **overrides: Any) -> Any:
     from data.datasets import DatasetQuery
 
     query = dict(task=args.task, sources=list(args.sources) or None, players=list(args.players),
-                 agents=list(args.agents), status=args.status, min_return=args.min_return,
+                 agents=list(args.agents), partner_kinds=list(getattr(args, "partner_kinds", []) or []),
+                 status=args.status, min_return=args.min_return,
                  top_percent=args.top_percent, wins_only=args.wins_only, split=args.split,
                  takeover_only=bool(getattr(args, "takeover_only", False)),
                  eval_fraction=args.eval_fraction, limit=args.limit, run_id=args.run_id,

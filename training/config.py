@@ -66,6 +66,8 @@ class TrainConfig:
     goals: bool = setting(False, "MC: a goal-conditioned value function (each episode once per goal of "
                           "its task, the goal's line before each action, reward 1 when the episode "
                           "reached it; the value model of a guided: agent)", switch=True)
+    side: str = setting("agent", "which side to learn: agent (the task's first role) or partner (the "
+                        "buyer / oracle, behaviour-cloned from the replies the episodes recorded)")
     partner_model: bool = setting(False, "condition the policy and values on a partner model learnt "
                                   "from the same data (its belief about the partner's type, one line "
                                   "before each action; car-dealer with buyer_bias)", switch=True)
@@ -223,6 +225,15 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
             cfg.gamma = 1.0  # Q = the probability that the episode reaches the goal
         if "reward_scale" not in explicit:
             cfg.reward_scale = 1.0
+    if cfg.side not in ("agent", "partner"):
+        raise ValueError(f"--side must be agent or partner, not {cfg.side!r}")
+    if cfg.side == "partner":
+        if cfg.algo != "bc":
+            raise ValueError("--side partner learns the partner's replies by behaviour cloning (the tasks "
+                             "define no partner reward): use lmrl train bc --side partner")  # fmt: skip
+        if cfg.goals or cfg.partner_model:
+            raise ValueError("--side partner does not combine with --goals or --partner-model")
+        cfg.windows = "history"  # one window per reply: the partner's view and its reply
     if cfg.partner_model:
         if cfg.goals:
             raise ValueError("--partner-model and --goals do not combine yet: choose one")

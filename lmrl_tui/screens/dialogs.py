@@ -5,6 +5,7 @@ from __future__ import annotations
 import getpass
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
@@ -167,7 +168,7 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
                         partners, value=self._pick("partner", [v for _, v in partners], PARTNER_EMBEDDED),
                         allow_blank=False, id="partner"))  # fmt: skip
                     yield from self._row("partner-model", "…or a model", Input(
-                        str(r.get("partner_model") or ""), placeholder="hf:MODEL or http:MODEL@URL",
+                        str(r.get("partner_model") or ""), placeholder="hf:MODEL, http:MODEL@URL or a checkpoint folder",
                         id="partner-model"))  # fmt: skip
                 yield from self._option_rows(str(r.get("options") or ""))
                 yield from self._row("player", "Player name", Input(self.player, id="player"))
@@ -287,8 +288,9 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         options = self._read_options(errors)
         f = self.fields()
         partner = f["partner_model"] or f["partner"]
-        if f["partner_model"] and not partner.startswith(("hf:", "http:")):
-            errors["partner-model"] = "a model partner is hf:MODEL or http:MODEL@BASE_URL"
+        if f["partner_model"] and not (partner.startswith(("hf:", "http:")) or Path(partner).expanduser().is_dir()):
+            errors["partner-model"] = ("a model partner is hf:MODEL, http:MODEL@BASE_URL or a checkpoint folder "
+                                       "(lmrl train bc --side partner)")  # fmt: skip
         if errors:
             self._show_errors(errors)
             return None

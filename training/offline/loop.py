@@ -81,6 +81,25 @@ def _positions(cfg: TrainConfig) -> int:
     return int(math.ceil((cfg.max_length + 64) / 64) * 64)
 
 
+def _windows(cfg: TrainConfig, store, ids: list[int], partner: PartnerModel | None) -> list:
+    if cfg.side == "partner":
+        import envs
+        from training.partner_side import partner_windows
+
+        if len(envs.spec(cfg.task).roles) < 2:
+            raise TrainingError(f"{cfg.task} has no partner side to learn (--side partner)")
+        windows, skipped = partner_windows(store, ids)
+        if not windows:
+            raise TrainingError(f"--side partner: none of the {len(ids):,} episodes replays with recorded partner "
+                                "replies (an embedded oracle's answers are not recorded; a person's, a model's "
+                                "and the Car Dealer buyer's are)")  # fmt: skip
+        if skipped:
+            print(f"note: --side partner leaves out {skipped:,} of {len(ids):,} episodes that do not replay "
+                  "with recorded partner replies", file=sys.stderr)  # fmt: skip
+        return windows
+    return load_windows(store, ids, cfg.windows, cfg.truncation, cfg.task if cfg.goals else None, partner)
+
+
 def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | None = None) -> Prepared:
     """Select and tokenise the data and build (or restore) the model."""
     _set_seed(cfg.seed)
@@ -92,12 +111,12 @@ def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | No
             query = DatasetQuery(**ds_info["query"])
         comp = ds_info.get("composition") or composition(store, ids, query)
         partner = PartnerModel.from_json(ds_info["partner_model"]) if ds_info.get("partner_model") else None
-        windows = load_windows(store, ids, cfg.windows, cfg.truncation, cfg.task if cfg.goals else None, partner)
+        windows = _windows(cfg, store, ids, partner)
     else:
         ids = select_ids(store, query, cfg.top_mode)
         comp = composition(store, ids, query)
         partner = fit_partner_model(store, ids, cfg.task) if cfg.partner_model else None
-        windows = load_windows(store, ids, cfg.windows, cfg.truncation, cfg.task if cfg.goals else None, partner)
+        windows = _windows(cfg, store, ids, partner)
         lm, tok = build_model(cfg, windows)
         model = PolicyValueModel(lm, cfg.algo, target=cfg.target, pi_beta=cfg.pi_beta, head_bias=cfg.head_bias)
     train_top_layers(model.lm, cfg.train_layers)
