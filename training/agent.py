@@ -142,7 +142,7 @@ def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | N
     dec = Decoder(model, tok, cfg, decoding=decoding, beta=beta, temperature=temperature,
                   max_new_tokens=max_new_tokens)
     name = f"{cfg.algo}:{Path(meta['path']).resolve().parent.name}/{Path(meta['path']).name}"
-    meta = {**meta, "task_options": dict(cfg.task_options)}
+    meta = {**meta, "task_options": dict(cfg.task_options), "side": getattr(cfg, "side", "agent")}
     return CheckpointAgent(dec, name, meta, _data_actions(Path(meta["path"])), _partner_model(Path(meta["path"])))
 
 

@@ -234,6 +234,10 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
         if cfg.goals or cfg.partner_model:
             raise ValueError("--side partner does not combine with --goals or --partner-model")
         cfg.windows = "history"  # one window per reply: the partner's view and its reply
+        if cfg.eval_episodes and "eval_episodes" in explicit:
+            raise ValueError("--side partner: the evaluation during training plays the agent's side; use "
+                             "--eval-episodes 0 and lmrl generate TASK --partner CHECKPOINT")  # fmt: skip
+        cfg.eval_episodes = 0
     if cfg.partner_model:
         if cfg.goals:
             raise ValueError("--partner-model and --goals do not combine yet: choose one")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.core.api import Agent
-from envs.core.registry import POLICY_ALIASES, make_policy, policies
+from envs.core.registry import POLICY_ALIASES, ids, make_policy, policies, spec
 
 HUMAN = "human"
 MODEL_KINDS = frozenset({"checkpoint", "hf", "http", "guided"})
@@ -162,12 +162,28 @@ def make_agent(task_id: str, choice: str, role: str = "agent") -> Agent | None:
         return model
     path = Path(choice).expanduser()
     if path.exists():
-        return agent_loader("checkpoint")(str(path), task=task_id)
+        return _on_its_side(agent_loader("checkpoint")(str(path), task=task_id), task_id, role)
     names = ", ".join(policies(task_id))
     raise AgentChoiceError(
         f"unknown policy {choice!r} for {task_id}: use one of {names}, a checkpoint folder, "
         "hf:MODEL, http:MODEL@BASE_URL or guided:LLM+CHECKPOINT"
     )
+
+
+def _on_its_side(agent: Agent, task_id: str, role: str) -> Agent:
+    """A checkpoint agent, unless it learnt the other side of the dialogue than ``role`` (its
+    ``meta["side"]``: ``agent`` or ``partner``, ``lmrl train --side``)."""
+    meta = getattr(agent, "meta", None)
+    side = meta.get("side") if isinstance(meta, dict) else None
+    roles = spec(task_id).roles if task_id in ids() else ()
+    plays_partner = len(roles) > 1 and role == roles[1]
+    if side == "partner" and not plays_partner:
+        raise AgentChoiceError(f"this checkpoint learnt the {roles[1] if len(roles) > 1 else 'partner'}'s side "
+                               "(lmrl train --side partner): choose it as the partner")  # fmt: skip
+    if side == "agent" and plays_partner:
+        raise AgentChoiceError(f"this checkpoint learnt the {roles[0]}'s side: choose it as the {roles[0]}, or "
+                               f"train a {roles[1]} with lmrl train bc --side partner")  # fmt: skip
+    return agent
 
 
 def learnt_task_options(agent: Agent | None, task_id: str) -> dict[str, Any] | None:

@@ -103,3 +103,26 @@ def test_a_buyer_checkpoint_plays_the_buyer(stores, tmp_path):
     played = select_episode_ids(store, DatasetQuery(task="car-dealer", partner_kinds=["checkpoint"]))
     assert len(played) == 2
     assert main(["--db", db, "generate", "car-dealer", "--partner", str(tmp_path / "nothing"), "--quiet"]) == 1
+
+
+def test_a_checkpoint_plays_only_the_side_it_learnt(stores, tmp_path, capsys):
+    from envs.core.agents import AgentChoiceError, make_agent
+    from tests.checkpoint_support import tiny_checkpoint
+
+    folder, store = stores
+    db = str(folder / "side.db")
+    buyer = tmp_path / "buyer"
+    assert main(["--db", db, "train", "bc", "--task", "car-dealer", "--side", "partner", "--out", str(buyer),
+                 "--max-steps", "1", "--batch-size", "4", "--n-embd", "32", "--n-head", "2", "--n-layer", "1",
+                 "--vocab-size", "300", "--no-progress"]) == 0  # no final evaluation: it would play the seller
+    assert make_agent("car-dealer", str(buyer), role="buyer").meta["side"] == "partner"
+    with pytest.raises(AgentChoiceError, match="choose it as the partner"):
+        make_agent("car-dealer", str(buyer), role="seller")
+    capsys.readouterr()
+    assert main(["--db", db, "eval", str(buyer), "--episodes", "1"]) == 1
+    assert "lmrl generate TASK --partner CHECKPOINT" in capsys.readouterr().err
+    seller = tiny_checkpoint(tmp_path / "maze", "bc")  # an agent-side checkpoint (of another task)
+    with pytest.raises(AgentChoiceError, match="lmrl train bc --side partner"):
+        make_agent("car-dealer", str(seller), role="buyer")
+    with pytest.raises(ValueError, match="--eval-episodes 0"):
+        resolve(TrainConfig(algo="bc", task="car-dealer", side="partner", eval_episodes=5), {"side", "eval_episodes"})

@@ -118,6 +118,9 @@ def run_eval(args: argparse.Namespace, store) -> int:
         agent = load_agent(args.checkpoint, decoding=args.decoding, beta=args.beta,
                            temperature=args.temperature, logit_weight=args.logit_weight)  # fmt: skip
         task = args.task or agent.meta.get("task")
+        if agent.meta.get("side") == "partner":
+            raise TrainingError("this checkpoint learnt the partner's side (--side partner); lmrl eval plays the "
+                                "agent's side: play it with lmrl generate TASK --partner CHECKPOINT")  # fmt: skip
         options = dict(getattr(args, "task_options", None) or [])
         if not options and task == agent.meta.get("task"):
             options = dict(agent.meta.get("task_options") or {})
