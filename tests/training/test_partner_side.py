@@ -126,3 +126,26 @@ def test_a_checkpoint_plays_only_the_side_it_learnt(stores, tmp_path, capsys):
         make_agent("car-dealer", str(seller), role="buyer")
     with pytest.raises(ValueError, match="--eval-episodes 0"):
         resolve(TrainConfig(algo="bc", task="car-dealer", side="partner", eval_episodes=5), {"side", "eval_episodes"})
+
+
+def test_a_hot_seat_oracle_is_learnt_from_what_the_person_answered(tmp_path):
+    """Both sides people: ann asks, bob answers; bob's answers are the oracle's windows."""
+    from data.recorder import EpisodeRecorder
+    from envs.core.session import EpisodeSession, HumanAgent
+
+    store = Store(tmp_path / "hot.db")
+    answers = ["Yes.", "No.", "Yes."]
+    bob = HumanAgent("bob", role="oracle")
+    s = EpisodeSession("twenty-questions", partner=bob, player="ann", seed=2, listener=EpisodeRecorder(store))
+    s.start()
+    for question, answer in zip(("Is it alive?", "Is it a bird?", "Is it a mammal?"), answers, strict=True):
+        bob.answer(answer, typed=answer.lower())
+        s.human_input(question)
+    s.abandon()
+    ids = select_episode_ids(store, DatasetQuery(task="twenty-questions", sources=["human"],
+                                                 partner_kinds=["human"], status="any"))  # fmt: skip
+    assert len(ids) == 1
+    wins, skipped = partner_windows(store, ids)
+    assert skipped == 0 and [w.segments[1][0] for w in wins] == [a + "\n" for a in answers]
+    assert "Is it a bird?" in wins[1].segments[0][0]  # the oracle's view holds the question it answered
+    store.close()
