@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any
 
 import envs
+from data.datasets import DatasetQuery, load_episodes, select_episode_ids
 from data.generate import generate
 from data.store import Store
 
 OPTIONS = {"buyer_bias": "mixed"}
-QUERY = "SELECT id FROM episodes WHERE source = 'agent' AND agent_name LIKE ? AND seed < ? ORDER BY id"
 
 
 def outcome(transitions: list[Any], budget: int) -> dict[str, float | None]:
@@ -79,10 +79,8 @@ def partner_model_accuracy(train: int = 400, test: int = 200) -> None:
         store = Store(str(Path(tmp) / "pm.db"))
         generate(store, "car-dealer", envs.make_policy("car-dealer", "behaviour"), train + test, seed=100000,
                  options=OPTIONS)  # fmt: skip
-        ids = [int(r["id"]) for r in store.db.query("SELECT id FROM episodes ORDER BY id")]
+        ids = select_episode_ids(store, DatasetQuery(task="car-dealer"))
         model = fit_partner_model(store, ids[:train], "car-dealer")
-        from data.datasets import load_episodes
-
         hits, labels = 0, []
         for ep in load_episodes(store, ids[train:]):
             label = partner_label("car-dealer", ep.steps[-1]["info"])
@@ -118,12 +116,9 @@ def table(outs: list[str], episodes: int) -> None:
             if not (run / "checkpoint").exists():
                 continue
             algo = run.name.rsplit("-s", 1)[0]
-            name = f"%:{run.name}/checkpoint"  # the checkpoint agent's name (its algorithm first)
-            store = Store(str(store_path))
-            try:
-                have = [r["id"] for r in store.db.query(QUERY, [name, episodes])]
-            finally:
-                store.close()
+            algo_name = {"pbc": "%bc"}.get(algo, algo)
+            name = f"{algo_name}:{run.name}/checkpoint"  # the checkpoint agent's name
+            have = _played(store_path, name, episodes)
             if len(have) < episodes:
                 rc = lmrl(["--db", str(store_path), "generate", "car-dealer", "--policy", str(run),
                            "--episodes", str(episodes), "--seed", "0", "--quiet",
@@ -133,8 +128,8 @@ def table(outs: list[str], episodes: int) -> None:
             store = Store(str(store_path))
             try:
                 rows = []
-                for r in store.db.query(QUERY, [name, episodes]):
-                    steps = store.steps(int(r["id"]))
+                for ep in load_episodes(store, _played(store_path, name, episodes)):
+                    steps = ep.steps
                     info = steps[-1]["info"] if steps else {}
                     budget = (info.get("persona") or {}).get("budget") or 1
                     rows.append(outcome([_Tr(s) for s in steps], budget))
@@ -144,6 +139,16 @@ def table(outs: list[str], episodes: int) -> None:
         for algo, seeds in per_algo.items():
             cells = [_ci([s[k] for s in seeds if not math.isnan(s[k])]) for k in ("return", "deal", "paid", "over")]
             print(f"| {root.name}: {algo} ({len(seeds)}) | " + " | ".join(cells) + " |")
+
+
+def _played(store_path: Path, name: str, episodes: int) -> list[int]:
+    """The ids of the checkpoint's stored episodes on seeds 0..episodes-1."""
+    store = Store(str(store_path))
+    try:
+        ids = select_episode_ids(store, DatasetQuery(task="car-dealer", sources=["agent"], agents=[name]))
+        return [ep.id for ep in load_episodes(store, ids) if (ep.episode.get("seed") or 0) < episodes]
+    finally:
+        store.close()
 
 
 class _Tr:
