@@ -99,9 +99,9 @@ def _ci(xs: list[float]) -> str:
     c = seed_ci(xs)
     if c["mean"] is None:
         return "–"
-    if c.get("low") is None:
+    if c.get("ci_low") is None:
         return f"{c['mean']:.3f}"
-    return f"{c['mean']:.3f} ({c['low']:.3f} to {c['high']:.3f})"
+    return f"{c['mean']:.3f} ({c['ci_low']:.3f} to {c['ci_high']:.3f})"
 
 
 def table(outs: list[str], episodes: int) -> None:
