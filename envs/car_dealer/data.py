@@ -383,10 +383,8 @@ def biased_top(buyer: Any, offer: Any, top: int, msrp: int) -> int:
 def note_bias(buyer: Any, u: Any, offer: Any, parts: list[Any]) -> None:
     """What a biased buyer takes from the seller's line about the car under discussion."""
     if buyer.bias == "anchoring" and offer.asking is not None and offer.name not in buyer.anchors:
+        honest = buyer.max_price(offer)  # before the anchor is set: the honest buyer's top
         buyer.anchors[offer.name] = offer.asking
-        assert buyer.persona is not None
-        fair = (offer.msrp or offer.asking) * (0.8 + 0.2 * buyer.match(offer) / 3)
-        honest = min(buyer.persona.budget, _floor100(fair))
         if offer.asking > honest and not buyer.showed_bias and buyer._rng.random() < 0.5:
             buyer.showed_bias = True
             parts.append(ANCHORED)
