@@ -18,12 +18,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
 
-from data.annotators import note_session, register_player
-from data.session import PlaySession
 from data.store import Store
-from envs.core import Agent
-from envs.core.agents import MODEL_KINDS, make_agent
-from envs.core.session import HumanAgent
 from lmrl_tui.commands import LmrlCommands
 from lmrl_tui.messages import (
     AboutRequested,
@@ -35,15 +30,18 @@ from lmrl_tui.messages import (
     SessionNoteRequested,
 )
 from lmrl_tui.prefs import LastChoices
-from lmrl_tui.screens.dialogs import NewEpisodeDialog, StartedEpisode
 from lmrl_tui.screens.home import HomeScreen
-from lmrl_tui.screens.info import HelpScreen, about_markdown
 from lmrl_tui.screens.player import PlayerChosen, PlayerPrompt, SessionNoteDialog
-from lmrl_tui.starting import open_session
 from lmrl_tui.workers import ErrorToast, ReportsWorkerErrors, show_error
 
 if TYPE_CHECKING:
+    from data.session import PlaySession
+    from envs.core import Agent
+    from lmrl_tui.screens.dialogs import StartedEpisode
     from lmrl_tui.screens.play import PlayScreen
+
+# What only a played episode, a dialog or the help screen needs is imported where it is used, so
+# that the home screen is drawn sooner (bench/bench_spine.py --start-only).
 
 STYLES = Path(__file__).parent / "styles"
 CANNOT_START = ErrorToast("Cannot start", timeout=10, with_type=False)
@@ -109,6 +107,8 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
     def _player_chosen(self, chosen: PlayerChosen | None) -> None:
         if chosen is None:
             return
+        from data.annotators import register_player
+
         self.player = chosen.name
         try:
             register_player(self.store, chosen.name)
@@ -132,6 +132,8 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
     def set_session_note(self, note: str | None) -> None:
         """Keep ``note`` (None or blank: none) with every episode played in this session so far
         and from now on."""
+        from data.annotators import note_session
+
         self.session_note = note.strip() if note and note.strip() else None
         try:
             for session in self._played:
@@ -141,6 +143,7 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
 
     def _played_here(self, session: PlaySession) -> PlayScreen:
         """The play screen of ``session``, which joins this session's episodes (and its note)."""
+        from data.annotators import note_session
         from lmrl_tui.screens.play import PlayScreen
 
         self._played.append(session)
@@ -193,6 +196,8 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
     ) -> None:
         """Open the new-episode dialog (``player``: the name to pre-fill, by default the last one),
         with the choices made for ``task_id`` last time."""
+        from lmrl_tui.screens.dialogs import NewEpisodeDialog
+
         dialog = NewEpisodeDialog(
             task_id, player=self.player if player is None else player, seed=seed, checkpoint=checkpoint,
             remembered=self.choices.for_task(task_id),
@@ -225,6 +230,8 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
         """Start an episode and show it; returns the play screen (None if it could not start).
 
         ``options`` are the task's; by default a checkpoint agent's own (the game it learnt)."""
+        from lmrl_tui.starting import open_session
+
         try:
             session = open_session(self.store, task_id, agent, partner, seed, player, strict, agent_choice, options)
         except Exception as e:  # noqa: BLE001 - e.g. Stockfish missing: one clear message
@@ -236,6 +243,9 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
 
     def restart_session(self, old: PlaySession, seed: int | None) -> None:
         """Play again: same task, same sides, a new (or the same) seed, replacing the old screen."""
+        from envs.core.agents import MODEL_KINDS, make_agent
+        from envs.core.session import HumanAgent
+
         self.pop_screen()
         agent = old.agent
         # A scripted policy is made again; a model (a checkpoint: seconds to load) plays on as it
@@ -248,6 +258,8 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
 
     # -- other screens ------------------------------------------------------------------------
     def action_about(self) -> None:
+        from lmrl_tui.screens.info import HelpScreen, about_markdown
+
         self.push_screen(HelpScreen(about_markdown(self.db_path)))
 
     def action_runs(self) -> None:
