@@ -53,3 +53,23 @@ async def test_the_view_says_thinking_only_while_the_agent_thinks(store):
         await pilot.press("p")  # auto-play on: the agent is about to move, so it thinks
         await pilot.pause()
         assert screen.auto and "space steps" not in turn_line(screen)
+
+
+async def test_a_task_whose_only_side_is_the_agent_says_so_once(store):
+    """Chess, endgames and Text-Nav call their acting side "agent": the waiting line reads "The
+    agent to move", not "The agent (the agent)", and it fits beside the board."""
+    import envs
+    from lmrl_tui.views.chess import ChessView
+
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(140, 44)) as pilot:
+        for task_id, widget in (("textnav-fo", "#turn"), ("endgames", "#hint")):
+            screen = app.start_session(task_id, envs.make_policy(task_id, "random"), None, 3, None)
+            await pilot.pause()
+            line = str(screen.query_one(widget, Static).content)
+            assert line == "The agent to move: space steps, p auto-plays", (task_id, line)
+            if isinstance(screen.view, ChessView):
+                hint = screen.query_one("#hint", Static)
+                assert hint.size.width >= len(line), hint.size  # not cut at the board's width
+            app.pop_screen()
+            await pilot.pause()
