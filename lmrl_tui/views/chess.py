@@ -182,6 +182,7 @@ class ChessView(TaskView):
         else:
             hint = (self.agent_turn_text("the agent", "The agent is thinking…") if role == self.spec.roles[0]
                     else "Black is thinking…")
+            inp.placeholder = "Not your move: watching"  # the box is disabled
         self.query_one("#hint", Static).update(hint)
         if human:
             inp.focus()

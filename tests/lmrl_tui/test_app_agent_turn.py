@@ -71,5 +71,6 @@ async def test_a_task_whose_only_side_is_the_agent_says_so_once(store):
             if isinstance(screen.view, ChessView):
                 hint = screen.query_one("#hint", Static)
                 assert hint.size.width >= len(line), hint.size  # not cut at the board's width
+                assert "Your move" not in screen.query_one("#move-input").placeholder  # a disabled box
             app.pop_screen()
             await pilot.pause()
