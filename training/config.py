@@ -183,6 +183,10 @@ TASK_DEFAULTS: dict[str, dict[str, Any]] = {
     # LMRL maze: max_length 80 tokens (we use a BPE so windows are ~40), beta 8, tau 0.95.
     "maze-fo": {"max_length": 128, "reward_scale": 0.1},
     "maze-po": {"max_length": 512},
+    # The question games' behaviour episodes run to 284 (twenty-questions) and 311 (guess-city)
+    # tokens of the data's BPE; at 256 more than half lost their end (the final guess, the reward)
+    "twenty-questions": {"max_length": 384},
+    "guess-city": {"max_length": 384},
 }
 
 

@@ -180,3 +180,22 @@ def test_a_run_is_told_how_many_windows_were_cut():
     assert "--windows history" in note
     h = episode_windows("s\n", [("A\n", "x\n", 0.0), ("B\n", "", 1.0)], True, "history")
     assert "beginning" in PackedDataset(h, char_encode, 0, max_length=5).cut_note(5, "history")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", ["twenty-questions", "guess-city"])
+def test_the_question_games_default_windows_keep_whole_episodes(store, task):
+    """The reproduction's data (2,000 behaviour episodes, one window per episode): at the task's
+    default --max-length no episode loses its end (at 256, 56 % of twenty-questions' and 75 % of
+    guess-city's did: their final guess and reward were never trained on)."""
+    import envs
+    from data.datasets import DatasetQuery
+    from data.generate import generate
+    from training.config import TrainConfig, resolve
+    from training.offline.loop import prepare
+
+    generate(store, task, envs.make_policy(task, "behaviour"), 2000, seed=100_000)
+    cfg = resolve(TrainConfig(algo="bc", task=task))
+    prep = prepare(cfg, store, DatasetQuery(task=task))
+    assert cfg.windows == "episode" and len(prep.dataset) == 2000
+    assert prep.dataset.cut_note(cfg.max_length, cfg.windows) is None, prep.dataset.longest
