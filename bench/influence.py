@@ -115,38 +115,31 @@ def table(outs: list[str], episodes: int) -> None:
         for run in sorted((root / "runs").glob("*-s*")):
             if not (run / "checkpoint").exists():
                 continue
-            algo = run.name.rsplit("-s", 1)[0]
-            algo_name = {"pbc": "%bc"}.get(algo, algo)
-            name = f"{algo_name}:{run.name}/checkpoint"  # the checkpoint agent's name
-            have = _played(store_path, name, episodes)
-            if len(have) < episodes:
+            algo = run.name.rsplit("-s", 1)[0]  # the run folder's prefix is its TrainConfig.algo
+            name = f"{algo}:{run.name}/checkpoint"  # the checkpoint agent's name (training/agent.py)
+            if len(_played(store_path, name, episodes)) < episodes:
                 rc = lmrl(["--db", str(store_path), "generate", "car-dealer", "--policy", str(run),
                            "--episodes", str(episodes), "--seed", "0", "--quiet",
                            *[a for k, v in OPTIONS.items() for a in ("--option", f"{k}={v}")]])  # fmt: skip
                 if rc != 0:
                     sys.exit(f"generate failed for {run}")
-            store = Store(str(store_path))
-            try:
-                rows = []
-                for ep in load_episodes(store, _played(store_path, name, episodes)):
-                    steps = ep.steps
-                    info = steps[-1]["info"] if steps else {}
-                    budget = (info.get("persona") or {}).get("budget") or 1
-                    rows.append(outcome([_Tr(s) for s in steps], budget))
-            finally:
-                store.close()
+            rows = []
+            for ep in _played(store_path, name, episodes):
+                info = ep.steps[-1]["info"] if ep.steps else {}
+                budget = (info.get("persona") or {}).get("budget") or 1
+                rows.append(outcome([_Tr(s) for s in ep.steps], budget))
             per_algo.setdefault(algo, []).append(summary(rows))
         for algo, seeds in per_algo.items():
             cells = [_ci([s[k] for s in seeds if not math.isnan(s[k])]) for k in ("return", "deal", "paid", "over")]
             print(f"| {root.name}: {algo} ({len(seeds)}) | " + " | ".join(cells) + " |")
 
 
-def _played(store_path: Path, name: str, episodes: int) -> list[int]:
-    """The ids of the checkpoint's stored episodes on seeds 0..episodes-1."""
+def _played(store_path: Path, name: str, episodes: int) -> list[Any]:
+    """The checkpoint's stored episodes (with their steps) on seeds 0..episodes-1."""
     store = Store(str(store_path))
     try:
         ids = select_episode_ids(store, DatasetQuery(task="car-dealer", sources=["agent"], agents=[name]))
-        return [ep.id for ep in load_episodes(store, ids) if (ep.episode.get("seed") or 0) < episodes]
+        return [ep for ep in load_episodes(store, ids) if (ep.episode.get("seed") or 0) < episodes]
     finally:
         store.close()
 

@@ -61,7 +61,7 @@ class TaskView(Widget):
         """What the view says while ``role`` (an agent, not the person) is to move: ``thinking``,
         or, when the agent waits for a key, how to make it move."""
         if self.agent_paused:
-            who = "The agent" if role.lower() in ("agent", "the agent") else f"{role.capitalize()} (the agent)"
+            who = "The agent" if role == "agent" else f"{role.capitalize()} (the agent)"
             return f"{who} to move: space steps, p auto-plays"
         return thinking
 

@@ -180,7 +180,7 @@ class ChessView(TaskView):
             inp.placeholder = f"{side}'s move: e4, Nf3, O-O or g1f3"
             hint = "Enter: play · F2: legal moves · F3: flip board"
         else:
-            hint = (self.agent_turn_text("the agent", "The agent is thinking…") if role == self.spec.roles[0]
+            hint = (self.agent_turn_text(role, "The agent is thinking…") if role == self.spec.roles[0]
                     else "Black is thinking…")
             inp.placeholder = "Not your move: watching"  # the box is disabled
         self.query_one("#hint", Static).update(hint)

@@ -162,7 +162,7 @@ class TextNavView(TaskView):
         self.query_one("#turn", Static).update(
             "Your move: type a command or pick one (↑/↓, ctrl+o)"
             if human
-            else ("" if role is None else self.agent_turn_text("the agent", "The agent is moving…"))
+            else ("" if role is None else self.agent_turn_text(role, "The agent is moving…"))
         )
         if human:
             prompt.focus()
