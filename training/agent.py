@@ -127,10 +127,11 @@ class CheckpointAgent:
 
 
 def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | None = None,
-               temperature: float = 1.0, max_new_tokens: int = 32, logit_weight: float | None = None,
-               **_: Any) -> CheckpointAgent:  # fmt: skip
+               temperature: float = 1.0, max_new_tokens: int | None = None,
+               logit_weight: float | None = None, **_: Any) -> CheckpointAgent:  # fmt: skip
     """Load a checkpoint folder (or a run folder holding ``checkpoint/``) as an Agent
-    (``logit_weight``: the reranker's weight of π_β's log-probability, instead of the checkpoint's).
+    (``logit_weight``: the reranker's weight of π_β's log-probability, instead of the checkpoint's;
+    ``max_new_tokens``: the longest action it generates, by default its task's bound).
 
     Raises :class:`training.errors.TrainingError` for a missing or corrupt checkpoint.
     """
@@ -139,11 +140,22 @@ def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | N
     model, tok, cfg, meta = load_checkpoint(path)
     if logit_weight is not None:
         cfg.logit_weight = float(logit_weight)
+    if max_new_tokens is None:
+        max_new_tokens = action_token_limit(cfg.task)
     dec = Decoder(model, tok, cfg, decoding=decoding, beta=beta, temperature=temperature,
                   max_new_tokens=max_new_tokens)
     name = f"{cfg.algo}:{Path(meta['path']).resolve().parent.name}/{Path(meta['path']).name}"
     meta = {**meta, "task_options": dict(cfg.task_options), "side": getattr(cfg, "side", "agent")}
     return CheckpointAgent(dec, name, meta, _data_actions(Path(meta["path"])), _partner_model(Path(meta["path"])))
+
+
+def action_token_limit(task_id: str) -> int:
+    """The most tokens a generated action may take on ``task_id``: the bound the online rollouts use
+    where the task's actions are short (a chess move is at most 7 characters, so 8 tokens), else 32.
+    An untrained chess agent writing 30-token illegal moves made one evaluation game take minutes."""
+    from training.online.config import TASK_DEFAULTS
+
+    return int(TASK_DEFAULTS.get(task_id, {}).get("max_new_tokens", 32))
 
 
 def _partner_model(folder: Path) -> Any:
