@@ -150,12 +150,13 @@ def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | N
 
 
 def action_token_limit(task_id: str) -> int:
-    """The most tokens a generated action may take on ``task_id``: the bound the online rollouts use
-    where the task's actions are short (a chess move is at most 7 characters, so 8 tokens), else 32.
-    An untrained chess agent writing 30-token illegal moves made one evaluation game take minutes."""
-    from training.online.config import TASK_DEFAULTS
+    """The most tokens a generated action may take on ``task_id``: its spec's longest action in
+    bytes (a byte-level tokenizer never needs more tokens than bytes) where the task bounds it, at
+    most 32; else 32. An untrained chess agent wrote 32-token illegal moves, 401 of them a game."""
+    from training.config import task_fact
 
-    return int(TASK_DEFAULTS.get(task_id, {}).get("max_new_tokens", 32))
+    bound = task_fact(task_id, "max_action_bytes", None)
+    return min(32, int(bound)) if bound else 32
 
 
 def _partner_model(folder: Path) -> Any:

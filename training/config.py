@@ -21,8 +21,8 @@ ALGOS = ("bc", "pbc", "mc", "ilql", "qsft")
 ALGO_ALIASES = {"%bc": "pbc", "filtered_bc": "pbc", "percent_bc": "pbc", "mc_returns": "mc", "q-sft": "qsft"}
 
 
-def task_fact(task_id: str, name: str, default: str) -> str:
-    """A fact from the task's spec (``window``, ``decoding``), or ``default`` for a task id that is
+def task_fact(task_id: str, name: str, default: Any) -> Any:
+    """A fact from the task's spec (``window``, ``decoding``, ``max_action_bytes``), or ``default`` for a task id that is
     not registered (a toy task of the tests, an empty config)."""
     try:
         return getattr(envs.spec(task_id), name)

@@ -156,6 +156,8 @@ class ChessTask(TaskBase):
             # The position (spaced FEN) is the whole state: one step is a whole training example.
             window="step",
             decoding="rerank",
+            # the longest SAN move has 7 characters (Qh4xe1+, exd8=Q#): spaced, 14 bytes
+            max_action_bytes=len(action_text("Qh4xe1+").encode()),
         )
         self.board = chess.Board()
         self._start_fen = self.board.fen()

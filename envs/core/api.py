@@ -131,6 +131,10 @@ class TaskSpec:
     reply_kind: str = "text"
     """What the partner replies: ``"yes-no"`` (a person on the partner's side answers with a yes/no
     choice) or ``"text"`` (free text)."""
+    max_action_bytes: int | None = None
+    """The longest action the task accepts, in UTF-8 bytes with its closing newline, where the task
+    bounds it (a SAN chess move: 8; a maze move: 11); a generating agent stops there. None: free
+    text."""
     exact_evaluation: bool = False
     """Whether ``task.exact_evaluation(action_distribution)`` gives the exact expected return of a
     policy that depends only on the current observation (maze-fo's dynamic programme)."""

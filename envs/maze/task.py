@@ -128,6 +128,7 @@ class MazeTask(TaskBase):
             # FO: the observation is the whole state, so one step is a whole training example.
             window="step" if observed == "fo" else "episode",
             decoding="rerank",
+            max_action_bytes=max(len(a.encode()) for a in ACTIONS),
             exact_evaluation=observed == "fo" and lmrl_maze,
         )
         self._cell = t.starts[0]

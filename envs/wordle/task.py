@@ -143,6 +143,7 @@ class WordleTask(TaskBase):
             success_return=None,
             help=WORDLE_HELP,
             options=options,
+            max_action_bytes=max(len(w.encode()) for w in self.vocab.rendered),
         )
         self._answer = self.vocab.answers[0]
         self._consistent = self.vocab.full

@@ -1,25 +1,39 @@
-"""A checkpoint agent generates at most its task's longest action (chess: 8 tokens, not 32)."""
+"""A checkpoint agent generates at most its task's longest action (chess: 14 tokens, not 32)."""
 
 from __future__ import annotations
 
 import chess
 
+import envs
+from envs.chess.text import action_text
+from envs.maze.engine import ACTIONS
 from tests.checkpoint_support import tiny_checkpoint
 from training.agent import action_token_limit, load_agent
 
 
 def test_short_action_tasks_bound_generation_and_the_others_keep_32():
-    assert action_token_limit("chess") == action_token_limit("endgames") == 8
-    assert action_token_limit("maze-fo") == 8
+    assert action_token_limit("chess") == action_token_limit("endgames") == 14
+    assert action_token_limit("maze-fo") == action_token_limit("maze-po") == 11
+    assert action_token_limit("wordle") == action_token_limit("wordle-lmrl") == 10
     assert action_token_limit("twenty-questions") == action_token_limit("car-dealer") == 32
     assert action_token_limit("not-a-task") == 32
-    # the longest SAN move (a capturing promotion with check) and its end fit in the bound
+
+
+def test_every_action_of_a_bounded_task_fits_its_bound():
+    # the longest SAN moves (a capturing promotion with check; a doubly disambiguated capture)
     board = chess.Board("3r3k/4P3/8/8/8/8/8/K7 w - - 0 1")
-    longest = max(len(board.san(m)) for m in board.legal_moves)
-    assert longest == len("exd8=Q+") and longest + 1 <= action_token_limit("chess")
+    promotions = [action_text(board.san(m)) for m in board.legal_moves]
+    queens = chess.Board("8/k7/8/8/4Q2Q/8/8/K3n2Q w - - 0 1")
+    captures = [action_text(queens.san(m)) for m in queens.legal_moves]
+    assert "e x d 8 = Q +\n" in promotions and "Q h 4 x e 1\n" in captures
+    for text in promotions + captures:
+        assert len(text.encode()) <= envs.spec("chess").max_action_bytes
+    assert max(len(a.encode()) for a in ACTIONS) == envs.spec("maze-fo").max_action_bytes
+    task = envs.make("wordle")
+    assert {len(a.encode()) for a in task.legal_actions()} == {task.spec.max_action_bytes}
 
 
 def test_load_agent_takes_the_task_bound_unless_told(tmp_path):
     path = tiny_checkpoint(tmp_path, "bc")
-    assert load_agent(path, decoding="sample").decoder.max_new_tokens == 8  # maze-fo
+    assert load_agent(path, decoding="sample").decoder.max_new_tokens == 11  # maze-fo's "move right\n"
     assert load_agent(path, decoding="sample", max_new_tokens=20).decoder.max_new_tokens == 20
