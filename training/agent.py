@@ -141,22 +141,14 @@ def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | N
     if logit_weight is not None:
         cfg.logit_weight = float(logit_weight)
     if max_new_tokens is None:
+        from training.config import action_token_limit
+
         max_new_tokens = action_token_limit(cfg.task)
     dec = Decoder(model, tok, cfg, decoding=decoding, beta=beta, temperature=temperature,
                   max_new_tokens=max_new_tokens)
     name = f"{cfg.algo}:{Path(meta['path']).resolve().parent.name}/{Path(meta['path']).name}"
     meta = {**meta, "task_options": dict(cfg.task_options), "side": getattr(cfg, "side", "agent")}
     return CheckpointAgent(dec, name, meta, _data_actions(Path(meta["path"])), _partner_model(Path(meta["path"])))
-
-
-def action_token_limit(task_id: str) -> int:
-    """The most tokens a generated action may take on ``task_id``: its spec's longest action in
-    bytes (a byte-level tokenizer never needs more tokens than bytes) where the task bounds it, at
-    most 32; else 32. An untrained chess agent wrote 32-token illegal moves, 401 of them a game."""
-    from training.config import task_fact
-
-    bound = task_fact(task_id, "max_action_bytes", None)
-    return min(32, int(bound)) if bound else 32
 
 
 def _partner_model(folder: Path) -> Any:

@@ -30,6 +30,15 @@ def task_fact(task_id: str, name: str, default: Any) -> Any:
         return default
 
 
+def action_token_limit(task_id: str, free_text: int = 32) -> int:
+    """The most tokens a generated action may take on ``task_id``: its spec's longest action in
+    bytes (a byte-level tokenizer never needs more tokens than bytes) where the task bounds it, at
+    most ``free_text``; else ``free_text``. An untrained chess agent wrote 32-token illegal moves,
+    401 of them a game."""
+    bound = task_fact(task_id, "max_action_bytes", None)
+    return min(free_text, int(bound)) if bound else free_text
+
+
 @dataclass
 class TrainConfig:
     """Everything a run needs besides the data; saved with every checkpoint. Each field's help

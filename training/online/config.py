@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from training.config import task_fact
+from training.config import action_token_limit, task_fact
 from training.errors import TrainingError
 from training.settings import setting
 
@@ -82,12 +82,11 @@ class OnlineConfig:
 
 TASK_DEFAULTS: dict[str, dict[str, Any]] = {
     # LMRL maze: γ 0.99, c_v 0.5, value bias −1, no BC term; rewards scaled like offline maze.
-    "maze-fo": {"gamma": 0.99, "vf_coef": 0.5, "value_bias": -1.0, "reward_scale": 0.1,
-                "max_new_tokens": 8, "max_length": 128},
-    "maze-po": {"gamma": 0.99, "vf_coef": 0.5, "value_bias": -1.0, "reward_scale": 0.1,
-                "max_new_tokens": 8, "max_length": 512},
-    "chess": {"gamma": 0.99, "max_new_tokens": 8},
-    "endgames": {"gamma": 0.99, "max_new_tokens": 8},
+    # The tasks that bound their actions generate at most that many tokens (resolve_online).
+    "maze-fo": {"gamma": 0.99, "vf_coef": 0.5, "value_bias": -1.0, "reward_scale": 0.1, "max_length": 128},
+    "maze-po": {"gamma": 0.99, "vf_coef": 0.5, "value_bias": -1.0, "reward_scale": 0.1, "max_length": 512},
+    "chess": {"gamma": 0.99},
+    "endgames": {"gamma": 0.99},
     # Wordle (measured on words=small from a tiny BC policy): returns of -6..0 scaled to O(0.1) so
     # the value loss does not swamp the shared trunk; the value head warmed up and on its own
     # faster lr; a small lr with more games a round (at 1e-4, even imitating its own games at
@@ -105,6 +104,9 @@ def resolve_online(cfg: OnlineConfig, explicit: set[str] | None = None) -> Onlin
     for k, v in TASK_DEFAULTS.get(cfg.task, {}).items():
         if k not in explicit:
             setattr(cfg, k, v)
+    if "max_new_tokens" not in explicit and "max_new_tokens" not in TASK_DEFAULTS.get(cfg.task, {}):
+        # a chess move's 14 bytes (e x d 8 = Q +) took 10 BPE tokens: a bound of 8 forbade it
+        cfg.max_new_tokens = action_token_limit(cfg.task, cfg.max_new_tokens)
     if cfg.windows == "auto":
         cfg.windows = task_fact(cfg.task, "window", "episode")
     checks = (("credit", ("token", "utterance")), ("filter", ("count", "percent")),
