@@ -62,6 +62,7 @@ class ProcessAgent:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_source_root(), env.get("PYTHONPATH")) if p)
         env.setdefault("PYTHONIOENCODING", "utf-8")
+        env["PYTHONSAFEPATH"] = "1"  # not the working folder first: a json.py or chess.py there would shadow ours
         self._proc = subprocess.Popen(
             [python or sys.executable, "-m", SERVER_MODULE],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,

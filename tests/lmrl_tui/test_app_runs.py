@@ -163,3 +163,15 @@ def test_row_points_by_kind():
         "return": (3, -2), "normalised": (3, 40.0)}  # fmt: skip
     assert row_points({"kind": "train", "round": 2, "mean_return": 1.5, "loss": float("nan")}) == {"return": (2, 1.5)}
     assert row_points({"kind": "eval", "loss": 1.0}) == {}
+
+
+def test_a_started_run_imports_its_own_modules_not_the_working_folders(tmp_path, monkeypatch):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "random.py").write_text("raise SystemExit('the working folder shadowed random')\n")
+    monkeypatch.chdir(work)
+    out = tmp_path / "run"
+    launch = runs_control.start([sys.executable, "-c", "import random, lmrl_tui; print('ran', random.random() < 2)"],
+                                out)  # fmt: skip
+    runs_control._CHILDREN[launch.pid].wait(timeout=60)
+    assert "ran True" in (out / runs_control.LOG_FILE).read_text()

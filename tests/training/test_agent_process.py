@@ -135,3 +135,18 @@ def test_the_server_answers_bad_requests_and_goes_on():
         "JSONDecodeError", "ValueError", "RuntimeError", "ValueError", "RuntimeError", "RuntimeError", None,
     ]  # fmt: skip
     assert "not a model" in replies[3]["error"] and "before the agent was loaded" in replies[4]["error"]
+
+
+def test_a_module_in_the_working_folder_does_not_shadow_the_agents_own(ilql, tmp_path, monkeypatch):
+    # a researcher's folder holding its own json.py (or chess.py, random.py): `python -m` would
+    # import it first and the agent's process would die on its first line
+    (tmp_path / "json.py").write_text("raise SystemExit('the working folder shadowed json')\n")
+    monkeypatch.chdir(tmp_path)
+    agent = ProcessAgent(str(ilql), "maze-fo").load()
+    try:
+        task = envs.make("maze-fo")
+        task.reset(0)
+        agent.reset(task, 0)
+        assert agent.act(task.history()) in task.legal_actions()
+    finally:
+        agent.close()
