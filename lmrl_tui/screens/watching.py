@@ -63,6 +63,10 @@ class WatchControls(LmrlScreen):
     _proposal: tuple[int, str] | None = None
     _engine: Any = None
     ENGINE_DEPTH = 12
+    DIM_AFTER = 0.25
+    """Seconds the last state's numbers stay as they are before they dim as outdated: at auto-play
+    speed the next ones come first, and redrawing the box dimmed cost a full render a step."""
+    _dim_timer: Any = None
 
     class Explained(Message, bubble=False):
         """The overlay's numbers for the state after ``for_step`` steps (None: failed, see ``error``)."""
@@ -114,8 +118,9 @@ class WatchControls(LmrlScreen):
             return False
         if self.overlay.explanation is None:
             self.overlay.show_note("computing values …")
-        else:  # the last state's numbers stay, marked, until these come (no jumping box)
-            self.overlay.mark_updating()
+        else:  # the last state's numbers stay, then dimmed, until these come (no jumping box)
+            self._stop_dimming()
+            self._dim_timer = self.set_timer(self.DIM_AFTER, self.overlay.mark_updating)
         self._explain_worker(len(s.transitions))
         return True
 
@@ -155,9 +160,15 @@ class WatchControls(LmrlScreen):
             self._engine.close()
             self._engine = None
 
+    def _stop_dimming(self) -> None:
+        if self._dim_timer is not None:
+            self._dim_timer.stop()
+            self._dim_timer = None
+
     def on_watch_controls_explained(self, message: WatchControls.Explained) -> None:
         if message.for_step != len(self.session.transitions):
             return  # an older state's numbers
+        self._stop_dimming()
         if message.explanation is None:
             self.overlay.show_note((message.engine or "") + "\n(values: trained checkpoints only)")
         else:

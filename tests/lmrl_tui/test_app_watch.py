@@ -238,3 +238,29 @@ async def test_the_overlay_keeps_its_size_while_the_next_values_compute():
         assert "dim" in str(overlay.content.style)
         overlay.show_explanation(expl, 4)
         assert not hasattr(overlay.content, "style") or "dim" not in str(overlay.content.style)
+
+
+async def test_the_last_numbers_dim_only_when_the_next_are_slow_to_come(store, ilql, monkeypatch):
+    # at auto-play speed the next numbers come first: dimming the box each step was a full redraw
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(140, 44)) as pilot:
+        screen = app.start_session("maze-fo", load_agent(ilql), None, 4, None, agent_choice=str(ilql))
+        await settle(app, pilot)
+        await pilot.press("v")
+        await settle(app, pilot)
+        overlay = screen.query_one("#overlay", ValueOverlay)
+        shown = overlay.explanation
+        assert shown is not None and "dim" not in str(getattr(overlay.content, "style", ""))
+        asked: list[int] = []
+        monkeypatch.setattr(screen, "_explain_worker", asked.append)  # the next numbers never come
+        monkeypatch.setattr(screen, "DIM_AFTER", 60.0)
+        assert screen.request_explanation() and asked == [0]
+        await pilot.pause(0.1)
+        assert overlay.explanation is shown and "dim" not in str(getattr(overlay.content, "style", ""))
+        screen.post_message(screen.Explained(0, shown, None))  # they come in time: nothing dims
+        await pilot.pause(0.1)
+        assert screen._dim_timer is None and "dim" not in str(getattr(overlay.content, "style", ""))
+        monkeypatch.setattr(screen, "DIM_AFTER", 0.01)
+        assert screen.request_explanation()  # and now they are slow
+        await pilot.pause(0.3)
+        assert overlay.explanation is shown and "dim" in str(overlay.content.style)
