@@ -91,10 +91,16 @@ class ValueOverlay(Static):
                               "(Q: positive goals − negative goals)", style="dim")  # fmt: skip
         else:
             legend = RichText(f"{RL_MARK} the agent's choice  {BC_MARK} BC/π_β's choice", style="dim")
-        parts = [RichText(head, style="bold"), explanation_table(expl), legend]
+        table = explanation_table(expl)
+        parts = [RichText(head, style="bold"), table, legend]
         if expl.algo == "guided" and expl.notes:  # each candidate's predicted outcomes
             parts.append(RichText("\n".join(expl.notes[1:])))
         if engine:
             parts.append(RichText(engine))
+        texts = [p for p in parts if p is not table]
+
+        def height(width: int) -> int:  # the table's cells never wrap: a header and a line a row
+            return 1 + table.row_count + sum(len(t.wrap(self.app.console, width)) for t in texts)
+
         # the previous state's numbers, dimmed while the next compute: the same size, no jump
-        update_static(self, Styled(Group(*parts), "dim") if updating else Group(*parts))
+        update_static(self, Styled(Group(*parts), "dim") if updating else Group(*parts), height)

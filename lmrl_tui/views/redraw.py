@@ -9,23 +9,26 @@ widget's laid-out one, as Textual itself would measure it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual.visual import visualize
 from textual.widgets import Static
 
 
-def update_static(widget: Static, content: Any) -> None:
-    """``widget.update(content)``, with a layout only when the size it needs changes."""
+def update_static(widget: Static, content: Any, height: Callable[[int], int] | None = None) -> None:
+    """``widget.update(content)``, with a layout only when the size it needs changes. ``height``:
+    the lines ``content`` takes at a width, where the caller knows it without drawing it (measuring
+    a Rich table draws it whole: a second full render per update)."""
     try:
         if content == widget.content:
             return
     except Exception:  # noqa: BLE001 - a renderable whose comparison fails: draw it
         pass
-    widget.update(content, layout=_needs_layout(widget, content))
+    widget.update(content, layout=_needs_layout(widget, content, height))
 
 
-def _needs_layout(widget: Static, content: Any) -> bool:
+def _needs_layout(widget: Static, content: Any, height: Callable[[int], int] | None = None) -> bool:
     size = widget.content_size
     if not widget.is_mounted or size.width <= 0 or size.height <= 0:
         return True  # never laid out yet
@@ -38,6 +41,8 @@ def _needs_layout(widget: Static, content: Any) -> bool:
             if visual.get_optimal_width(styles, widget.container_size.width) != size.width:
                 return True
         if styles.height is None or styles.height.is_auto:
+            if height is not None:
+                return height(size.width) != size.height
             return visual.get_height(styles, size.width) != size.height
     except Exception:  # noqa: BLE001 - when in doubt, let Textual lay it out
         return True

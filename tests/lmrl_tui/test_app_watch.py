@@ -264,3 +264,46 @@ async def test_the_last_numbers_dim_only_when_the_next_are_slow_to_come(store, i
         assert screen.request_explanation()  # and now they are slow
         await pilot.pause(0.3)
         assert overlay.explanation is shown and "dim" in str(overlay.content.style)
+
+
+@pytest.mark.parametrize("width", [24, 40, 60])
+async def test_the_overlay_knows_its_height_without_drawing_it(width, monkeypatch):
+    from textual.app import App
+    from textual.visual import visualize
+
+    import lmrl_tui.views.overlay as overlay_module
+    from envs.core.explanation import Candidate, Explanation
+
+    values = Explanation("ilql", "value", [Candidate("move up\n", -1.0, -2.0, 1.0, 0.6, 0.5),
+                                           Candidate("a very long utterance of a seller " * 3, -3.0, -2.0, -1.0, 0.4, 0.5)],
+                         "move up\n", "move down\n", -2.0, total=2)  # fmt: skip
+    policy = Explanation("bc", "policy", [Candidate(f"Q {i}\n", None, None, None, 0.1, 0.1) for i in range(5)],
+                         "Q 0\n", "Q 1\n", None, total=30, source="legal actions")  # fmt: skip
+    guided = Explanation("guided", "value", values.candidates, "move up\n", "move up\n", None, total=2,
+                         notes=["critique", "1. move up -> the secret is found: 41% (+6); the questions run out: 59%",
+                                "2. a very long line " * 4])  # fmt: skip
+    measured: list[tuple[int, int]] = []
+    real = overlay_module.update_static
+
+    def record(widget, content, height=None):
+        visual = visualize(widget, content, markup=False)
+        if height is not None:  # not for a note
+            measured.append((height(widget.content_size.width), visual.get_height(widget.styles, widget.content_size.width)))
+        real(widget, content, height)
+
+    class One(App):
+        CSS = f"ValueOverlay {{ width: {width}; height: auto; }}"
+
+        def compose(self):
+            yield ValueOverlay(id="overlay", classes="-shown")
+
+    monkeypatch.setattr(overlay_module, "update_static", record)
+    async with One().run_test(size=(80, 40)) as pilot:
+        overlay = pilot.app.query_one(ValueOverlay)
+        overlay.show_note("computing values …")
+        await pilot.pause()
+        for expl, engine in ((values, None), (policy, "Stockfish (depth 12): +0.35 (white's view)"), (guided, None)):
+            for updating in (False, True):
+                overlay.show_explanation(expl, 1, engine, updating=updating)
+                await pilot.pause()
+    assert len(measured) == 6 and all(ours == textuals for ours, textuals in measured), measured
