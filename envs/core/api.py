@@ -133,7 +133,7 @@ class TaskSpec:
     choice) or ``"text"`` (free text)."""
     max_action_bytes: int | None = None
     """The longest action the task accepts, in UTF-8 bytes with its closing newline, where the task
-    bounds it (a SAN chess move: 8; a maze move: 11); a generating agent stops there. None: free
+    bounds it (a spaced SAN chess move: 14; a maze move: 11); a generating agent stops there. None: free
     text."""
     exact_evaluation: bool = False
     """Whether ``task.exact_evaluation(action_distribution)`` gives the exact expected return of a
