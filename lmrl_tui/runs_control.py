@@ -31,6 +31,8 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from envs.core.process_agent import child_env
+
 LAUNCH_FILE = "launch.json"
 LOG_FILE = "train.log"
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
@@ -69,14 +71,9 @@ def start(argv: Sequence[str], out_dir: str | Path) -> Launch:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     log = out / LOG_FILE
-    # the working folder is not put first on the run's import path (a random.py or chess.py there
-    # would shadow the module); this package's own folder is, as in this process
-    root = str(Path(__file__).resolve().parents[1])
-    env = {**os.environ, "PYTHONSAFEPATH": "1",
-           "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}  # fmt: skip
     with log.open("ab") as f:
         proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
-                                start_new_session=True, close_fds=True, env=env)  # fmt: skip
+                                start_new_session=True, close_fds=True, env=child_env())  # fmt: skip
     _CHILDREN[proc.pid] = proc
     launch = Launch(proc.pid, str(out), list(argv), str(log), datetime.now(UTC).isoformat(timespec="seconds"))
     _write_launch(out, launch)

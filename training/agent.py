@@ -18,6 +18,7 @@ from typing import Any
 import torch
 
 from envs.core import Text, history_to_str
+from training.config import action_token_limit
 from training.generation import Decoder
 
 
@@ -141,8 +142,6 @@ def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | N
     if logit_weight is not None:
         cfg.logit_weight = float(logit_weight)
     if max_new_tokens is None:
-        from training.config import action_token_limit
-
         max_new_tokens = action_token_limit(cfg.task)
     dec = Decoder(model, tok, cfg, decoding=decoding, beta=beta, temperature=temperature,
                   max_new_tokens=max_new_tokens)

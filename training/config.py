@@ -22,8 +22,8 @@ ALGO_ALIASES = {"%bc": "pbc", "filtered_bc": "pbc", "percent_bc": "pbc", "mc_ret
 
 
 def task_fact(task_id: str, name: str, default: Any) -> Any:
-    """A fact from the task's spec (``window``, ``decoding``, ``max_action_bytes``), or ``default`` for a task id that is
-    not registered (a toy task of the tests, an empty config)."""
+    """A fact from the task's spec (``window``, ``decoding``, ``max_action_bytes``), or ``default``
+    for a task id that is not registered (a toy task of the tests, an empty config)."""
     try:
         return getattr(envs.spec(task_id), name)
     except envs.UnknownTask:

@@ -40,6 +40,16 @@ def _source_root() -> str:
     return str(Path(__file__).resolve().parents[2])
 
 
+def child_env() -> dict[str, str]:
+    """This process's environment for a Python child that imports this project's code: its own
+    folder first on the import path, the working folder not at all (``python -m`` would put it
+    first, and a json.py or random.py there would shadow the module)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_source_root(), env.get("PYTHONPATH")) if p)
+    env["PYTHONSAFEPATH"] = "1"
+    return env
+
+
 class ProcessAgent:
     """``choice`` (a checkpoint folder or ``hf:MODEL``) for ``task_id``, in a child process.
 
@@ -59,10 +69,8 @@ class ProcessAgent:
         self._lock = threading.Lock()
         self._closed = False
         self._stderr = tempfile.TemporaryFile()
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (_source_root(), env.get("PYTHONPATH")) if p)
+        env = child_env()
         env.setdefault("PYTHONIOENCODING", "utf-8")
-        env["PYTHONSAFEPATH"] = "1"  # not the working folder first: a json.py or chess.py there would shadow ours
         self._proc = subprocess.Popen(
             [python or sys.executable, "-m", SERVER_MODULE],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
