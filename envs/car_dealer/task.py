@@ -60,7 +60,7 @@ from envs.car_dealer.data import (
     sample_persona,
 )
 from envs.car_dealer.partner import PersonaBuyer
-from envs.car_dealer.text import MAX_PARSE_CHARS, clean, find_car, find_prices
+from envs.car_dealer.text import INSTRUCTIONS, MAX_PARSE_CHARS, clean, find_car, find_prices
 from envs.core import Agent, InvalidInput, Step, TaskBase, TaskSpec, Text, TextHistory
 
 START = "Start\n"
@@ -247,6 +247,7 @@ class CarDealerTask(TaskBase):
             # a dialogue of ~350 tokens (up to ~850): whole-episode windows cut at 256 would lose
             # the deal, the only reward; one window per turn keeps it
             window="history",
+            instructions=INSTRUCTIONS,
         )
         self.persona: Persona = sample_persona(random.Random(0))
         self._lines: list[dict[str, Any]] = []

@@ -1,4 +1,5 @@
-"""Reading Car Dealer utterances: prices, brands, types, features, cars and intents.
+"""Reading Car Dealer utterances: prices, brands, types, features, cars and intents; and what a
+chat model playing the seller is told (:data:`INSTRUCTIONS`).
 
 Keyword and pattern matching only (no model). The persona buyer reads seller lines with
 :func:`understand`; the scripted sellers read buyer lines with the same finders.
@@ -303,3 +304,16 @@ def read_request(line: str, ignore: str = "") -> Request:
     if model is not None and model.brand not in brands:
         brands.insert(0, model.brand)
     return Request(brands[:1], find_types(wanted)[:1], model, find_features(text))
+
+
+INSTRUCTIONS = {
+    "seller": (
+        "You are a friendly car salesperson at a dealership, talking to a customer who has just "
+        "walked in. Ask which brand, type of car and features they want and what their budget is, "
+        "recommend a car and agree on a price, as high as they will accept. Reply with one short "
+        "line; quote prices like $32,000."
+    ),
+}
+"""What a chat model that was not trained on the task is told, by role (``TaskSpec.instructions``;
+the buyer's side keeps the generic buyer rules of :mod:`envs.core.remote`, which give its Output
+line)."""

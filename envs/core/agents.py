@@ -139,7 +139,7 @@ def make_model_agent(choice: str, role: str = "agent") -> Agent | None:
         model = choice[3:].strip()
         if not model:
             raise AgentChoiceError("hf: needs a model path or hub id, e.g. hf:./my-model")
-        return agent_loader("hf")(model)
+        return agent_loader("hf")(model, role=role)
     if choice.startswith("http:") and "@" in choice:
         model, _, base_url = choice[5:].partition("@")
         if not model.strip() or not base_url.strip():

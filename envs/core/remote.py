@@ -55,8 +55,23 @@ SYSTEM_PROMPTS: Mapping[str, str] = {
         "You know the hidden answer given in the first message. Answer each question truthfully "
         "in one line without naming the answer."
     ),
-    "asker": "Find the hidden answer by asking questions. Reply with exactly one line.",
+    "guesser": "Find the hidden answer by asking questions. Reply with exactly one line.",
 }
+"""The generic rules of each role, for a task that gives a role no instructions of its own."""
+
+
+def role_prompt(role: str, task: Any = None) -> str:
+    """What a chat model playing ``role`` in ``task`` is told: the task's own instructions for the
+    role (``TaskSpec.instructions``), else the role's generic rules, with the task's summary for
+    the acting side (``roles[0]``)."""
+    spec = getattr(task, "spec", None)
+    own = getattr(spec, "instructions", None) or {}
+    if role in own:
+        return own[role]
+    generic = SYSTEM_PROMPTS.get(role, SYSTEM_PROMPTS["agent"])
+    if spec is not None and role == spec.roles[0] and spec.summary:
+        return f"{generic} The game: {spec.summary}"
+    return generic
 
 
 class EndpointError(RuntimeError):
@@ -116,9 +131,10 @@ class ChatEndpointAgent:
         self.model = model
         self.role = role
         self.api_key_env = api_key_env
-        self.system_prompt = system_prompt if system_prompt is not None else SYSTEM_PROMPTS.get(
-            role, SYSTEM_PROMPTS["agent"]
-        )
+        self._own_prompt = system_prompt is not None
+        self.system_prompt = system_prompt if system_prompt is not None else role_prompt(role)
+        """The system message; without one given, the task's instructions for ``role``, taken at
+        each :meth:`reset` (:func:`role_prompt`)."""
         self.host = parts.netloc
         self.timeout = float(timeout)
         """Seconds for one network operation (a connect, a read) within a try."""
@@ -145,8 +161,11 @@ class ChatEndpointAgent:
             self._client = None
 
     def reset(self, task: Any = None, seed: int | None = None) -> None:
-        """Remember the seed (sent to servers that honour it for sampling)."""
+        """Remember the seed (sent to servers that honour it for sampling) and take the task's
+        instructions for this agent's role as the system message."""
         self._seed = seed
+        if task is not None and not self._own_prompt:
+            self.system_prompt = role_prompt(self.role, task)
 
     def act(self, history: Sequence[Text]) -> str:
         """The endpoint's next line for ``history`` (raises :class:`EndpointError`)."""

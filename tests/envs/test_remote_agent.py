@@ -224,3 +224,28 @@ def test_endpoint_can_be_the_car_buyer(server: FakeServer) -> None:
     msgs = server.requests[0]["messages"]
     assert "Personality:" in msgs[1]["content"]
     assert "customer" in msgs[0]["content"]
+
+
+def test_the_system_message_is_the_tasks_instructions_for_the_role(server: FakeServer) -> None:
+    """An endpoint is told the rules of the game it plays (``TaskSpec.instructions``) from its
+    first reset on: a guesser in Twenty Questions learns the game and how to name the object; a
+    role the task gives no instructions gets its generic rules, the acting side with the task's
+    summary; a system prompt given by the caller is kept."""
+    import envs
+    from envs.core.remote import SYSTEM_PROMPTS, role_prompt
+
+    tq = envs.make("twenty-questions")
+    guesser = agent(server.url, role="guesser")
+    assert guesser.system_prompt == SYSTEM_PROMPTS["guesser"]
+    guesser.reset(tq, 0)
+    guesser.act((Text("Questions:\n", False),))
+    system = server.requests[-1]["messages"][0]["content"]
+    assert system == tq.spec.instructions["guesser"] and "Twenty Questions" in system and "Is it a dog?" in system
+    wordle = envs.make("wordle")
+    assert role_prompt("agent", wordle) == f"{SYSTEM_PROMPTS['agent']} The game: {wordle.spec.summary}"
+    buyer = agent(server.url, role="buyer")
+    buyer.reset(envs.make("car-dealer"), 0)
+    assert buyer.system_prompt == SYSTEM_PROMPTS["buyer"]  # the car dealer gives its buyer no rules of its own
+    own = agent(server.url, role="guesser", system_prompt="Be brief.")
+    own.reset(tq, 0)
+    assert own.system_prompt == "Be brief."

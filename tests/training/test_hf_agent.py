@@ -120,3 +120,79 @@ def test_in_its_own_process_it_answers_as_here(tiny_model: str) -> None:
             assert there.act(hist) == here.act(hist)
     finally:
         there.close(wait=True)
+
+
+CHATML = ("{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
+          "{% if add_generation_prompt %}<|assistant|>{% endif %}")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def chat_model(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A tiny model with a chat template on its tokenizer: a chat model, as an instruct one is
+    (1,024 positions: a system message and a few turns fit, one character a token)."""
+    from transformers import AutoTokenizer
+
+    folder = tiny_hf_model(tmp_path_factory.mktemp("tiny-chat"), n_positions=1024)
+    tok = AutoTokenizer.from_pretrained(folder)
+    tok.chat_template = CHATML
+    tok.save_pretrained(folder)
+    return str(folder)
+
+
+def test_a_chat_model_reads_the_tasks_instructions_and_the_dialogue_as_chat_turns(chat_model: str, tiny_model: str) -> None:
+    """SmolLM2-Instruct given LMRL's bare history (``Start\\n``) wrote empty lines on every turn of
+    Car Dealer; a chat model now gets its role's instructions as the system message and the
+    dialogue as turns. A model without a chat template still reads LMRL's plain history."""
+    import envs
+    from envs.core.agents import make_agent
+
+    task = envs.make("twenty-questions")
+    task.reset(0)
+    agent = make_agent("twenty-questions", f"hf:{chat_model}", role="guesser")
+    assert agent.role == "guesser"
+    agent.reset(task, 0)
+    agent.load()
+    assert agent.chat is True
+    hist = (*task.history(), Text("Is it alive?\n", True), Text("No.\n", False))
+    prompt = agent._tok.decode(agent._prompt_ids(hist)[0])
+    rules = task.spec.instructions["guesser"]
+    assert prompt == f"<|system|>{rules}\n<|user|>Questions:\n<|assistant|>Is it alive?\n<|user|>No.\n<|assistant|>"
+    plain = HFAgent(tiny_model, device="cpu", role="guesser")
+    plain.reset(task, 0)
+    plain.load()
+    assert plain.chat is False
+    assert plain._tok.decode(plain._prompt_ids(hist)[0]) == "Questions:\nIs it alive?\nNo.\n"
+
+
+def test_a_chat_models_reply_skips_its_leading_blank_lines(chat_model: str, tiny_model: str) -> None:
+    """The reply is the first line with text in it (a chat model often opens with a newline); a
+    plain model's reply stays LMRL's: up to its first newline."""
+    replies = {}
+    for name, folder in (("chat", chat_model), ("plain", tiny_model)):
+        agent = HFAgent(folder, device="cpu", max_new_tokens=20)
+        agent.load()
+        tok = agent._tok
+        written = torch.tensor([tok("\n \nIs it a dog?\nNo.", add_special_tokens=False)["input_ids"]])
+        agent._model.generate = lambda ids, written=written, **kw: torch.cat([ids, written], dim=1)
+        replies[name] = agent.act((Text("Questions:\n", False),))
+    assert replies == {"chat": "Is it a dog?\n", "plain": "\n"}
+    from training.hf_agent import _StopAtNewline
+
+    ids = torch.tensor([tok("ab\n\nIs", add_special_tokens=False)["input_ids"]])
+    assert not _StopAtNewline(tok, 2, skip_blank=True)(ids, None)[0]  # only blank lines so far
+    assert _StopAtNewline(tok, 2)(ids, None)[0]
+    ids = torch.tensor([tok("ab\n\nIs it?\n", add_special_tokens=False)["input_ids"]])
+    assert _StopAtNewline(tok, 2, skip_blank=True)(ids, None)[0]
+
+
+def test_a_long_chat_prompt_loses_its_oldest_turns_and_keeps_the_system_message(chat_model: str) -> None:
+    agent = HFAgent(chat_model, device="cpu", role="guesser", system_prompt="RULES", max_prompt_tokens=120)
+    agent.load()
+    hist = [Text("Questions:\n", False)]
+    for i in range(20):
+        hist += [Text(f"Question number {i}?\n", True), Text("No.\n", False)]
+    ids = agent._prompt_ids(hist)
+    prompt = agent._tok.decode(ids[0])
+    assert ids.shape[1] <= 120
+    assert prompt.startswith("<|system|>RULES\n") and prompt.endswith("Question number 19?\n<|user|>No.\n<|assistant|>")
+    assert "Question number 0?" not in prompt

@@ -157,7 +157,9 @@ def test_smollm2_gguf_end_to_end(models, tmp_path) -> None:
     assert pretrained.local_path("smollm2-135m", lines.append) == folder
     assert len(lines) == 2 and time.monotonic() - start < 2.0  # reused, not converted again
 
-    agent = HFAgent("smollm2-135m", device="cpu", max_new_tokens=16)
+    agent = HFAgent("smollm2-135m", device="cpu", max_new_tokens=16, role="guesser")
+    agent.reset(envs.make("twenty-questions"), 0)  # a chat model: the game's rules as its system message
+    assert agent.system_prompt == envs.spec("twenty-questions").instructions["guesser"]
     history = ("Questions:\n", "Is it an animal?\n", "No.\n", "Is it made of metal?\n", "Yes.\n")
     reply = agent.act(tuple(Text(x, i % 2 == 1) for i, x in enumerate(history)))
     assert agent.model_id == str(folder)

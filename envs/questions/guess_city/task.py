@@ -61,6 +61,7 @@ class GuessCityTask(QuestionTask):
             success_return=None,
             help=HELP,
             options=dict(self.options),
+            instructions=INSTRUCTIONS,
         )
 
     def find_secret(self, name: str) -> int:
@@ -133,3 +134,18 @@ weather like?*, *What food is it known for?*). Name the city to win: *Is it Lago
 
 # -------------------------------------------------------------------------------------------
 # The question bank and the scripted guessers
+
+
+INSTRUCTIONS = {
+    "guesser": (
+        "We are playing Guess My City. I come from a large city somewhere in the world. Find it by "
+        "asking questions, one question per reply, in one line: yes/no questions ('Is it in "
+        "Asia?') or open ones ('What food is it known for?'). You have 20 questions. When you "
+        "think you know it, name it: 'Is it Lagos?'"
+    ),
+    "oracle": (
+        "We are playing Guess My City. Each message gives your home city and a question about "
+        "it. Answer truthfully in one line, without naming the city."
+    ),
+}
+"""What a chat model that was not trained on the task is told, by role (``TaskSpec.instructions``)."""

@@ -77,6 +77,7 @@ class TwentyQuestionsTask(QuestionTask):
             help=HELP,
             options=dict(self.options),
             reply_kind="yes-no",
+            instructions=INSTRUCTIONS,
         )
 
     # -- hooks ---------------------------------------------------------------------------------
@@ -151,3 +152,17 @@ object when you think you know it: *Is it an animal?*, *Is it bigger than a brea
 
 # -------------------------------------------------------------------------------------------
 # The question bank and the scripted guessers
+
+
+INSTRUCTIONS = {
+    "guesser": (
+        "We are playing Twenty Questions. I am thinking of an everyday object. Find it by asking "
+        "yes/no questions, one question per reply, in one line: 'Is it an animal?', 'Can you eat "
+        "it?'. You have 20 questions. When you think you know it, name it: 'Is it a dog?'"
+    ),
+    "oracle": (
+        "We are playing Twenty Questions. Each message gives the object you are thinking of and "
+        "a question about it. Answer with Yes or No, in one line."
+    ),
+}
+"""What a chat model that was not trained on the task is told, by role (``TaskSpec.instructions``)."""
