@@ -109,6 +109,6 @@ def source_counts(store: Store) -> list[dict[str, Any]]:
                    AVG(CASE WHEN status = 'finished' THEN success END) AS success_rate,
                    SUM(CASE WHEN status = 'finished' THEN n_steps ELSE 0 END) AS steps
             FROM episodes GROUP BY task, source ORDER BY task, source"""
-        cur = store.db.execute(sql)
+        cur = store.execute(sql)
         cols = [c[0] for c in cur.description]
         return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]

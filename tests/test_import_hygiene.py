@@ -49,6 +49,36 @@ def test_home_screen_opens_without_torch(tmp_path):
     assert not {m.split(".")[0] for m in mods} & {*HEAVY, *HTTP}
 
 
+def test_the_home_screen_reads_an_existing_store_without_sqlite_utils(tmp_path):
+    """Opening an up-to-date store, filling the home screen's counts and looking for unfinished
+    episodes use the plain sqlite3 connection: importing sqlite-utils (and its click, pluggy and
+    dateutil) cost ~0.1 s beside the first frame. Creating or migrating a store still uses it."""
+    import envs
+    from data.generate import generate
+    from data.store import Store
+
+    store = Store(tmp_path / "e.db")
+    generate(store, "maze-fo", envs.make_policy("maze-fo", "behaviour"), 1)
+    store.close()
+    mods = modules_after(
+        f"""
+        import asyncio
+        from lmrl_tui.app import make_app
+        from lmrl_tui.screens.home import HomeScreen
+
+        async def main():
+            app = make_app({str(tmp_path / 'e.db')!r})
+            async with app.run_test() as pilot:
+                while not (isinstance(app.screen, HomeScreen) and app.screen.counts):
+                    await pilot.pause(0.01)
+                await app.workers.wait_for_complete()
+                assert app.screen.counts["maze-fo"].total == 1
+        asyncio.run(main())
+        """
+    )
+    assert "data.store" in mods and "sqlite_utils" not in mods
+
+
 def test_an_endpoint_agent_imports_httpx_only_on_its_first_call():
     mods = modules_after("from envs.core.agents import make_agent\n"
                          "make_agent('twenty-questions', 'http:m@http://127.0.0.1:9/v1', role='oracle')")
