@@ -32,10 +32,12 @@ from typing import IO, Any
 
 
 class _Legal:
-    """What the agent sees of the task: the legal actions the client sent with the request."""
+    """What the agent sees of the task: its spec (a chat model's instructions for its role) and the
+    legal actions the client sent with the request."""
 
     def __init__(self) -> None:
         self.actions: list[str] | None = None
+        self.spec: Any = None
 
     def legal_actions(self) -> list[str] | None:
         return self.actions
@@ -98,6 +100,9 @@ class AgentServer:
         from envs.core.agents import MODEL_KINDS, make_agent
 
         agent = make_agent(req["task"], req["choice"], role=req.get("role", "agent"))
+        import envs
+
+        self.legal.spec = envs.spec(req["task"]) if req["task"] in envs.ids() else None
         if getattr(agent, "kind", None) not in MODEL_KINDS:  # a scripted policy needs the task itself
             raise ValueError(f"{req['choice']!r} is not a model: this process serves checkpoints and models only")
         self.agent = agent

@@ -196,3 +196,17 @@ def test_a_long_chat_prompt_loses_its_oldest_turns_and_keeps_the_system_message(
     assert ids.shape[1] <= 120
     assert prompt.startswith("<|system|>RULES\n") and prompt.endswith("Question number 19?\n<|user|>No.\n<|assistant|>")
     assert "Question number 0?" not in prompt
+
+
+def test_in_its_own_process_a_chat_model_is_told_the_tasks_instructions(chat_model: str) -> None:
+    """The app runs an hf: model in its own process (training/agent_server.py), which resets it
+    without the task itself: the task's spec goes with it, so the instructions are the task's."""
+    import envs
+    from training.agent_server import AgentServer
+
+    server = AgentServer()
+    server.handle({"op": "load", "task": "guess-city", "choice": f"hf:{chat_model}", "role": "guesser"})
+    server.handle({"op": "reset", "seed": 0})
+    assert server.agent.system_prompt == envs.spec("guess-city").instructions["guesser"]
+    reply = server.handle({"op": "act", "history": [["Questions:\n", False]]})
+    assert reply["action"].endswith("\n")
