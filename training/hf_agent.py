@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from envs.core import Text, history_to_str
-from envs.core.remote import history_to_messages, role_prompt
+from envs.core.remote import chat_view, history_to_messages, role_prompt
 
 DOWNLOAD_ENV = "LMRL_HF_DOWNLOAD"
 
@@ -122,6 +122,11 @@ class HFAgent:
         self._calls = 0
         if task is not None and not self._own_prompt:
             self.system_prompt = role_prompt(self.role, task)
+
+    def model_view(self, history: Sequence[Text]) -> str | None:
+        """A chat model's messages for ``history`` as text (:func:`envs.core.remote.chat_view`);
+        None for a plain model (it reads the history itself) or one not loaded yet."""
+        return chat_view(history, self.system_prompt) if self.chat and self._tok is not None else None
 
     def act(self, history: Sequence[Text]) -> str:
         """Generate the next line for ``history``."""

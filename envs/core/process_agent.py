@@ -66,6 +66,8 @@ class ProcessAgent:
         self.meta: dict[str, Any] | None = None
         self._notes: dict[str, Any] | None = None
         self._task: Any = None
+        self.chat = False
+        """Whether the model in the child is a chat model (told by its load)."""
         self._lock = threading.Lock()
         self._closed = False
         self._stderr = tempfile.TemporaryFile()
@@ -128,7 +130,17 @@ class ProcessAgent:
             self.close()
             raise AgentChoiceError(str(e)) from None
         self.kind, self.name, self.meta = reply["kind"], reply["name"], reply.get("meta")
+        self.chat = bool(reply.get("chat"))
         return self
+
+    def model_view(self, history: Sequence[Text]) -> str | None:
+        """A chat model's messages for ``history`` as text, made here as the child makes them (the
+        task's instructions for this side); None for any other model."""
+        if not self.chat:
+            return None
+        from envs.core.remote import chat_view, role_prompt
+
+        return chat_view(history, role_prompt(self.role, self._task))
 
     def reset(self, task: Any = None, seed: int | None = None) -> None:
         self._task = task

@@ -101,6 +101,12 @@ def history_to_messages(history: Sequence[Text], system: str | None) -> list[dic
     return msgs
 
 
+def chat_view(history: Sequence[Text], system: str | None) -> str:
+    """What a chat model reads, as text for a person: each message on its own lines after its
+    role in brackets (the play screen's "What the model sees")."""
+    return "\n".join(f"[{m['role']}] {m['content']}" for m in history_to_messages(history, system)) + "\n"
+
+
 class ChatEndpointAgent:
     """Any OpenAI-compatible ``/chat/completions`` endpoint as an :class:`envs.Agent`."""
 
@@ -166,6 +172,10 @@ class ChatEndpointAgent:
         self._seed = seed
         if task is not None and not self._own_prompt:
             self.system_prompt = role_prompt(self.role, task)
+
+    def model_view(self, history: Sequence[Text]) -> str:
+        """The messages sent for ``history``, as text (:func:`chat_view`)."""
+        return chat_view(history, self.system_prompt)
 
     def act(self, history: Sequence[Text]) -> str:
         """The endpoint's next line for ``history`` (raises :class:`EndpointError`)."""

@@ -247,7 +247,11 @@ class EpisodeSession:
         return self.task.state()
 
     def model_text(self) -> str:
-        return history_to_str(self.task.history())
+        """What the agent's model reads now: a chat model's messages (its ``model_view``), else
+        LMRL's text history."""
+        view = getattr(self.agent, "model_view", None)
+        text = view(self.task.history()) if view is not None else None
+        return text if text is not None else history_to_str(self.task.history())
 
     # -- acting -------------------------------------------------------------------------------
     def note_hint(self, name: str) -> None:

@@ -241,6 +241,7 @@ def test_the_system_message_is_the_tasks_instructions_for_the_role(server: FakeS
     guesser.act((Text("Questions:\n", False),))
     system = server.requests[-1]["messages"][0]["content"]
     assert system == tq.spec.instructions["guesser"] and "Twenty Questions" in system and "Is it a dog?" in system
+    assert guesser.model_view(tq.history()) == f"[system] {system}\n[user] Questions:\n"  # the play screen's view
     wordle = envs.make("wordle")
     assert role_prompt("agent", wordle) == f"{SYSTEM_PROMPTS['agent']} The game: {wordle.spec.summary}"
     buyer = agent(server.url, role="buyer")

@@ -210,3 +210,35 @@ def test_in_its_own_process_a_chat_model_is_told_the_tasks_instructions(chat_mod
     assert server.agent.system_prompt == envs.spec("guess-city").instructions["guesser"]
     reply = server.handle({"op": "act", "history": [["Questions:\n", False]]})
     assert reply["action"].endswith("\n")
+
+
+def test_what_the_model_sees_is_a_chat_models_messages(chat_model: str, tiny_model: str, tmp_path) -> None:
+    """The play screen's "What the model sees" (``model_text``) shows a chat model's system message
+    and turns, made in the app's process as the agent's own process makes them; a plain model
+    still shows LMRL's text history."""
+    from data.session import PlaySession
+    from data.store import Store
+    from envs.core.process_agent import ProcessAgent
+    from envs.core.remote import chat_view
+
+    store = Store(tmp_path / "v.db")
+    try:
+        for folder, chat in ((chat_model, True), (tiny_model, False)):
+            agent = ProcessAgent(f"hf:{folder}", "twenty-questions", role="guesser").load()
+            try:
+                assert agent.chat is chat
+                session = PlaySession(store, "twenty-questions", agent=agent, seed=4)
+                session.start()
+                session.agent_step()
+                hist = session.task.history()
+                rules = session.task.spec.instructions["guesser"]
+                if chat:
+                    want = chat_view(hist, rules)
+                    assert want.startswith(f"[system] {rules}\n[user] Questions:\n[assistant] ")
+                else:
+                    want = "".join(t.text for t in hist)
+                assert session.model_text() == want
+            finally:
+                agent.close(wait=True)
+    finally:
+        store.close()
