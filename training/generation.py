@@ -79,11 +79,12 @@ class Decoder:
 
     # -- enumerable actions ---------------------------------------------------------------------
     def _rows(self, prompt: str, actions: Sequence[str]) -> list[tuple[list[int], list[int]]]:
-        """(prompt tokens, action tokens) of each action, the prompt cut so both fit."""
+        """(prompt tokens, action tokens) of each action, the prompt cut so both fit; an action
+        longer than the context keeps its first tokens after the prompt's last one."""
         p_ids = encode(self.tok, prompt)
         seqs = []
         for a in actions:
-            a_ids = encode(self.tok, a)
+            a_ids = encode(self.tok, a)[: max(self.context - 1, 1)]
             keep = self.context - len(a_ids)
             seqs.append((p_ids[-keep:] if keep > 0 else [], a_ids))
         return seqs

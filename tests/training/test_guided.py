@@ -118,3 +118,17 @@ def test_guided_choices_explain_what_is_wrong(guided_parts, tmp_path):
     plain = load_agent(tiny_checkpoint(tmp_path, "mc"))
     with pytest.raises(TrainingError, match="lmrl train mc --goals"):
         GuidedAgent(make_agent("twenty-questions", f"hf:{llm}"), plain)
+
+
+def test_a_candidate_longer_than_the_value_models_context_is_still_scored(guided_parts):
+    """A language model's reply can outgrow the small value model's context (its tokenizer cuts
+    odd text into many tokens): it is scored on its first tokens, not an IndexError."""
+    from training.agent import load_agent
+    from training.explain import token_terms
+
+    values = load_agent(guided_parts[0])
+    ctx = values.decoder.context
+    long = "Is it " + "zq" * ctx + "?\n"
+    rows = token_terms(values.decoder, "Question:\n" * ctx, ["Is it a cat?\n", long])
+    assert len(rows[1]["q"]) == ctx - 1 and torch.isfinite(rows[1]["q"]).all()
+    assert len(rows[0]["q"]) == len(values.decoder._rows("", ["Is it a cat?\n"])[0][1])
