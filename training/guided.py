@@ -19,6 +19,7 @@ explanation (:meth:`GuidedAgent.explain`).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,7 +39,8 @@ class GuidedAgent:
 
     kind = "guided"
 
-    def __init__(self, proposer: Any, values: Any, *, n: int = 4, name: str | None = None) -> None:
+    def __init__(self, proposer: Any, values: Any, *, n: int = 4, name: str | None = None,
+                 support: float | None = None) -> None:  # fmt: skip
         cfg = values.decoder.cfg
         if not getattr(cfg, "goals", False):
             raise TrainingError("the value checkpoint of a guided agent must be trained with "
@@ -47,6 +49,14 @@ class GuidedAgent:
         self.values = values
         self.n = max(1, int(n))
         self.goals: tuple[Goal, ...] = goals_for(cfg.task)
+        tok = getattr(values.decoder, "tok", None)
+        vocab = max(2, len(tok) if tok is not None else int(getattr(cfg, "vocab_size", 2) or 2))
+        self.support = -math.log(vocab) if support is None else float(support)
+        """A candidate is in the value model's data when its mean log-probability per token under
+        the data's behaviour (the checkpoint's π_β, after the goal line) is at least this; the
+        default is a uniform guess's, −ln(vocabulary size). The values never pick a candidate
+        outside it, and the critique says it is not trusted: their predictions there are guesses
+        (measured: Twenty Questions' values chose non-questions they never saw)."""
         self.task_id = cfg.task
         self.name = name or f"{getattr(proposer, 'name', 'llm')}+{values.name}"
         self.meta = {**getattr(values, "meta", {}), "guided": True}
@@ -64,13 +74,15 @@ class GuidedAgent:
 
     def act(self, history: Sequence[Text]) -> str:
         cands = self.propose(history)
-        preds = self.predict(history, cands)
-        text = critique(cands, preds, self.goals)
+        preds, logp = self.assess(history, cands)
+        ok = [lp >= self.support for lp in logp]
+        text = critique(cands, preds, self.goals, ok)
         answer = self._ask(history, text, len(cands))
-        best = best_candidate(preds, self.goals)
+        best = best_candidate(preds, self.goals, ok)
         pick, chosen_by = (answer, "model") if answer is not None else (best, "values")
         self._notes = {"candidates": cands, "predictions": {g: [round(p, 4) for p in ps] for g, ps in preds.items()},
-                       "critique": text, "choice": pick, "chosen_by": chosen_by, "value_choice": best}  # fmt: skip
+                       "critique": text, "choice": pick, "chosen_by": chosen_by, "value_choice": best,
+                       "logp_beta": [round(lp, 3) for lp in logp], "supported": ok}  # fmt: skip
         self._last = (history_to_str(history), self._explanation(cands, preds, pick, best, text))
         return cands[pick]
 
@@ -95,14 +107,22 @@ class GuidedAgent:
 
     def predict(self, history: Sequence[Text], candidates: Sequence[str]) -> dict[str, list[float]]:
         """Per goal name: each candidate's predicted probability that the episode reaches it."""
+        return self.assess(history, candidates)[0]
+
+    def assess(self, history: Sequence[Text], candidates: Sequence[str]) -> tuple[dict[str, list[float]], list[float]]:
+        """(:meth:`predict`, each candidate's mean log-probability per token under the data's
+        behaviour, averaged over the goals' prompts: how like the value model's data it is)."""
         from training.explain import token_terms
 
         h = history_to_str(history)
         out: dict[str, list[float]] = {}
+        logp = [0.0] * len(candidates)
         for g in self.goals:
             terms = token_terms(self.values.decoder, goal_prompt(h, g), candidates)
             out[g.name] = [min(1.0, max(0.0, float(t["q"][-1]))) for t in terms]
-        return out
+            for i, t in enumerate(terms):
+                logp[i] += float(t["logp_beta"].mean()) / len(self.goals)
+        return out, logp
 
     def _ask(self, history: Sequence[Text], text: str, n: int) -> int | None:
         """The proposer's final choice after the critique (0-based), or None if it names none."""
@@ -123,9 +143,10 @@ class GuidedAgent:
         if self._last is not None and self._last[0] == h:
             return self._last[1]
         cands = self.propose(history)
-        preds = self.predict(history, cands)
-        best = best_candidate(preds, self.goals)
-        return self._explanation(cands, preds, None, best, critique(cands, preds, self.goals))
+        preds, logp = self.assess(history, cands)
+        ok = [lp >= self.support for lp in logp]
+        best = best_candidate(preds, self.goals, ok)
+        return self._explanation(cands, preds, None, best, critique(cands, preds, self.goals, ok))
 
     def _explanation(self, cands: list[str], preds: dict[str, list[float]], pick: int | None, best: int,
                      text: str) -> Explanation:  # fmt: skip
@@ -152,12 +173,17 @@ def outcome_scores(preds: dict[str, list[float]], goals: Sequence[Goal]) -> list
     return out
 
 
-def best_candidate(preds: dict[str, list[float]], goals: Sequence[Goal]) -> int:
+def best_candidate(preds: dict[str, list[float]], goals: Sequence[Goal],
+                   supported: Sequence[bool] | None = None) -> int:  # fmt: skip
+    """The candidate with the best predicted outcome among those in the value model's data; the
+    proposer's own line (0) when none is."""
     score = outcome_scores(preds, goals)
-    return max(range(len(score)), key=lambda i: score[i])
+    pool = [i for i in range(len(score)) if supported is None or supported[i]]
+    return max(pool, key=lambda i: score[i]) if pool else 0
 
 
-def critique(cands: Sequence[str], preds: dict[str, list[float]], goals: Sequence[Goal]) -> str:
+def critique(cands: Sequence[str], preds: dict[str, list[float]], goals: Sequence[Goal],
+             supported: Sequence[bool] | None = None) -> str:  # fmt: skip
     """The predictions as a few lines of text: each candidate with each goal's probability and its
     change against the candidates' mean (the value function's view of how the task unfolds)."""
     lines = ["\nA value model predicts how the conversation ends after each possible reply:"]
@@ -167,7 +193,8 @@ def critique(cands: Sequence[str], preds: dict[str, list[float]], goals: Sequenc
         for g in goals:
             p = preds[g.name][i]
             parts.append(f"{g.text}: {p:.0%} ({(p - means[g.name]) * 100:+.0f})")
-        lines.append(f"{i + 1}. {a.strip()} -> " + "; ".join(parts))
+        odd = "" if supported is None or supported[i] else " (unlike anything in its data: a guess)"
+        lines.append(f"{i + 1}. {a.strip()} -> " + "; ".join(parts) + odd)
     return "\n".join(lines) + "\n"
 
 

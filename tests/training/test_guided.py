@@ -132,3 +132,43 @@ def test_a_candidate_longer_than_the_value_models_context_is_still_scored(guided
     rows = token_terms(values.decoder, "Question:\n" * ctx, ["Is it a cat?\n", long])
     assert len(rows[1]["q"]) == ctx - 1 and torch.isfinite(rows[1]["q"]).all()
     assert len(rows[0]["q"]) == len(values.decoder._rows("", ["Is it a cat?\n"])[0][1])
+
+
+def test_the_values_pick_only_candidates_like_their_data():
+    from training.guided import best_candidate, critique
+
+    goals = goals_for("twenty-questions")
+    preds = {"found": [0.2, 0.9, 0.5], "not found": [0.8, 0.1, 0.5]}
+    assert best_candidate(preds, goals) == 1
+    assert best_candidate(preds, goals, [True, False, True]) == 2  # 1 is outside the data
+    assert best_candidate(preds, goals, [False, False, False]) == 0  # none: the model's own line
+    text = critique(["Is it a cat?\n", "No.\n", "Is it red?\n"], preds, goals, [True, False, True])
+    lines = text.strip().splitlines()
+    assert lines[2].endswith("(unlike anything in its data: a guess)")
+    assert "guess" not in lines[1] and "guess" not in lines[3]
+
+
+def test_the_guided_agent_stores_how_like_its_data_each_candidate_is(guided_parts):
+    import math
+
+    from training.explain import token_terms
+
+    ckpt, llm = guided_parts
+    agent = make_agent("twenty-questions", f"guided:hf:{llm}+{ckpt}")
+    assert agent.support == pytest.approx(-math.log(len(agent.values.decoder.tok)))
+    task = envs.make("twenty-questions")
+    for support, expect_all in ((-1e9, True), (1e9, False)):
+        agent.support = support
+        task.reset(5)
+        agent.reset(task, 5)
+        agent.act(task.history())
+        g = agent.step_notes()["guided"]
+        assert g["supported"] == [expect_all] * len(g["candidates"])
+        h = history_to_str(task.history())
+        want = [0.0] * len(g["candidates"])
+        for goal in agent.goals:
+            for i, t in enumerate(token_terms(agent.values.decoder, goal_prompt(h, goal), g["candidates"])):
+                want[i] += float(t["logp_beta"].mean()) / len(agent.goals)
+        assert g["logp_beta"] == pytest.approx(want, abs=2e-3)
+        if not expect_all:
+            assert g["value_choice"] == 0 and "a guess" in g["critique"]
