@@ -121,7 +121,7 @@ def _episodes(db: Path, task: str) -> dict[int, dict[str, Any]]:
 
     store = Store(str(db))
     try:
-        ids = select_episode_ids(store, DatasetQuery(task=task, sources=["agent"]))
+        ids = select_episode_ids(store, DatasetQuery(task=task, sources=[]))  # one arm per store
         out = {}
         for ep in load_episodes(store, ids):
             infos = [s.get("info") for s in ep.steps]

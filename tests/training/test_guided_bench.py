@@ -1,0 +1,53 @@
+"""bench/guided_llm.py's report: the seeds every arm finished, per-arm means and CIs (no model)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import statistics
+from pathlib import Path
+
+from data.generate import generate
+from data.store import Store
+from envs.core.agents import make_agent
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("guided_llm", ROOT / "bench" / "guided_llm.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _play(path: Path, policy: str, episodes: int, seed: int = 0) -> list[tuple[int, float, bool]]:
+    store = Store(path)
+    try:
+        generate(store, "twenty-questions", make_agent("twenty-questions", policy), episodes, seed=seed)
+        return [(e["seed"], e["return"], bool(e["success"])) for e in store.recent_episodes(100)]
+    finally:
+        store.close()
+
+
+def test_the_report_keeps_the_seeds_every_arm_finished(tmp_path):
+    bench = _bench()
+    play = tmp_path / "play"
+    play.mkdir()
+    eps = {"llm": _play(play / "twenty-questions-llm.db", "strong", 6),
+           "guided-s0": _play(play / "twenty-questions-guided-s0.db", "behaviour", 4),
+           "guided-s1": _play(play / "twenty-questions-guided-s1.db", "behaviour", 3, seed=1)}  # fmt: skip
+    result = bench.report(tmp_path, {}, 1)
+    r = result["tasks"]["twenty-questions"]
+    assert r["common_seeds"] == [1, 2, 3]  # guided-s1 began at seed 1, guided-s0 stopped after 3
+    rows = r["rows"]
+    assert set(rows) == {"llm", "guided"}
+    common = set(r["common_seeds"])
+    llm = [ret for s, ret, _ in eps["llm"] if s in common]
+    assert rows["llm"]["return"]["mean"] == statistics.mean(llm) and rows["llm"]["ci_over"] == "episodes"
+    means = [statistics.mean(ret for s, ret, _ in eps[a] if s in common) for a in ("guided-s0", "guided-s1")]
+    assert rows["guided"]["return"]["values"] == means  # one mean per value seed, CI over those
+    assert rows["guided"]["finished"] == {"guided-s0": 4, "guided-s1": 3}
+    assert rows["guided"]["model_chose"] is None  # no guided notes in scripted play
+    assert json.loads((tmp_path / "results.json").read_text())["tasks"]["twenty-questions"]["common_seeds"] == [1, 2, 3]
+    assert "| twenty-questions | guided (value / training seeds) | 3 |" in (tmp_path / "results.md").read_text()
