@@ -172,3 +172,24 @@ def test_the_guided_agent_stores_how_like_its_data_each_candidate_is(guided_part
         assert g["logp_beta"] == pytest.approx(want, abs=2e-3)
         if not expect_all:
             assert g["value_choice"] == 0 and "a guess" in g["critique"]
+
+
+def test_values_that_learnt_only_the_mean_are_reported(tmp_path, capsys):
+    from training.offline.common import constant_q_loss, flat_values_note
+
+    assert flat_values_note([0.126, 0.125], 0.125) is not None
+    assert flat_values_note([0.101, 0.099], 0.125) is None  # Twenty Questions' goal values at 2,400 steps
+    assert flat_values_note([], 0.125) is None and flat_values_note([0.1], 0.0) is None
+    wins = [w for g in ({"found": True, "not found": False}, {"found": False, "not found": True})
+            for w in relabel(episode_windows("s\n", [("A\n", "x\n", 0.0), ("B\n", "", 1.0)], True, "history", 3),
+                             g, goals_for("twenty-questions"))]  # fmt: skip
+    ds = PackedDataset(wins, lambda t: [ord(c) % 50 for c in t], 0, gamma=1.0)
+    rets = ds.ret[ds.act]
+    assert constant_q_loss(ds) == pytest.approx(0.5 * float(rets.double().var(unbiased=False)))
+    assert constant_q_loss(ds) == pytest.approx(0.125)  # each goal reached in half the copies
+    capsys.readouterr()
+    ck = tiny_goal_checkpoint(tmp_path)  # three steps: nothing learnt yet
+    err = capsys.readouterr().err
+    assert "the Q head's loss" in err and "Train longer" in err
+    meta = (ck / "lmrl.json").read_text()
+    assert "q_loss_constant" in meta and "q_loss_end" in meta

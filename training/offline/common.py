@@ -102,3 +102,24 @@ def dataset_bisim_loss(model, ds, batch_size: int, device, max_windows: int = 25
     finally:
         model.train(was_training)
     return total / n if n else 0.0
+
+
+def constant_q_loss(ds) -> float:
+    """MC's Q loss (½ squared error) of the best constant: ½ the variance of the returns-to-go at
+    the action tokens. A Q head that ends near it has learnt nothing but the data's mean."""
+    ret = ds.ret[ds.act].double()
+    return 0.5 * float(ret.var(unbiased=False)) if ret.numel() else 0.0
+
+
+def flat_values_note(q_losses: list[float], constant: float, margin: float = 0.97) -> str | None:
+    """A note when the Q loss over the last logged steps stayed above ``margin`` × the constant
+    predictor's: the values rank no action above another (measured: Guess My City's goal values
+    after 3,000 steps predicted 0.509 for every action, won or lost)."""
+    if not q_losses or constant <= 0:
+        return None
+    end = sum(q_losses) / len(q_losses)
+    if end < margin * constant:
+        return None
+    return (f"note: the Q head's loss ({end:.4f}) is still about that of predicting the data's mean "
+            f"return for every action ({constant:.4f}): its values tell actions apart hardly at all. "
+            "Train longer (--max-steps) and watch q_loss in metrics.jsonl fall before using them.")

@@ -227,6 +227,7 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
         bar = tqdm(total=total, initial=start, desc=f"{cfg.algo} {cfg.task}", unit="step", leave=False)
     final: dict[str, Any] = {}
     t0, tokens, last_eval = time.perf_counter(), 0, None
+    q_tail: list[float] = []  # MC's Q loss over the last tenth of the steps
     perm, perm_epoch = None, -1
     status = "failed"
     try:
@@ -255,6 +256,8 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
                 inner.update_targets(cfg.polyak_alpha)
             tokens += int(batch["attention_mask"].sum())
             n = step + 1
+            if cfg.algo == "mc" and "q_loss" in stats and n > total - max(1, (total - start) // 10):
+                q_tail.append(float(stats["q_loss"]))
             if bar is not None:
                 bar.update(1)
                 if n % max(cfg.log_every, 1) == 0:
@@ -280,6 +283,14 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
                 from training.offline.common import dataset_bisim_loss
 
                 final["bisim_loss"] = dataset_bisim_loss(inner, ds, cfg.batch_size, acc.device)
+            if q_tail:
+                from training.offline.common import constant_q_loss, flat_values_note
+
+                final["q_loss_end"] = sum(q_tail) / len(q_tail)
+                final["q_loss_constant"] = constant_q_loss(ds)
+                flat = flat_values_note(q_tail, final["q_loss_constant"])
+                if flat:
+                    print(flat, file=sys.stderr)
             save_checkpoint(ckpt, inner, tok, cfg, step=total, epoch=(total - 1) // per_epoch,
                             dataset=dataset_info, optimizer=opt, metrics=final)  # fmt: skip
             if cfg.eval_episodes > 0 and cfg.task:
