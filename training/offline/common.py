@@ -122,4 +122,5 @@ def flat_values_note(q_losses: list[float], constant: float, margin: float = 0.9
         return None
     return (f"note: the Q head's loss ({end:.4f}) is still about that of predicting the data's mean "
             f"return for every action ({constant:.4f}): its values tell actions apart hardly at all. "
-            "Train longer (--max-steps) and watch q_loss in metrics.jsonl fall before using them.")
+            "Train longer (--max-steps) or change the recipe, and watch q_loss in metrics.jsonl fall "
+            "before using them.")
