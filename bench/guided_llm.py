@@ -137,12 +137,6 @@ def _episodes(db: Path, task: str) -> dict[int, dict[str, Any]]:
         store.close()
 
 
-def _ci(values: list[float]) -> dict[str, Any]:
-    from training.reproduce_report import seed_ci
-
-    return seed_ci(values)
-
-
 def _fmt(c: dict[str, Any], pct: bool) -> str:
     if c["mean"] is None:
         return "–"
@@ -152,7 +146,9 @@ def _fmt(c: dict[str, Any], pct: bool) -> str:
     return f"{f(c['mean'])} ({f(c['ci_low'])} to {f(c['ci_high'])})"
 
 
-def report(out: Path, rl: dict[str, list[str]], workers: int) -> dict[str, Any]:
+def report(out: Path, rl: dict[str, list[str]]) -> dict[str, Any]:
+    from training.reproduce_report import seed_ci as _ci
+
     play_dir = out / "play"
     meta = json.loads((out / "play.json").read_text()) if (out / "play.json").exists() else {}
     secs = {Path(r["cmd"][4]).stem: r["seconds"] for r in meta.get("runs", [])}
@@ -237,7 +233,7 @@ def main() -> None:
         for item in args.rl:
             task, _, ck = item.partition("=")
             rl.setdefault(task, []).append(ck)
-        report(args.out, rl, args.jobs)
+        report(args.out, rl)
 
 
 if __name__ == "__main__":

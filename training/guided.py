@@ -49,9 +49,7 @@ class GuidedAgent:
         self.values = values
         self.n = max(1, int(n))
         self.goals: tuple[Goal, ...] = goals_for(cfg.task)
-        tok = getattr(values.decoder, "tok", None)
-        vocab = max(2, len(tok) if tok is not None else int(getattr(cfg, "vocab_size", 2) or 2))
-        self.support = -math.log(vocab) if support is None else float(support)
+        self.support = -math.log(max(2, len(values.decoder.tok))) if support is None else float(support)
         """A candidate is in the value model's data when its mean log-probability per token under
         the data's behaviour (the checkpoint's π_β, after the goal line) is at least this; the
         default is a uniform guess's, −ln(vocabulary size). The values never pick a candidate
@@ -74,8 +72,7 @@ class GuidedAgent:
 
     def act(self, history: Sequence[Text]) -> str:
         cands = self.propose(history)
-        preds, logp = self.assess(history, cands)
-        ok = [lp >= self.support for lp in logp]
+        preds, logp, ok = self._judge(history, cands)
         text = critique(cands, preds, self.goals, ok)
         answer = self._ask(history, text, len(cands))
         best = best_candidate(preds, self.goals, ok)
@@ -124,6 +121,11 @@ class GuidedAgent:
                 logp[i] += float(t["logp_beta"].mean()) / len(self.goals)
         return out, logp
 
+    def _judge(self, history: Sequence[Text], candidates: Sequence[str]):
+        """(:meth:`assess`'s predictions and log-probabilities, which candidates are in the data)."""
+        preds, logp = self.assess(history, candidates)
+        return preds, logp, [lp >= self.support for lp in logp]
+
     def _ask(self, history: Sequence[Text], text: str, n: int) -> int | None:
         """The proposer's final choice after the critique (0-based), or None if it names none."""
         prompt = (*history, Text(text + f"Answer with the number of the best reply (1-{n}): ", False))
@@ -143,8 +145,7 @@ class GuidedAgent:
         if self._last is not None and self._last[0] == h:
             return self._last[1]
         cands = self.propose(history)
-        preds, logp = self.assess(history, cands)
-        ok = [lp >= self.support for lp in logp]
+        preds, _, ok = self._judge(history, cands)
         best = best_candidate(preds, self.goals, ok)
         return self._explanation(cands, preds, None, best, critique(cands, preds, self.goals, ok))
 

@@ -37,7 +37,7 @@ def test_the_report_keeps_the_seeds_every_arm_finished(tmp_path):
     eps = {"llm": _play(play / "twenty-questions-llm.db", "strong", 6),
            "guided-s0": _play(play / "twenty-questions-guided-s0.db", "behaviour", 4),
            "guided-s1": _play(play / "twenty-questions-guided-s1.db", "behaviour", 3, seed=1)}  # fmt: skip
-    result = bench.report(tmp_path, {}, 1)
+    result = bench.report(tmp_path, {})
     r = result["tasks"]["twenty-questions"]
     assert r["common_seeds"] == [1, 2, 3]  # guided-s1 began at seed 1, guided-s0 stopped after 3
     rows = r["rows"]
