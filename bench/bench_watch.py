@@ -15,7 +15,9 @@ app recorded (the round trip to the agent's process included; a state seen befor
 the decoder's cache); ``watch_*_move_ms`` time ``act`` of the checkpoint loaded in this process,
 every move computed. A load's stall is split into ``loading`` (Start until the worker has the
 agent) and ``opening`` (the play screen mounting and drawing its first frames: the UI's own work);
-``watch_leave_stall_ms`` is leaving an episode, which stops its agent's process.
+``watch_leave_stall_ms`` is leaving an episode, which stops its agent's process;
+``watch_home_sweep_stall_ms`` the full garbage collection the idle home screen runs a little later
+(what the left episode's screen froze, ``LmrlApp.sweep_frozen``).
 """
 
 from __future__ import annotations
@@ -129,6 +131,7 @@ async def app_figures(folder: Path, steps: int, verbose: bool = False) -> dict[s
     import lmrl_tui.screens.dialogs as dialogs
     from data.store import Store
     from lmrl_tui.app import make_app
+    from lmrl_tui.screens.home import SWEEP_AFTER
     from lmrl_tui.screens.play import SPEEDS
 
     out: dict[str, float] = {}
@@ -194,6 +197,9 @@ async def app_figures(folder: Path, steps: int, verbose: bool = False) -> dict[s
         app.pop_screen()  # leaving the episode stops its agent's process
         await pilot.pause(0.5)
         out["watch_leave_stall_ms"] = gaps.stall_ms()
+        gaps.reset()  # the home screen frees what the episode left once idle (LmrlApp.sweep_frozen)
+        await pilot.pause(SWEEP_AFTER + 0.5)
+        out["watch_home_sweep_stall_ms"] = gaps.stall_ms()
         warm, (out["watch_load_warm_stall_ms"], out["watch_load_warm_stall_p99_ms"]), \
             out["watch_load_warm_loading_stall_ms"], out["watch_load_warm_opening_stall_ms"] = \
             await load_through_dialog(app, pilot, gaps, folder / "tiny", frames, watched, marks)

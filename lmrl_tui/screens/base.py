@@ -40,6 +40,9 @@ class LmrlHost(Protocol):
     db_path: Path
     player: str | None
 
+    def freeze_garbage(self) -> None: ...
+    def sweep_frozen(self) -> None: ...
+
 
 FORM_KEYS = [
     Binding("tab", "app.focus_next", show=False, priority=True),

@@ -30,6 +30,9 @@ from lmrl_tui.task_list import TaskSummary
 from lmrl_tui.workers import ErrorToast
 
 EPISODES = "Finished / all"
+SWEEP_AFTER = 2.0
+"""Seconds on the home screen after an episode before its frozen garbage is freed (the app's
+:meth:`~lmrl_tui.app.LmrlApp.sweep_frozen`)."""
 
 
 @dataclass
@@ -191,6 +194,8 @@ class HomeScreen(LmrlScreen, Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.action_refresh_stats()
+        # back from an episode: free what it left once the person has been idle here a while
+        self.set_timer(SWEEP_AFTER, self.lmrl_app.sweep_frozen)
 
     def action_refresh_stats(self) -> None:
         if self.tasks_ready:

@@ -33,7 +33,7 @@ from lmrl_tui.starting import agent_label, close_agent
 from lmrl_tui.views import view_class
 from lmrl_tui.views.base import TaskView
 from lmrl_tui.views.overlay import ValueOverlay
-from lmrl_tui.views.redraw import update_static
+from lmrl_tui.views.redraw import GrowingLog, update_static
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1, 0.03)
 
@@ -110,7 +110,7 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
                 yield Static("What the model sees", id="model-title")
                 with VerticalScroll(id="model"):
                     yield Static(id="model-text", markup=False)
-                yield Log(id="moves")
+                yield GrowingLog(id="moves")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -127,6 +127,7 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
             self.query_one("#moves", Log).write_line("     (resumed here)")
         self._refresh()
         self._next_turn()
+        self.call_after_refresh(self.lmrl_app.freeze_garbage)
 
     # -- drawing --------------------------------------------------------------------------------
     def _refresh(self) -> None:

@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.visual import visualize
-from textual.widgets import Static
+from textual.widgets import Log, Static
 
 
 def update_static(widget: Static, content: Any, height: Callable[[int], int] | None = None) -> None:
@@ -47,3 +49,17 @@ def _needs_layout(widget: Static, content: Any, height: Callable[[int], int] | N
     except Exception:  # noqa: BLE001 - when in doubt, let Textual lay it out
         return True
     return False
+
+
+class GrowingLog(Log):
+    """A ``Log`` that grows without re-arranging the screen. Textual's ``virtual_size`` asks for
+    a layout of the whole screen when it changes, so every line written re-arranged and redrew
+    every widget of the play screen (~20 ms a step on a 2-core CPU, bench/bench_watch.py). Here a
+    new line only updates the log's own scrollbars and lines; a layout still happens when a
+    scrollbar appears or goes (Textual's ``show_vertical_scrollbar`` asks for it)."""
+
+    virtual_size = Reactive(Size(0, 0), layout=False)
+
+    def watch_virtual_size(self, size: Size) -> None:
+        if self.is_mounted:
+            self._scroll_update(size)  # Textual's own update of the scrollbars for a new size

@@ -13,13 +13,14 @@ from textual.containers import Vertical
 from textual.widgets import Input, Log, Static
 
 from lmrl_tui.views.base import TaskView
+from lmrl_tui.views.redraw import GrowingLog
 
 
 class TextView(TaskView):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Log(id="transcript", auto_scroll=True)
+            yield GrowingLog(id="transcript", auto_scroll=True)
             yield Static("", id="turn")
             yield Input(placeholder="Type your action and press Enter", id="prompt")
 

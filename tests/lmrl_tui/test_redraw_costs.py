@@ -1,0 +1,88 @@
+"""What keeps watching an agent smooth (bench/bench_watch.py measures the stalls): a move log
+that grows without re-arranging the screen, and garbage frozen after an episode's screen opens
+and freed on the idle home screen."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+from textual.app import App, ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Log, Static
+
+import lmrl_tui.screens.home as home
+from data.session import PlaySession
+from lmrl_tui.app import make_app
+from lmrl_tui.screens.home import HomeScreen
+from lmrl_tui.screens.play import PlayScreen
+from lmrl_tui.views.redraw import GrowingLog
+
+
+class _LogApp(App[None]):
+    CSS = "#box { height: 10; } #other { height: 5; }"
+
+    def __init__(self, log: Log) -> None:
+        super().__init__()
+        self.log_widget = log
+
+    def compose(self) -> ComposeResult:
+        yield Static("other widgets", id="other")
+        with Vertical(id="box"):
+            yield self.log_widget
+
+
+async def _layouts_while_writing(log: Log) -> tuple[int, Log]:
+    app = _LogApp(log)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        for n in range(30):  # enough for its scrollbar to appear
+            log.write_line(f"move {n}")
+        await pilot.pause()
+        layouts = 0
+        real = app.screen._refresh_layout
+
+        def counted(*a, **k):  # type: ignore[no-untyped-def]
+            nonlocal layouts
+            layouts += 1
+            return real(*a, **k)
+
+        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        for n in range(30, 60):
+            log.write_line(f"move {n}")
+            await pilot.pause()
+        assert log.line_count == 60 and log.virtual_size.height == 60
+        assert log.scroll_y == log.max_scroll_y > 0  # still following the last line
+        assert log.vertical_scrollbar.window_virtual_size == 60  # the scrollbar knows the size
+        shown = ["".join(s.text for s in log.render_line(y)._segments) for y in range(log.scrollable_content_region.height)]
+        assert shown[-1].strip() == "move 59"  # the last line shows, at the bottom
+        return layouts, log
+
+
+async def test_the_move_log_grows_without_laying_out_the_screen_again() -> None:
+    plain, _ = await _layouts_while_writing(Log())
+    growing, _ = await _layouts_while_writing(GrowingLog())
+    assert plain >= 30  # Textual's Log: a layout of the whole screen per line
+    assert growing == 0
+
+
+async def test_an_episodes_screen_is_frozen_once_drawn_and_freed_on_the_idle_home_screen(store, monkeypatch) -> None:
+    monkeypatch.setattr(home, "SWEEP_AFTER", 0.05)
+    app = make_app(store, player="ann")
+    app.freeze_after_start = True
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.pause()
+            screen = PlayScreen(PlaySession(store, "maze-fo", player="ann", seed=1))
+            app.push_screen(screen)
+            await pilot.pause()
+            await pilot.pause()
+            assert gc.get_freeze_count() > 0 and app._frozen_garbage  # drawn, then frozen
+            gone = weakref.ref(screen)
+            del screen
+            app.pop_screen()
+            await pilot.pause(0.3)
+            assert isinstance(app.screen, HomeScreen)
+            assert not app._frozen_garbage and gone() is None  # the sweep freed the left screen
+    finally:
+        gc.unfreeze()  # other tests' apps are not frozen
