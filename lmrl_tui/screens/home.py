@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import DataTable, Header, Static
 
 import envs
@@ -127,6 +128,7 @@ class HomeScreen(LmrlScreen, Screen[None]):
         self.tasks: dict[str, TaskSummary] = {}
         """The tasks in the table, by id."""
         self._detail_task: str | None = None
+        self._sweep_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -194,8 +196,14 @@ class HomeScreen(LmrlScreen, Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.action_refresh_stats()
-        # back from an episode: free what it left once the person has been idle here a while
-        self.set_timer(SWEEP_AFTER, self.lmrl_app.sweep_frozen)
+        # back from an episode: free what it left once the person has been here a while (a
+        # dialog or another screen on top stops the wait; coming back starts it again)
+        self._sweep_timer = self.set_timer(SWEEP_AFTER, self.lmrl_app.sweep_frozen)
+
+    def on_screen_suspend(self) -> None:
+        if self._sweep_timer is not None:
+            self._sweep_timer.stop()
+            self._sweep_timer = None
 
     def action_refresh_stats(self) -> None:
         if self.tasks_ready:

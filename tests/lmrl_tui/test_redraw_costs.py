@@ -15,6 +15,7 @@ import lmrl_tui.screens.home as home
 from data.session import PlaySession
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.home import HomeScreen
+from lmrl_tui.screens.info import HelpScreen
 from lmrl_tui.screens.play import PlayScreen
 from lmrl_tui.views.redraw import GrowingLog
 
@@ -67,7 +68,7 @@ async def test_the_move_log_grows_without_laying_out_the_screen_again() -> None:
 
 
 async def test_an_episodes_screen_is_frozen_once_drawn_and_freed_on_the_idle_home_screen(store, monkeypatch) -> None:
-    monkeypatch.setattr(home, "SWEEP_AFTER", 0.05)
+    monkeypatch.setattr(home, "SWEEP_AFTER", 0.2)
     app = make_app(store, player="ann")
     app.freeze_after_start = True
     try:
@@ -81,7 +82,12 @@ async def test_an_episodes_screen_is_frozen_once_drawn_and_freed_on_the_idle_hom
             gone = weakref.ref(screen)
             del screen
             app.pop_screen()
-            await pilot.pause(0.3)
+            await pilot.pause()
+            app.push_screen(HelpScreen("help"))  # a dialog on the home screen: not idle there
+            await pilot.pause(0.4)
+            assert app._frozen_garbage and gone() is not None
+            app.pop_screen()
+            await pilot.pause(0.4)
             assert isinstance(app.screen, HomeScreen)
             assert not app._frozen_garbage and gone() is None  # the sweep freed the left screen
     finally:
