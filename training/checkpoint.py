@@ -104,7 +104,8 @@ def load_checkpoint(path: str | os.PathLike[str], *, for_training: bool = False)
         raise TrainingError(f"{p / META} is corrupt ({e})") from None
     lm = load_lm(str(p))
     tok = load_tokenizer(p)
-    model = PolicyValueModel(lm, cfg.algo, target=cfg.target, pi_beta=cfg.pi_beta, head_bias=cfg.head_bias)
+    model = PolicyValueModel(lm, cfg.algo, target=cfg.target, pi_beta=cfg.pi_beta, head_bias=cfg.head_bias,
+                             head_act=cfg.head_act)
     heads = p / "heads.safetensors"
     try:
         extra = load_file(str(heads)) if heads.exists() else {}

@@ -108,6 +108,10 @@ class TrainConfig:
     bc_weight: float = setting(1.0, "weight of the BC (language-model) term beside the value losses")
     head_bias: float | None = setting(None, "initial bias of the Q/V heads (none: the data's mean "
                                       "return-to-go, scaled)")
+    head_act: str = setting("relu", "activation inside the Q/V heads: relu (LMRL's MLPHead) or gelu "
+                            "(a unit below zero still passes gradient; with relu every unit of Guess "
+                            "My City's goal values went below zero and they stayed constant, "
+                            "training/README.md)")
     reward_scale: float = setting(1.0, "multiply rewards by this before learning")
     # Q-SFT
     qsft_reward: str = setting("return", "Q-SFT reward: return (the normalised episode return on the "
@@ -277,6 +281,7 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
         ("top_mode", ("ties", "count")),
         ("truncation", ("terminal", "drop")),
         ("lr_schedule", ("constant", "linear")),
+        ("head_act", ("relu", "gelu")),
     ):
         if getattr(cfg, name) not in allowed:
             raise ValueError(f"{name} must be one of {', '.join(allowed)}")

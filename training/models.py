@@ -25,21 +25,25 @@ hf_logging.disable_progress_bar()
 
 
 class MLPHead(nn.Module):
-    """d -> d -> out with ReLU; the last layer starts at W = 0, b = ``bias`` (LMRL ``MLPHead``)."""
+    """d -> d -> out with ReLU (or GELU); the last layer starts at W = 0, b = ``bias`` (LMRL
+    ``MLPHead``). With ReLU a head whose units all went negative gives the same value to every
+    input and can never learn again (no gradient passes); with ``act="gelu"`` a unit below zero
+    still passes gradient."""
 
-    def __init__(self, d: int, out: int, bias: float = 0.0) -> None:
+    def __init__(self, d: int, out: int, bias: float = 0.0, act: str = "relu") -> None:
         super().__init__()
         self.fc1 = nn.Linear(d, d)
         self.fc2 = nn.Linear(d, out)
         nn.init.zeros_(self.fc2.weight)
         nn.init.constant_(self.fc2.bias, bias)
+        self.act = torch.nn.functional.gelu if act == "gelu" else torch.relu
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:
-        return self.fc2(torch.relu(self.fc1(h)))
+        return self.fc2(self.act(self.fc1(h)))
 
     def gathered(self, h: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
         """``forward(h).gather(-1, idx[..., None])[..., 0]`` without the full output row."""
-        z = torch.relu(self.fc1(h))
+        z = self.act(self.fc1(h))
         return (z * self.fc2.weight[idx]).sum(-1) + self.fc2.bias[idx]
 
 
@@ -112,7 +116,7 @@ class PolicyValueModel(nn.Module):
     (Q-SFT's π_β on the shared trunk), and their target copies."""
 
     def __init__(self, lm: PreTrainedModel, algo: str, *, target: str = "heads_only",
-                 pi_beta: str = "shared", head_bias: float | None = 0.0) -> None:
+                 pi_beta: str = "shared", head_bias: float | None = 0.0, head_act: str = "relu") -> None:
         super().__init__()
         self.lm = lm
         self.algo = algo
@@ -126,10 +130,10 @@ class PolicyValueModel(nn.Module):
         self.v_head: MLPHead | None = None
         self.beta_head: nn.Linear | None = None
         if algo == "mc":
-            self.q_heads.append(MLPHead(d, vocab, head_bias))
+            self.q_heads.append(MLPHead(d, vocab, head_bias, head_act))
         elif algo == "ilql":
-            self.q_heads.extend([MLPHead(d, vocab, head_bias), MLPHead(d, vocab, head_bias)])
-            self.v_head = MLPHead(d, 1, head_bias)
+            self.q_heads.extend([MLPHead(d, vocab, head_bias, head_act), MLPHead(d, vocab, head_bias, head_act)])
+            self.v_head = MLPHead(d, 1, head_bias, head_act)
         elif algo == "qsft" and pi_beta == "shared":
             self.beta_head = nn.Linear(d, vocab, bias=False)
             with torch.no_grad():

@@ -104,6 +104,28 @@ def dataset_bisim_loss(model, ds, batch_size: int, device, max_windows: int = 25
     return total / n if n else 0.0
 
 
+@torch.no_grad()
+def live_head_units(model, ds, batch_size: int, device, max_windows: int = 256) -> float:
+    """The share of the first Q head's hidden units that are positive at some action token of the
+    first ``max_windows`` windows of ``ds``: 0 is a dead ReLU head (it gives one value to every
+    input and gets no gradient any more: Guess My City's goal values, training/README.md)."""
+    was_training = model.training
+    model.eval()
+    alive = None
+    try:
+        head = model.q_heads[0]
+        idx = list(range(min(len(ds), max_windows)))
+        for k in range(0, len(idx), batch_size):
+            batch = {name: v.to(device) for name, v in ds.collate(idx[k : k + batch_size]).items()}
+            h = model.hidden_only(batch["input_ids"], batch["attention_mask"])[:, :-1]
+            z = head.fc1(h[batch["action_mask"].bool()]) > 0
+            hit = z.any(0) if z.numel() else torch.zeros(head.fc1.out_features, dtype=torch.bool, device=h.device)
+            alive = hit if alive is None else alive | hit
+    finally:
+        model.train(was_training)
+    return float(alive.float().mean()) if alive is not None else 0.0
+
+
 def constant_q_loss(ds) -> float:
     """MC's Q loss (½ squared error) of the best constant: ½ the variance of the returns-to-go at
     the action tokens. A Q head that ends near it has learnt nothing but the data's mean."""

@@ -118,7 +118,8 @@ def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | No
         partner = fit_partner_model(store, ids, cfg.task) if cfg.partner_model else None
         windows = _windows(cfg, store, ids, partner)
         lm, tok = build_model(cfg, windows)
-        model = PolicyValueModel(lm, cfg.algo, target=cfg.target, pi_beta=cfg.pi_beta, head_bias=cfg.head_bias)
+        model = PolicyValueModel(lm, cfg.algo, target=cfg.target, pi_beta=cfg.pi_beta, head_bias=cfg.head_bias,
+                                 head_act=cfg.head_act)
     train_top_layers(model.lm, cfg.train_layers)
     from training.tokenization import encode
 
@@ -280,9 +281,14 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
             final = {"steps": total, "train_seconds": el, "tokens_per_s": tokens / max(el, 1e-9),
                      "examples": len(ds), "episodes": len(prep.episode_ids)}  # fmt: skip
             if cfg.algo in ("mc", "ilql"):  # how far the representation is from a bisimulation metric
-                from training.offline.common import dataset_bisim_loss
+                from training.offline.common import dataset_bisim_loss, live_head_units
 
                 final["bisim_loss"] = dataset_bisim_loss(inner, ds, cfg.batch_size, acc.device)
+                final["q_head_live_units"] = live_head_units(inner, ds, cfg.batch_size, acc.device)
+                if final["q_head_live_units"] < 0.05:
+                    print(f"note: {final['q_head_live_units']:.0%} of the Q head's units are ever positive on the "
+                          "data: a dead ReLU head gives one value to everything and cannot learn again; "
+                          "train with --head-act gelu", file=sys.stderr)  # fmt: skip
             if q_tail:
                 from training.offline.common import constant_q_loss, flat_values_note
 
