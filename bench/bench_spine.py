@@ -3,7 +3,9 @@
 Prints one figure per line as ``name value unit``. Run: ``python bench/bench_spine.py``
 (``--start-only``: the app's start figures only).
 Targets (not tests): maze >= 1,000,000 steps/s under random actions; store >= 0.5x raw
-executemany; app start to the home screen < 0.3 s.
+executemany; app start to the home screen < 0.3 s (as ``lmrl`` starts: its arguments read and its
+store opened by the command's own code, then the app run headless until the home screen's task
+table is filled).
 """
 
 from __future__ import annotations
@@ -101,11 +103,14 @@ START_SCRIPT = textwrap.dedent(
     """
     import time, sys, asyncio
     t0 = float(sys.argv[2])
+    from lmrl_tui import cli  # the lmrl command's own path: its arguments, its store
+    args = cli._app_only(["--db", sys.argv[1]]) or cli.build_parser().parse_args(["--db", sys.argv[1]])
+    store = cli._open_store(args)
     from lmrl_tui.app import make_app
     from lmrl_tui.screens.home import HomeScreen
 
     async def main():
-        app = make_app(sys.argv[1])
+        app = make_app(store, player=args.player)
         async with app.run_test() as pilot:
             while not isinstance(app.screen, HomeScreen) or not app.screen.is_mounted:
                 await pilot.pause(0.001)

@@ -49,6 +49,23 @@ def test_home_screen_opens_without_torch(tmp_path):
     assert not {m.split(".")[0] for m in mods} & {*HEAVY, *HTTP}
 
 
+def test_a_plain_lmrl_starts_the_app_without_building_the_command_tree(tmp_path):
+    """``lmrl`` (and ``lmrl --db F --player P``) goes straight to the app: the other commands'
+    argument code (training, serving) costs 50–110 ms of the start and is not imported."""
+    mods = modules_after(
+        f"""
+        import lmrl_tui.cli as cli
+        seen = []
+        cli.cmd_app = lambda args, store: seen.append((args.db, args.player, args.command)) or 0
+        assert cli.main(["--db", {str(tmp_path / 'e.db')!r}, "--player", "ann"]) == 0
+        assert seen == [({str(tmp_path / 'e.db')!r}, "ann", None)], seen
+        """
+    )
+    assert not {"training.algorithms", "training.args", "lmrl_tui.serve_command"} & mods
+    again = modules_after("import lmrl_tui.cli as cli\ncli.cmd_tasks = lambda a: 0\nassert cli.main(['tasks']) == 0")
+    assert "training.algorithms" in again  # any subcommand: the whole tree, as before
+
+
 def test_the_home_screen_reads_an_existing_store_without_sqlite_utils(tmp_path):
     """Opening an up-to-date store, filling the home screen's counts and looking for unfinished
     episodes use the plain sqlite3 connection: importing sqlite-utils (and its click, pluggy and
