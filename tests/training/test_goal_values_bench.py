@@ -3,24 +3,17 @@ predict worse in-sample), and a goal value checkpoint's predictions on held-out 
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 from data.generate import generate
 from data.store import Store
 from envs.core.agents import make_agent
+from tests.bench_support import bench_script
 from tests.checkpoint_support import tiny_goal_checkpoint
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("goal_values", ROOT / "bench" / "goal_values.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return bench_script("goal_values")
 
 
 def test_the_bounds_narrow_as_the_bins_see_more_of_the_dialogue(tmp_path, capsys):

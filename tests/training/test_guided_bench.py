@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import statistics
 from pathlib import Path
@@ -10,15 +9,11 @@ from pathlib import Path
 from data.generate import generate
 from data.store import Store
 from envs.core.agents import make_agent
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.bench_support import bench_script
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("guided_llm", ROOT / "bench" / "guided_llm.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return bench_script("guided_llm")
 
 
 def _play(path: Path, policy: str, episodes: int, seed: int = 0) -> list[tuple[int, float, bool]]:
