@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from lmrl_tui.argtypes import app_only as _app_only
 from lmrl_tui.argtypes import positive as _positive
 from lmrl_tui.argtypes import seed as _seed
 from lmrl_tui.cli_data import add_data_commands, run_hf_export
@@ -335,24 +336,6 @@ def _trace(debug: bool) -> None:
     """With ``--debug``, the traceback of the error being handled, before its one line."""
     if debug:
         traceback.print_exc(file=sys.stderr)
-
-
-def _app_only(argv: list[str]) -> argparse.Namespace | None:
-    """The arguments of a plain ``lmrl`` (the app: no subcommand, only ``--db``, ``--player``,
-    ``--debug``), or None for anything else. Building the whole command tree imports the training
-    and serving modules' argument code: 50–110 ms of a start whose target is 0.3 s."""
-    p = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
-    p.add_argument("--db")
-    p.add_argument("--debug", action="store_true")
-    p.add_argument("--player")
-    try:
-        args, rest = p.parse_known_args(argv)
-    except (argparse.ArgumentError, SystemExit):  # e.g. --db without a value: the full parser says so
-        return None
-    if rest:
-        return None
-    args.command = None
-    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
