@@ -21,7 +21,6 @@ from textual.widgets import Header, Log, Static
 
 from data.session import PlaySession
 from envs.core import InvalidInput, Text
-from envs.core.process_agent import ProcessAgent
 from envs.core.session import HumanAgent, SessionClosed, StepOutcome
 from lmrl_tui.messages import PlayAgainRequested
 from lmrl_tui.screens.base import LmrlScreen
@@ -29,7 +28,7 @@ from lmrl_tui.screens.footer import Footer
 from lmrl_tui.screens.info import HelpScreen, SummaryScreen, about_markdown
 from lmrl_tui.screens.leave import LeaveDialog
 from lmrl_tui.screens.watching import WatchControls
-from lmrl_tui.starting import agent_label, close_agent
+from lmrl_tui.starting import agent_label
 from lmrl_tui.views import view_class
 from lmrl_tui.views.base import TaskView
 from lmrl_tui.views.overlay import ValueOverlay
@@ -365,7 +364,7 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
             self.cancel_thinking()
             return
         if s.done or not s.transitions:
-            self.app.pop_screen()
+            self._end_and_pop()
             return
         n = len(s.transitions)
         question = (
@@ -377,21 +376,19 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
     def _leave_answered(self, leave: bool | None) -> None:
         if leave and self.app.screen is self:
             self.notify(f"Episode {self.session.episode_id} kept, marked abandoned.")
-            self.app.pop_screen()
+            self._end_and_pop()
 
-    def on_unmount(self) -> None:
+    def _end_and_pop(self) -> None:
+        """Abandon (unless it ended) before leaving: the home screen reads the store as it shows."""
+        self._stop_episode()
+        self.app.pop_screen()
+
+    def _stop_episode(self) -> None:
         if self._auto_timer is not None:
             self._auto_timer.stop()
         self.session.abandon()
+
+    def on_unmount(self) -> None:
+        self._stop_episode()
         self.close_engine()
         self._release_models()
-
-    def _release_models(self) -> None:
-        """Stop the model processes of this episode's sides, unless another screen plays on with
-        them (play again reuses a loaded model)."""
-        in_use = {id(side) for screen in self.app.screen_stack if screen is not self
-                  for side in (getattr(getattr(screen, "session", None), "agent", None),
-                               getattr(getattr(screen, "session", None), "partner", None))}  # fmt: skip
-        for side in (self.session.agent, self.session.partner):
-            if isinstance(side, ProcessAgent) and id(side) not in in_use:
-                close_agent(side)

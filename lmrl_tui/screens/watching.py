@@ -26,8 +26,10 @@ from textual.worker import get_current_worker
 
 from envs.core import InvalidInput
 from envs.core.explanation import ARROWS
+from envs.core.process_agent import ProcessAgent
 from envs.core.session import SessionClosed
 from lmrl_tui.screens.base import LmrlScreen
+from lmrl_tui.starting import close_agent
 from lmrl_tui.views.overlay import ValueOverlay
 from lmrl_tui.workers import ErrorToast
 
@@ -285,3 +287,13 @@ class WatchControls(LmrlScreen):
         if self.thinking:
             return "[b]thinking …[/b] (escape: cancel)"
         return ""
+
+    def _release_models(self) -> None:
+        """Stop the model processes of this episode's sides, unless another screen plays on with
+        them (play again reuses a loaded model)."""
+        in_use = {id(side) for screen in self.app.screen_stack if screen is not self
+                  for side in (getattr(getattr(screen, "session", None), "agent", None),
+                               getattr(getattr(screen, "session", None), "partner", None))}  # fmt: skip
+        for side in (self.session.agent, self.session.partner):
+            if isinstance(side, ProcessAgent) and id(side) not in in_use:
+                close_agent(side)

@@ -49,6 +49,10 @@ async def test_escape_asks_first_when_the_episode_has_steps(store):
         await pilot.press("escape", "enter")  # the dialog's Leave is focused
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        counts = app.screen.counts["maze-fo"]  # read as the home screen came back
+        assert counts.abandoned == 1 and counts.in_progress == 0
     ep = store.recent_episodes(1)[0]
     assert ep["status"] == "abandoned" and ep["n_steps"] == 2
 
