@@ -80,27 +80,33 @@ def bisim_term(h_all: torch.Tensor, h_next_all: torch.Tensor, next_window: torch
                       half_turn_partners(len(rows)).to(rows.device))  # fmt: skip
 
 
-@torch.no_grad()
-def dataset_bisim_loss(model, ds, batch_size: int, device, max_windows: int = 256) -> float:
-    """The bisimulation loss of ``model``'s history representation on the first ``max_windows``
-    windows of ``ds`` (no training, no random state: the same windows every time), averaged over
-    their turns; measured at the end of every MC and ILQL run, with or without the loss in
-    training (Hong et al.: where it is already low, standard offline RL does fine)."""
+def _first_batches(model, ds, batch_size: int, device, max_windows: int):
+    """(batch, last hidden states) of the first ``max_windows`` windows of ``ds``, the model in eval
+    mode meanwhile: the same windows every time, no random state (end-of-run measures)."""
     was_training = model.training
     model.eval()
-    total, n = 0.0, 0
     try:
         idx = list(range(min(len(ds), max_windows)))
         for k in range(0, len(idx), batch_size):
             batch = {name: v.to(device) for name, v in ds.collate(idx[k : k + batch_size]).items()}
-            h = model.hidden_only(batch["input_ids"], batch["attention_mask"])
-            tr = turn_transitions(batch)
-            loss, _ = bisim_term(h, h, last_hidden(model, batch), batch, tr)
-            turns = int(tr["rows"].numel())
-            total += float(loss) * turns
-            n += turns
+            yield batch, model.hidden_only(batch["input_ids"], batch["attention_mask"])
     finally:
         model.train(was_training)
+
+
+@torch.no_grad()
+def dataset_bisim_loss(model, ds, batch_size: int, device, max_windows: int = 256) -> float:
+    """The bisimulation loss of ``model``'s history representation on the first ``max_windows``
+    windows of ``ds``, averaged over their turns; measured at the end of every MC and ILQL run,
+    with or without the loss in training (Hong et al.: where it is already low, standard offline
+    RL does fine)."""
+    total, n = 0.0, 0
+    for batch, h in _first_batches(model, ds, batch_size, device, max_windows):
+        tr = turn_transitions(batch)
+        loss, _ = bisim_term(h, h, last_hidden(model, batch), batch, tr)
+        turns = int(tr["rows"].numel())
+        total += float(loss) * turns
+        n += turns
     return total / n if n else 0.0
 
 
@@ -109,21 +115,11 @@ def live_head_units(model, ds, batch_size: int, device, max_windows: int = 256) 
     """The share of the first Q head's hidden units that are positive at some action token of the
     first ``max_windows`` windows of ``ds``: 0 is a dead ReLU head (it gives one value to every
     input and gets no gradient any more: Guess My City's goal values, training/README.md)."""
-    was_training = model.training
-    model.eval()
-    alive = None
-    try:
-        head = model.q_heads[0]
-        idx = list(range(min(len(ds), max_windows)))
-        for k in range(0, len(idx), batch_size):
-            batch = {name: v.to(device) for name, v in ds.collate(idx[k : k + batch_size]).items()}
-            h = model.hidden_only(batch["input_ids"], batch["attention_mask"])[:, :-1]
-            z = head.fc1(h[batch["action_mask"].bool()]) > 0
-            hit = z.any(0) if z.numel() else torch.zeros(head.fc1.out_features, dtype=torch.bool, device=h.device)
-            alive = hit if alive is None else alive | hit
-    finally:
-        model.train(was_training)
-    return float(alive.float().mean()) if alive is not None else 0.0
+    fc1 = model.q_heads[0].fc1
+    alive = torch.zeros(fc1.out_features, dtype=torch.bool, device=device)
+    for batch, h in _first_batches(model, ds, batch_size, device, max_windows):
+        alive |= (fc1(h[:, :-1][batch["action_mask"].bool()]) > 0).any(0)
+    return float(alive.float().mean())
 
 
 def constant_q_loss(ds) -> float:
