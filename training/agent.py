@@ -11,6 +11,7 @@ still picks one the data asked, by its own scores.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,25 @@ class CheckpointAgent:
         return self.decoder.action_distribution(self.prompt(history), actions)
 
 
+def agent_device() -> torch.device:
+    """Where a loaded checkpoint plays: ``$LMRL_DEVICE`` (``cpu``, ``cuda``, ``cuda:1``, ...), else
+    the GPU when torch sees one. Raises TrainingError for a device that is not there."""
+    from training.errors import TrainingError
+
+    want = os.environ.get("LMRL_DEVICE", "").strip().lower()
+    if want in ("", "auto"):
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(want)
+    except (RuntimeError, ValueError):
+        raise TrainingError(f"LMRL_DEVICE={want!r} is not a device: cpu, cuda, cuda:1, ... or auto") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise TrainingError(f"LMRL_DEVICE={want!r}, but torch sees no GPU on this machine: use cpu or auto")
+    if dev.type not in ("cpu", "cuda"):
+        raise TrainingError(f"LMRL_DEVICE={want!r}: checkpoints play on cpu or cuda")
+    return dev
+
+
 def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | None = None,
                temperature: float = 1.0, max_new_tokens: int | None = None,
                logit_weight: float | None = None, **_: Any) -> CheckpointAgent:  # fmt: skip
@@ -139,6 +159,7 @@ def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | N
     from training.checkpoint import load_checkpoint
 
     model, tok, cfg, meta = load_checkpoint(path)
+    model.to(agent_device())
     if logit_weight is not None:
         cfg.logit_weight = float(logit_weight)
     if max_new_tokens is None:

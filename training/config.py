@@ -90,6 +90,8 @@ class TrainConfig:
     batch_size: int = setting(32, "windows per optimiser step on each process")
     epochs: float = setting(1.0, "passes over the data (when --max-steps is not set)")
     max_steps: int | None = setting(None, "optimiser steps of the run (none: from --epochs)")
+    max_minutes: float | None = setting(None, "stop after this many minutes of training (after the data "
+                                        "are prepared), whatever the steps; the checkpoint records the steps done")
     grad_clip: float = setting(1.0, "clip the gradient norm to this (0: no clipping)")
     warmup_steps: int = setting(0, "steps of linear learning-rate warmup")
     lr_schedule: str = setting("constant", "after warmup: constant, or linear (decay to 0 at the last step)")
@@ -285,6 +287,8 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
     ):
         if getattr(cfg, name) not in allowed:
             raise ValueError(f"{name} must be one of {', '.join(allowed)}")
+    if cfg.max_minutes is not None and not (cfg.max_minutes > 0 and math.isfinite(cfg.max_minutes)):
+        raise ValueError("--max-minutes must be a number of minutes > 0")
     if cfg.bisim_weight < 0 or not math.isfinite(cfg.bisim_weight):
         raise ValueError("bisim_weight must be a finite number >= 0")
     if cfg.bisim_weight and cfg.algo not in ("mc", "ilql"):

@@ -254,7 +254,8 @@ class Decoder:
         greedy = self.decoding == "greedy" if greedy is None else greedy
         m = self.model
         keep = max(self.context - self.max_new_tokens, 1)
-        ids = torch.tensor([encode(self.tok, prompt)[-keep:] or [self.pad]], dtype=torch.long)
+        dev = _device(m)
+        ids = torch.tensor([encode(self.tok, prompt)[-keep:] or [self.pad]], dtype=torch.long, device=dev)
         lms = [m.lm] + ([m.pi_beta_lm] if m.pi_beta_lm is not None else [])
         pasts: list = [None] * len(lms)
         out_ids: list[int] = []
@@ -269,7 +270,7 @@ class Decoder:
             beta_logits = outs[1].logits[:, -1:] if len(outs) > 1 else (
                 m.beta_head(h) if m.beta_head is not None else None)
             guided, _, _ = self._heads(logits, h, beta_logits)
-            z = guided[0, -1] / max(self.temperature, 1e-6)
+            z = (guided[0, -1] / max(self.temperature, 1e-6)).cpu()  # the generator is a CPU one
             if self.banned:
                 z[self.banned] = float("-inf")
             if greedy:
@@ -279,7 +280,7 @@ class Decoder:
             out_ids.append(nxt)
             if nxt == self.eos:
                 break
-            step_ids = torch.tensor([[nxt]], dtype=torch.long)
+            step_ids = torch.tensor([[nxt]], dtype=torch.long, device=dev)
         text = self.tok.decode(out_ids, skip_special_tokens=False)
         return text.removesuffix("\n") + "\n"
 

@@ -172,6 +172,16 @@ def run_eval(model, tok, cfg: TrainConfig, store=None, episodes: int | None = No
         model.train(was)
 
 
+def _time_up(acc, deadline: float) -> bool:
+    """Whether ``deadline`` (perf_counter) has passed, agreed by every process (the slowest's clock
+    decides, so all stop at the same step)."""
+    up = time.perf_counter() >= deadline
+    if acc.num_processes == 1:
+        return up
+    flag = torch.tensor([1.0 if up else 0.0], device=acc.device)
+    return bool(acc.reduce(flag, reduction="sum").item() > 0)
+
+
 def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resume: bool = False,
           log=print) -> dict[str, Any]:
     """Train ``cfg.algo``; returns the final metrics. Raises TrainingError for bad input."""
@@ -231,6 +241,7 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
     q_tail: list[float] = []  # MC's Q loss over the last tenth of the steps
     perm, perm_epoch = None, -1
     status = "failed"
+    done, stopped = start, None  # the steps run, and why the run stopped before ``total``
     try:
         step_loss.train()
         for step in range(start, total):
@@ -263,7 +274,8 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
                 bar.update(1)
                 if n % max(cfg.log_every, 1) == 0:
                     bar.set_postfix(loss=f"{loss_value:.4f}")
-            if acc.is_main_process and (n % max(cfg.log_every, 1) == 0 or n == total):
+            stop = cfg.max_minutes is not None and n < total and _time_up(acc, t0 + 60 * cfg.max_minutes)
+            if acc.is_main_process and (n % max(cfg.log_every, 1) == 0 or n == total or stop):
                 el = time.perf_counter() - t0
                 _log(metrics_path, {"kind": "train", "step": n, "epoch": epoch, "loss": loss_value,
                                     "lr": sched.get_last_lr()[0], "tokens_per_s": tokens / max(el, 1e-9),
@@ -275,11 +287,19 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
                 save_checkpoint(ckpt, inner, tok, cfg, step=n, epoch=epoch, dataset=dataset_info,
                                 optimizer=opt, metrics={"eval": last_eval})  # fmt: skip
                 runs.add_checkpoint(store, run_id, str(ckpt), n, {"eval": last_eval})
+            done = n
+            if stop:
+                stopped = "time"
+                break
         acc.wait_for_everyone()
         if acc.is_main_process:
             el = time.perf_counter() - t0
-            final = {"steps": total, "train_seconds": el, "tokens_per_s": tokens / max(el, 1e-9),
+            final = {"steps": done, "train_seconds": el, "tokens_per_s": tokens / max(el, 1e-9),
                      "examples": len(ds), "episodes": len(prep.episode_ids)}  # fmt: skip
+            if stopped:
+                final.update(stopped_by=stopped, planned_steps=total)
+                print(f"stopped after {cfg.max_minutes:g} min (--max-minutes) at step {done} of {total}",
+                      file=sys.stderr)  # fmt: skip
             if cfg.algo in ("mc", "ilql"):  # how far the representation is from a bisimulation metric
                 from training.offline.common import dataset_bisim_loss, live_head_units
 
@@ -297,12 +317,12 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
                 flat = flat_values_note(q_tail, final["q_loss_constant"])
                 if flat:
                     print(flat, file=sys.stderr)
-            save_checkpoint(ckpt, inner, tok, cfg, step=total, epoch=(total - 1) // per_epoch,
+            save_checkpoint(ckpt, inner, tok, cfg, step=done, epoch=max(done - 1, 0) // per_epoch,
                             dataset=dataset_info, optimizer=opt, metrics=final)  # fmt: skip
             if cfg.eval_episodes > 0 and cfg.task:
                 final["eval"] = run_eval(inner, tok, cfg, store)
-                _log(metrics_path, {"kind": "eval", "step": total, **final["eval"]})
-            cid = runs.add_checkpoint(store, run_id, str(ckpt), total, final)
+                _log(metrics_path, {"kind": "eval", "step": done, **final["eval"]})
+            cid = runs.add_checkpoint(store, run_id, str(ckpt), done, final)
             final["checkpoint_id"] = cid
             final["checkpoint"] = str(ckpt)
         status = "finished"

@@ -1,0 +1,296 @@
+"""Trained agents on the dialogue tasks from the SmolLM2 prior: BC and MC Returns fine-tuned from
+``--model smollm2-135m`` on LMRL's behaviour data, every run side by side on one GPU, each
+checkpoint evaluated against the task's embedded partner (training/README.md, "the prior").
+
+    python bench/dialogue_prior.py run OUT [--tasks twenty-questions guess-city car-dealer]
+        [--algos bc mc] [--seeds 0 1 2] [--data-episodes 2000] [--train-minutes 4]
+        [--eval-episodes 100] [--budget 540]
+    python bench/dialogue_prior.py report OUT
+
+``run`` goes through four phases over the folder ``OUT``:
+
+1. converts the prior once (``training.pretrained.resolve``) while it generates each task's data
+   with LMRL's behaviour recipe (seeds 100000.., disjoint from the evaluation seeds) in
+   ``OUT/TASK.db``;
+2. trains every (task, algorithm, seed) side by side, each in its own copy of its task's store
+   (``OUT/runs/NAME.db``), for ``--train-minutes`` of training (``lmrl train --max-minutes``; bf16
+   autocast on a GPU);
+3. evaluates every checkpoint on seeds 0..E-1, all E episodes side by side (one batched forward per
+   turn, on the GPU when there is one; ``_eval``), into ``OUT/eval/NAME.json`` and its store;
+4. writes ``OUT/results.md`` and ``OUT/results.json`` (``report``): per task and algorithm the
+   success rate and return, mean and 95 % t interval over the training seeds, the steps each run
+   made, its tokens/s and wall times, and the agent's first lines on evaluation seed 0.
+
+No phase starts after ``--budget`` seconds from the start, and a running one is stopped there; the
+report says what finished. Prints ``name value unit`` lines for the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+TASKS = ("twenty-questions", "guess-city", "car-dealer")
+DATA_SEED = 100000
+
+
+def lmrl(*args: str) -> list[str]:
+    """The ``lmrl`` command of this checkout (also where the package is not installed)."""
+    return [sys.executable, "-m", "lmrl_tui", *args]
+
+
+def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env.setdefault("TOKENIZERS_PARALLELISM", "false")
+    env.setdefault("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")
+    return {**env, **(extra or {})}
+
+
+def _run(cmd: list[str], log: Path, until: float, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run ``cmd`` (output in ``log``); stop it (SIGTERM, then SIGKILL) at monotonic time ``until``."""
+    start = time.monotonic()
+    if start >= until:
+        return {"cmd": cmd, "rc": "not started (budget)", "seconds": 0.0}
+    with log.open("w") as fh:
+        fh.write(" ".join(cmd) + "\n")
+        fh.flush()
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=_env(env), cwd=ROOT)
+        try:
+            rc: Any = proc.wait(timeout=max(until - start, 0.1))
+        except subprocess.TimeoutExpired:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            rc = "budget"
+    return {"cmd": cmd, "rc": rc, "seconds": round(time.monotonic() - start, 1)}
+
+
+def _parallel(jobs: list[tuple[list[str], Path]], until: float, env: dict[str, str] | None = None,
+              workers: int = 0) -> list[dict[str, Any]]:  # fmt: skip
+    """Run ``jobs`` at most ``workers`` at a time (0: all at once)."""
+    if not jobs:
+        return []
+    with ThreadPoolExecutor(max_workers=workers or len(jobs)) as pool:
+        return list(pool.map(lambda j: _run(j[0], j[1], until, env), jobs))
+
+
+def _gpu() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def run(args: argparse.Namespace) -> None:
+    out: Path = args.out
+    t0 = time.monotonic()
+    until = t0 + args.budget
+    for sub in ("runs", "eval", "logs"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    phases: dict[str, Any] = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "args": {
+        k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k != "func"}}
+    # 1. the prior (once, before any run reads it) beside the data
+    convert = [sys.executable, "-c", f"from training.pretrained import resolve; print(resolve({args.model!r}))"]
+    gen = [(lmrl("--db", str(out / f"{t}.db"), "generate", t, "--episodes", str(args.data_episodes),
+                 "--seed", str(DATA_SEED), "--quiet"), out / "logs" / f"data-{t}.log")
+           for t in args.tasks if not (out / f"{t}.db").exists()]  # fmt: skip
+    p1 = _parallel([(convert, out / "logs" / "prior.log"), *gen], until)
+    phases["prepare"] = {"seconds": round(time.monotonic() - t0, 1), "jobs": p1}
+    print(f"prepare_s {phases['prepare']['seconds']} s", flush=True)
+    # 2. every run side by side
+    names = [(t, a, s) for t in args.tasks for a in args.algos for s in args.seeds]
+    train_jobs = []
+    for t, a, s in names:
+        name = f"{t}-{a}-s{s}"
+        db = out / "runs" / f"{name}.db"
+        if not (out / "runs" / name / "checkpoint" / "model.safetensors").exists():
+            shutil.copy(out / f"{t}.db", db)
+            train_jobs.append((lmrl("--db", str(db), "train", a, "--task", t, "--model", args.model,
+                                    "--seed", str(s), "--lr", str(args.lr), "--batch-size", str(args.batch_size),
+                                    "--epochs", "1000", "--max-minutes", str(args.train_minutes),
+                                    "--eval-episodes", "0", "--no-progress", "--out", str(out / "runs" / name),
+                                    *args.train_flag), out / "logs" / f"train-{name}.log"))  # fmt: skip
+    mp = {"ACCELERATE_MIXED_PRECISION": "bf16"} if _gpu() else {}
+    t2 = time.monotonic()
+    # the evaluation keeps its reserve: a run gets what is left of the budget, less its start-up
+    stop_train = until - args.eval_reserve
+    minutes = min(args.train_minutes, (stop_train - t2 - args.startup) / 60)
+    if minutes <= 0:
+        train_jobs = []
+    for cmd, _ in train_jobs:
+        cmd[cmd.index("--max-minutes") + 1] = f"{minutes:.3f}"
+    phases["train"] = {"minutes": minutes, "jobs": _parallel(train_jobs, stop_train, mp, args.train_jobs)}
+    phases["train"]["seconds"] = round(time.monotonic() - t2, 1)
+    print(f"train_phase_s {phases['train']['seconds']} s", flush=True)
+    # 3. every checkpoint evaluated side by side
+    eval_jobs = []
+    for t, a, s in names:
+        name = f"{t}-{a}-s{s}"
+        if not (out / "runs" / name / "checkpoint" / "model.safetensors").exists():
+            continue
+        for beta in ([None, *args.eval_beta] if a in ("mc", "ilql", "qsft") else [None]):
+            tag = f"{t}-{a}" + (f"@beta{beta:g}" if beta is not None else "") + f"-s{s}"
+            eval_jobs.append(([sys.executable, str(Path(__file__).resolve()), "_eval", str(out / "runs" / name), t,
+                               str(args.eval_episodes), str(out / "eval" / f"{tag}.json"),
+                               str(out / "runs" / f"{name}.db"), "" if beta is None else str(beta)],
+                              out / "logs" / f"eval-{tag}.log"))  # fmt: skip
+    t3 = time.monotonic()
+    phases["eval"] = {"jobs": _parallel(eval_jobs, until, {"DIALOGUE_PRIOR_EVAL_BATCH": str(args.eval_batch)},
+                                        args.eval_jobs)}  # fmt: skip
+    phases["eval"]["seconds"] = round(time.monotonic() - t3, 1)
+    print(f"eval_phase_s {phases['eval']['seconds']} s", flush=True)
+    phases["total_seconds"] = round(time.monotonic() - t0, 1)
+    (out / "phases.json").write_text(json.dumps(phases, indent=1, default=str))
+    report(out)
+
+
+def _eval(run_dir: str, task: str, episodes: int, json_out: str, db: str, beta: str = "") -> None:
+    """Play ``episodes`` episodes (seeds 0..) of the checkpoint in ``run_dir`` side by side; write
+    per-episode figures and the first episode's agent lines to ``json_out``; record the evaluation."""
+    import torch
+
+    import envs
+    from data.store import Store
+    from training.agent import load_agent
+    from training.evaluate import mean_ci, normalise, play_episodes, record_evaluation, spec_success
+
+    torch.backends.cuda.matmul.allow_tf32 = True
+    t0 = time.monotonic()
+    agent = load_agent(run_dir, beta=float(beta) if beta else None)
+    load_s = time.monotonic() - t0
+    eps = play_episodes(task, agent, episodes, 0, agent.meta.get("task_options") or {},
+                        batch_size=int(os.environ.get("DIALOGUE_PRIOR_EVAL_BATCH", "50")))
+    spec = envs.spec(task, **(agent.meta.get("task_options") or {}))
+    rets = [ep.total_return for ep in eps]
+    wins = [bool(spec_success(spec, ep)) for ep in eps]
+    mean, lo, hi = mean_ci(rets)
+    res = {"episodes": episodes, "mean_return": mean, "ci_low": lo, "ci_high": hi,
+           "success_rate": sum(wins) / max(episodes, 1), "method": "sampled"}  # fmt: skip
+    with Store(db) as store:
+        res = normalise(res, task, store, task_options=agent.meta.get("task_options"))
+        record_evaluation(store, task, agent.name, res)
+    first = eps[0]
+    lines = [{"action": t.action, "observation": t.observation[-160:]} for t in first.transitions[:8]]
+    Path(json_out).write_text(json.dumps({
+        **res, "returns": rets, "wins": wins, "turns": [len(ep.transitions) for ep in eps],
+        "device": str(next(agent.decoder.model.parameters()).device), "beta": agent.decoder.beta,
+        "decoding": agent.decoder.decoding, "load_s": round(load_s, 1),
+        "play_s": round(time.monotonic() - t0 - load_s, 1), "seed0": lines}, indent=1, default=str))
+
+
+def _ci(xs: list[float]) -> dict[str, Any]:
+    """Mean and 95 % t interval over the training seeds."""
+    from training.reproduce_report import seed_ci
+
+    c = seed_ci(xs)
+    return {"mean": c["mean"], "low": c["ci_low"], "high": c["ci_high"], "n": c["n"], "values": xs}
+
+
+def report(out: Path) -> dict[str, Any]:
+    phases = json.loads((out / "phases.json").read_text()) if (out / "phases.json").exists() else {}
+    rows: dict[str, dict[str, Any]] = {}
+    for ev in sorted((out / "eval").glob("*.json")):
+        name = ev.stem
+        task, algo, seed = name.rsplit("-", 2)
+        e = json.loads(ev.read_text())
+        ck = out / "runs" / f"{task}-{algo.split('@')[0]}-{seed}" / "checkpoint" / "lmrl.json"
+        meta = json.loads(ck.read_text()) if ck.exists() else {}
+        m = meta.get("metrics") or {}
+        r = rows.setdefault(f"{task}|{algo}", {"task": task, "algo": algo, "seeds": []})
+        r["seeds"].append({"seed": int(seed[1:]), "success": e["success_rate"], "return": e["mean_return"],
+                           "turns": sum(e["turns"]) / max(len(e["turns"]), 1), "steps": m.get("steps"),
+                           "train_s": m.get("train_seconds"), "tokens_per_s": m.get("tokens_per_s"),
+                           "eval_play_s": e.get("play_s"), "device": e.get("device"), "seed0": e.get("seed0")})  # fmt: skip
+    for r in rows.values():
+        r["success"] = _ci([s["success"] for s in r["seeds"]])
+        r["return"] = _ci([s["return"] for s in r["seeds"]])
+    result = {"phases": phases, "rows": list(rows.values())}
+    (out / "results.json").write_text(json.dumps(result, indent=1, default=str))
+    (out / "results.md").write_text(markdown(result))
+    for r in rows.values():
+        s = r["success"]
+        print(f"{r['task']}_{r['algo']}_success {100 * s['mean']:.1f} % ({100 * s['low']:.1f} to {100 * s['high']:.1f}, "
+              f"{s['n']} seeds)")  # fmt: skip
+    return result
+
+
+def markdown(result: dict[str, Any]) -> str:
+    def pct(c: dict[str, Any]) -> str:
+        return f"{100 * c['mean']:.1f} % ({100 * c['low']:.1f} to {100 * c['high']:.1f})"
+
+    lines = ["| task | algorithm | success, mean (95 % CI) | per seed | return (95 % CI) | steps per run | "
+             "tokens/s per run | train s | eval play s |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in result["rows"]:
+        ss = r["seeds"]
+
+        def each(key: str, fmt: str = "{:.0f}", ss=ss) -> str:
+            return " / ".join("–" if s[key] is None else fmt.format(s[key]) for s in ss)
+
+        ret = r["return"]
+        lines.append(f"| {r['task']} | {r['algo']} | {pct(r['success'])} | "
+                     + " / ".join(f"{100 * s['success']:.0f}" for s in ss) + " % | "
+                     f"{ret['mean']:.2f} ({ret['low']:.2f} to {ret['high']:.2f}) | {each('steps')} | "
+                     f"{each('tokens_per_s')} | {each('train_s')} | {each('eval_play_s', '{}')} |")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="data, training, evaluation and the table")
+    r.add_argument("out", type=Path)
+    r.add_argument("--tasks", nargs="+", default=list(TASKS))
+    r.add_argument("--algos", nargs="+", default=["bc", "mc"])
+    r.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    r.add_argument("--model", default="smollm2-135m")
+    r.add_argument("--data-episodes", type=int, default=2000)
+    r.add_argument("--train-minutes", type=float, default=4.0)
+    r.add_argument("--batch-size", type=int, default=8)
+    r.add_argument("--lr", type=float, default=1e-4)
+    r.add_argument("--eval-episodes", type=int, default=100)
+    r.add_argument("--budget", type=float, default=540.0, help="seconds for everything (default: 540)")
+    r.add_argument("--eval-reserve", type=float, default=150.0,
+                   help="seconds of the budget kept for the evaluation (default: 150)")
+    r.add_argument("--startup", type=float, default=75.0,
+                   help="seconds a training run needs before its first step, guessed (default: 75)")
+    r.add_argument("--train-jobs", type=int, default=0,
+                   help="training runs at a time (default 0: all; CUDA contexts time-slice one GPU)")
+    r.add_argument("--eval-jobs", type=int, default=6,
+                   help="evaluations at a time (default: 6; 27 at once on one H200 finished none in 243 s)")
+    r.add_argument("--eval-batch", type=int, default=50, help="episodes side by side in an evaluation")
+    r.add_argument("--eval-beta", nargs="*", type=float, default=[1.0],
+                   help="value-based checkpoints are also evaluated at these β (default: 1)")
+    r.add_argument("--train-flag", action="append", default=[], help="an extra lmrl train flag (FLAG=VALUE)")
+    rp = sub.add_parser("report", help="the table of a finished (or stopped) run")
+    rp.add_argument("out", type=Path)
+    ev = sub.add_parser("_eval", help=argparse.SUPPRESS)
+    for n in ("run_dir", "task", "episodes", "json_out", "db"):
+        ev.add_argument(n)
+    ev.add_argument("beta", nargs="?", default="")
+    a = ap.parse_args()
+    if a.cmd == "run":
+        run(a)
+    elif a.cmd == "report":
+        report(a.out)
+    else:
+        _eval(a.run_dir, a.task, int(a.episodes), a.json_out, a.db, a.beta)
+
+
+if __name__ == "__main__":
+    main()

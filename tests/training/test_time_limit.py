@@ -1,0 +1,69 @@
+"""``--max-minutes``: a run stops on time, saves what it did and says so; ``LMRL_DEVICE``: where a
+loaded checkpoint plays, with a clear error for a device that is not there."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from data.datasets import DatasetQuery  # noqa: E402
+from training.config import TrainConfig, resolve  # noqa: E402
+from training.errors import TrainingError  # noqa: E402
+from training.offline.toy import maze_store  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    return maze_store(tmp_path_factory.mktemp("db") / "maze.db", episodes=8)
+
+
+def cfg(**kw) -> TrainConfig:
+    base = dict(algo="mc", task="maze-fo", batch_size=8, n_embd=32, n_head=2, vocab_size=300,
+                eval_episodes=0, progress=False, log_every=50)  # fmt: skip
+    base.update(kw)
+    return resolve(TrainConfig(**base), set(base) - {"algo", "task"})
+
+
+def test_a_run_stops_on_time_and_keeps_its_checkpoint(store, tmp_path, capfd):
+    from training.checkpoint import load_checkpoint
+    from training.offline.loop import train
+
+    res = train(cfg(max_steps=100_000, max_minutes=1e-6), store, DatasetQuery(task="maze-fo"), tmp_path / "r")
+    assert res["steps"] == 1 and res["stopped_by"] == "time" and res["planned_steps"] == 100_000
+    assert "stopped after 1e-06 min (--max-minutes) at step 1 of 100000" in capfd.readouterr().err
+    _, _, _, meta = load_checkpoint(res["checkpoint"])
+    assert meta["step"] == 1
+    rows = [json.loads(x) for x in (tmp_path / "r" / "metrics.jsonl").read_text().splitlines()]
+    assert rows[-1]["kind"] == "train" and rows[-1]["step"] == 1  # the last step is logged, off the grid
+    run = store.db.execute("SELECT status FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+    assert run == ("finished",)
+    # a limit that is not reached changes nothing
+    res = train(cfg(max_steps=2, max_minutes=60), store, DatasetQuery(task="maze-fo"), tmp_path / "s")
+    assert res["steps"] == 2 and "stopped_by" not in res
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, math.nan, math.inf])
+def test_max_minutes_must_be_a_positive_number(bad):
+    with pytest.raises(ValueError, match="--max-minutes"):
+        cfg(max_minutes=bad)
+
+
+def test_lmrl_device_chooses_where_a_checkpoint_plays(monkeypatch):
+    from training.agent import agent_device
+
+    monkeypatch.setenv("LMRL_DEVICE", "cpu")
+    assert agent_device() == torch.device("cpu")
+    monkeypatch.setenv("LMRL_DEVICE", "auto")
+    assert agent_device().type == ("cuda" if torch.cuda.is_available() else "cpu")
+    for bad, says in (("gpu0", "is not a device"), ("meta", "cpu or cuda")):
+        monkeypatch.setenv("LMRL_DEVICE", bad)
+        with pytest.raises(TrainingError, match=says):
+            agent_device()
+    if not torch.cuda.is_available():
+        monkeypatch.setenv("LMRL_DEVICE", "cuda")
+        with pytest.raises(TrainingError, match="sees no GPU"):
+            agent_device()
