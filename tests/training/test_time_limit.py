@@ -67,3 +67,15 @@ def test_lmrl_device_chooses_where_a_checkpoint_plays(monkeypatch):
         monkeypatch.setenv("LMRL_DEVICE", "cuda")
         with pytest.raises(TrainingError, match="sees no GPU"):
             agent_device()
+
+
+def test_the_end_of_run_measures_read_fewer_windows_of_a_large_model_on_a_cpu():
+    from training.offline.common import END_WINDOWS, end_windows
+
+    tiny = torch.nn.Linear(64, 64)  # ~4k parameters: every window
+    large = torch.nn.Embedding(40_000, 1_000)  # 40M parameters: the floor
+    middle = torch.nn.Embedding(4_000, 1_000)  # 4M: half
+    assert end_windows(tiny, "cpu") == END_WINDOWS == 256
+    assert end_windows(large, "cpu") == 16
+    assert end_windows(middle, "cpu") == 128
+    assert end_windows(large, "cuda") == END_WINDOWS  # the device decides, not whether one exists here

@@ -80,6 +80,21 @@ def bisim_term(h_all: torch.Tensor, h_next_all: torch.Tensor, next_window: torch
                       half_turn_partners(len(rows)).to(rows.device))  # fmt: skip
 
 
+END_WINDOWS = 256
+"""Windows read by the end-of-run measures (bisimulation loss, live head units)."""
+
+
+def end_windows(model, device) -> int:
+    """How many windows the end-of-run measures read: :data:`END_WINDOWS`, except for a large model
+    on a CPU, where it is scaled down to the forward cost of a 2M-parameter model's 256 (at least
+    16): SmolLM2-135M's two measures on 256 windows took over 5 minutes after a training run on
+    this 2-core CPU."""
+    if torch.device(device).type != "cpu":
+        return END_WINDOWS
+    params = sum(p.numel() for p in model.parameters())
+    return max(16, min(END_WINDOWS, END_WINDOWS * 2_000_000 // max(params, 1)))
+
+
 def _first_batches(model, ds, batch_size: int, device, max_windows: int):
     """(batch, last hidden states) of the first ``max_windows`` windows of ``ds``, the model in eval
     mode meanwhile: the same windows every time, no random state (end-of-run measures)."""
@@ -95,7 +110,7 @@ def _first_batches(model, ds, batch_size: int, device, max_windows: int):
 
 
 @torch.no_grad()
-def dataset_bisim_loss(model, ds, batch_size: int, device, max_windows: int = 256) -> float:
+def dataset_bisim_loss(model, ds, batch_size: int, device, max_windows: int = END_WINDOWS) -> float:
     """The bisimulation loss of ``model``'s history representation on the first ``max_windows``
     windows of ``ds``, averaged over their turns; measured at the end of every MC and ILQL run,
     with or without the loss in training (Hong et al.: where it is already low, standard offline
@@ -111,7 +126,7 @@ def dataset_bisim_loss(model, ds, batch_size: int, device, max_windows: int = 25
 
 
 @torch.no_grad()
-def live_head_units(model, ds, batch_size: int, device, max_windows: int = 256) -> float:
+def live_head_units(model, ds, batch_size: int, device, max_windows: int = END_WINDOWS) -> float:
     """The share of the first Q head's hidden units that are positive at some action token of the
     first ``max_windows`` windows of ``ds``: 0 is a dead ReLU head (it gives one value to every
     input and gets no gradient any more: Guess My City's goal values, training/README.md)."""
