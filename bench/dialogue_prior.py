@@ -130,12 +130,13 @@ def run(args: argparse.Namespace) -> None:
     t2 = time.monotonic()
     # the evaluation keeps its reserve: a run gets what is left of the budget, less its start-up
     stop_train = until - args.eval_reserve
-    minutes = min(args.train_minutes, (stop_train - t2 - args.startup) / 60)
+    waves = -(-len(train_jobs) // args.train_jobs) if args.train_jobs and train_jobs else 1
+    minutes = min(args.train_minutes, ((stop_train - t2) / waves - args.startup) / 60)
     if minutes <= 0:
         train_jobs = []
     for cmd, _ in train_jobs:
         cmd[cmd.index("--max-minutes") + 1] = f"{minutes:.3f}"
-    phases["train"] = {"minutes": minutes, "jobs": _parallel(train_jobs, stop_train, mp, args.train_jobs)}
+    phases["train"] = {"minutes": minutes, "waves": waves, "jobs": _parallel(train_jobs, stop_train, mp, args.train_jobs)}
     phases["train"]["seconds"] = round(time.monotonic() - t2, 1)
     print(f"train_phase_s {phases['train']['seconds']} s", flush=True)
     # 3. every checkpoint evaluated side by side
@@ -144,11 +145,14 @@ def run(args: argparse.Namespace) -> None:
         name = f"{t}-{a}-s{s}"
         if not (out / "runs" / name / "checkpoint" / "model.safetensors").exists():
             continue
-        for beta in ([None, *args.eval_beta] if a in ("mc", "ilql", "qsft") else [None]):
-            tag = f"{t}-{a}" + (f"@beta{beta:g}" if beta is not None else "") + f"-s{s}"
+        value = a in ("mc", "ilql", "qsft")
+        variants = [(None, 0)] + ([(b, 0) for b in args.eval_beta] + [(None, k) for k in args.eval_top_k] if value else [])
+        for beta, top_k in variants:
+            tag = (f"{t}-{a}" + (f"@beta{beta:g}" if beta is not None else "") + (f"@top{top_k}" if top_k else "")
+                   + f"-s{s}")  # fmt: skip
             eval_jobs.append(([sys.executable, str(Path(__file__).resolve()), "_eval", str(out / "runs" / name), t,
                                str(args.eval_episodes), str(out / "eval" / f"{tag}.json"),
-                               str(out / "runs" / f"{name}.db"), "" if beta is None else str(beta)],
+                               str(out / "runs" / f"{name}.db"), "" if beta is None else str(beta), str(top_k)],
                               out / "logs" / f"eval-{tag}.log"))  # fmt: skip
     t3 = time.monotonic()
     phases["eval"] = {"jobs": _parallel(eval_jobs, until, {"DIALOGUE_PRIOR_EVAL_BATCH": str(args.eval_batch)},
@@ -160,7 +164,7 @@ def run(args: argparse.Namespace) -> None:
     report(out)
 
 
-def _eval(run_dir: str, task: str, episodes: int, json_out: str, db: str, beta: str = "") -> None:
+def _eval(run_dir: str, task: str, episodes: int, json_out: str, db: str, beta: str = "", top_k: int = 0) -> None:
     """Play ``episodes`` episodes (seeds 0..) of the checkpoint in ``run_dir`` side by side; write
     per-episode figures and the first episode's agent lines to ``json_out``; record the evaluation."""
     import torch
@@ -172,7 +176,7 @@ def _eval(run_dir: str, task: str, episodes: int, json_out: str, db: str, beta: 
 
     torch.backends.cuda.matmul.allow_tf32 = True
     t0 = time.monotonic()
-    agent = load_agent(run_dir, beta=float(beta) if beta else None)
+    agent = load_agent(run_dir, beta=float(beta) if beta else None, top_k=top_k or None)
     load_s = time.monotonic() - t0
     eps = play_episodes(task, agent, episodes, 0, agent.meta.get("task_options") or {},
                         batch_size=int(os.environ.get("DIALOGUE_PRIOR_EVAL_BATCH", "50")))
@@ -189,7 +193,7 @@ def _eval(run_dir: str, task: str, episodes: int, json_out: str, db: str, beta: 
     lines = [{"action": t.action, "observation": t.observation[-160:]} for t in first.transitions[:8]]
     Path(json_out).write_text(json.dumps({
         **res, "returns": rets, "wins": wins, "turns": [len(ep.transitions) for ep in eps],
-        "device": str(next(agent.decoder.model.parameters()).device), "beta": agent.decoder.beta,
+        "device": str(next(agent.decoder.model.parameters()).device), "beta": agent.decoder.beta, "top_k": agent.decoder.top_k,
         "decoding": agent.decoder.decoding, "load_s": round(load_s, 1),
         "play_s": round(time.monotonic() - t0 - load_s, 1), "seed0": lines}, indent=1, default=str))
 
@@ -276,6 +280,8 @@ def main() -> None:
     r.add_argument("--eval-batch", type=int, default=50, help="episodes side by side in an evaluation")
     r.add_argument("--eval-beta", nargs="*", type=float, default=[1.0],
                    help="value-based checkpoints are also evaluated at these β (default: 1)")
+    r.add_argument("--eval-top-k", nargs="*", type=int, default=[20],
+                   help="... and at their own β, sampling only among π_β's K likeliest tokens (default: 20)")
     r.add_argument("--train-flag", action="append", default=[], help="an extra lmrl train flag (FLAG=VALUE)")
     rp = sub.add_parser("report", help="the table of a finished (or stopped) run")
     rp.add_argument("out", type=Path)
@@ -283,13 +289,14 @@ def main() -> None:
     for n in ("run_dir", "task", "episodes", "json_out", "db"):
         ev.add_argument(n)
     ev.add_argument("beta", nargs="?", default="")
+    ev.add_argument("top_k", nargs="?", type=int, default=0)
     a = ap.parse_args()
     if a.cmd == "run":
         run(a)
     elif a.cmd == "report":
         report(a.out)
     else:
-        _eval(a.run_dir, a.task, int(a.episodes), a.json_out, a.db, a.beta)
+        _eval(a.run_dir, a.task, int(a.episodes), a.json_out, a.db, a.beta, a.top_k)
 
 
 if __name__ == "__main__":

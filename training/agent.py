@@ -149,10 +149,11 @@ def agent_device() -> torch.device:
 
 def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | None = None,
                temperature: float = 1.0, max_new_tokens: int | None = None,
-               logit_weight: float | None = None, **_: Any) -> CheckpointAgent:  # fmt: skip
+               logit_weight: float | None = None, top_k: int | None = None, **_: Any) -> CheckpointAgent:  # fmt: skip
     """Load a checkpoint folder (or a run folder holding ``checkpoint/``) as an Agent
     (``logit_weight``: the reranker's weight of π_β's log-probability, instead of the checkpoint's;
-    ``max_new_tokens``: the longest action it generates, by default its task's bound).
+    ``max_new_tokens``: the longest action it generates, by default its task's bound; ``top_k``:
+    sample only among π_β's K most likely tokens, instead of the checkpoint's ``top_k``).
 
     Raises :class:`training.errors.TrainingError` for a missing or corrupt checkpoint.
     """
@@ -165,7 +166,7 @@ def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | N
     if max_new_tokens is None:
         max_new_tokens = action_token_limit(cfg.task)
     dec = Decoder(model, tok, cfg, decoding=decoding, beta=beta, temperature=temperature,
-                  max_new_tokens=max_new_tokens)
+                  max_new_tokens=max_new_tokens, top_k=top_k)
     name = f"{cfg.algo}:{Path(meta['path']).resolve().parent.name}/{Path(meta['path']).name}"
     meta = {**meta, "task_options": dict(cfg.task_options), "side": getattr(cfg, "side", "agent")}
     return CheckpointAgent(dec, name, meta, _data_actions(Path(meta["path"])), _partner_model(Path(meta["path"])))

@@ -120,6 +120,8 @@ class TrainConfig:
                                "last action) or step (the step rewards)")
     # decoding
     beta: float = setting(8.0, "value-guided decoding: weight of the value term on π_β's logits")
+    top_k: int = setting(0, "sampling draws only among π_β's K most likely next tokens (0: all): the "
+                         "values then choose among what the language model would write")
     decoding: str = setting("auto", "decoding of evaluation and watching: sample, greedy, rerank "
                             "(score the legal actions), rerank_sample, or auto (by algorithm and task)")
     logit_weight: float = setting(0.0, "reranking (MC, ILQL): weight of π_β's log-probability in an "
@@ -287,6 +289,8 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
     ):
         if getattr(cfg, name) not in allowed:
             raise ValueError(f"{name} must be one of {', '.join(allowed)}")
+    if cfg.top_k < 0:
+        raise ValueError("--top-k must be 0 (every token) or a number of tokens > 0")
     if cfg.max_minutes is not None and not (cfg.max_minutes > 0 and math.isfinite(cfg.max_minutes)):
         raise ValueError("--max-minutes must be a number of minutes > 0")
     if cfg.bisim_weight < 0 or not math.isfinite(cfg.bisim_weight):

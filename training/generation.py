@@ -22,7 +22,7 @@ class Decoder:
     """Turns a prompt (the model's context text) into the next utterance."""
 
     def __init__(self, model, tokenizer, cfg, *, decoding: str | None = None, beta: float | None = None,
-                 temperature: float = 1.0, max_new_tokens: int = 32) -> None:
+                 temperature: float = 1.0, max_new_tokens: int = 32, top_k: int | None = None) -> None:
         self.model = model.eval()
         self.tok = tokenizer
         self.cfg = cfg
@@ -30,6 +30,9 @@ class Decoder:
         self.decoding = decoding or cfg.decoding
         self.beta = cfg.beta if beta is None else float(beta)
         self.temperature = float(temperature)
+        self.top_k = int(getattr(cfg, "top_k", 0) or 0) if top_k is None else int(top_k)
+        if self.top_k < 0:
+            raise ValueError("top_k must be 0 (every token) or a number of tokens > 0")
         self.max_new_tokens = int(max_new_tokens)
         self.eos = newline_id(tokenizer)
         self.pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
@@ -43,7 +46,27 @@ class Decoder:
 
     # -- per-token quantities -------------------------------------------------------------------
     def _heads(self, logits: torch.Tensor, h: torch.Tensor, beta_logits: torch.Tensor | None):
-        """(sampling logits, π_β log-probs, per-token score matrix or None) at each position."""
+        """(sampling logits, π_β log-probs, per-token score matrix or None) at each position; with
+        ``top_k`` the sampling logits keep only π_β's ``top_k`` most likely tokens."""
+        guided, logp_beta, score = self._heads_all(logits, h, beta_logits)
+        if self.top_k:
+            guided = self._keep_top_k(guided, logp_beta)
+        return guided, logp_beta, score
+
+    def _keep_top_k(self, guided: torch.Tensor, logp_beta: torch.Tensor) -> torch.Tensor:
+        """``guided`` with every token outside π_β's ``top_k`` most likely (never-sampled tokens
+        left out of the count) set to -inf: the values re-rank what the language model would write,
+        and cannot pick a token it finds unlikely (β·Q on a pretrained prior: `itoitoito…`)."""
+        if self.top_k >= logp_beta.shape[-1]:
+            return guided
+        ranked = logp_beta
+        if self.banned:
+            ranked = logp_beta.clone()
+            ranked[..., self.banned] = float("-inf")
+        kth = ranked.topk(self.top_k, dim=-1).values[..., -1:]
+        return guided.masked_fill(ranked < kth, float("-inf"))
+
+    def _heads_all(self, logits: torch.Tensor, h: torch.Tensor, beta_logits: torch.Tensor | None):
         m = self.model
         lb = beta_logits if beta_logits is not None else logits
         logp_beta = F.log_softmax(lb.float(), dim=-1)

@@ -79,3 +79,34 @@ def test_the_end_of_run_measures_read_fewer_windows_of_a_large_model_on_a_cpu():
     assert end_windows(large, "cpu") == 16
     assert end_windows(middle, "cpu") == 128
     assert end_windows(large, "cuda") == END_WINDOWS  # the device decides, not whether one exists here
+
+
+def test_top_k_keeps_only_the_behaviour_policys_likeliest_tokens():
+    from types import SimpleNamespace
+
+    from training.generation import Decoder
+
+    logp_beta = torch.log_softmax(torch.tensor([[5.0, 4.0, 3.0, 2.0, 1.0]]), dim=-1)
+    guided = torch.tensor([[0.0, 0.0, 0.0, 0.0, 100.0]])  # the values love the least likely token
+    kept = Decoder._keep_top_k(SimpleNamespace(top_k=2, banned=[]), guided, logp_beta)
+    assert torch.isfinite(kept[0, :2]).all() and torch.isinf(kept[0, 2:]).all()
+    # a never-sampled token (padding) does not take a place among the K
+    kept = Decoder._keep_top_k(SimpleNamespace(top_k=2, banned=[0]), guided, logp_beta)
+    assert torch.isfinite(kept[0, 1:3]).all() and torch.isinf(kept[0, [0, 3, 4]]).all()
+    assert torch.equal(Decoder._keep_top_k(SimpleNamespace(top_k=5, banned=[]), guided, logp_beta), guided)
+
+
+def test_a_value_checkpoint_sampled_at_top_k_1_writes_the_behaviour_policys_line(store, tmp_path):
+    from training.agent import load_agent
+    from training.offline.loop import train
+
+    train(cfg(max_steps=3, lr=1e-2), store, DatasetQuery(task="maze-fo"), tmp_path / "r")
+    prompt = "You are in a maze.\n"
+    free = load_agent(tmp_path / "r", decoding="sample", max_new_tokens=6)
+    one = load_agent(tmp_path / "r", decoding="sample", max_new_tokens=6, top_k=1)
+    assert one.decoder.top_k == 1 and free.decoder.top_k == 0
+    lines = {one.decoder.sample(prompt, torch.Generator().manual_seed(s)) for s in range(6)}
+    assert len(lines) == 1  # one token allowed at each step: the draw decides nothing
+    assert len({free.decoder.sample(prompt, torch.Generator().manual_seed(s)) for s in range(6)}) > 1
+    with pytest.raises(ValueError, match="--top-k"):
+        cfg(top_k=-1)

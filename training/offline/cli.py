@@ -99,6 +99,9 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
                         help="reranking (MC, ILQL): weight of π_β's log-probability in an action's score "
                         "(default: the checkpoint's)")  # fmt: skip
     parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature (default: 1.0)")
+    parser.add_argument("--top-k", type=int, default=None,
+                        help="sample only among π_β's K most likely next tokens, 0 among all (default: "
+                        "the checkpoint's)")  # fmt: skip
     parser.add_argument("--sampled", action="store_true",
                         help="play episodes even where exact evaluation exists (maze-fo)")
     parser.add_argument("--batch-size", type=int, default=32,
@@ -116,7 +119,8 @@ def run_eval(args: argparse.Namespace, store) -> int:
         from training.evaluate import evaluate, record_evaluation
 
         agent = load_agent(args.checkpoint, decoding=args.decoding, beta=args.beta,
-                           temperature=args.temperature, logit_weight=args.logit_weight)  # fmt: skip
+                           temperature=args.temperature, logit_weight=args.logit_weight,
+                           top_k=args.top_k)  # fmt: skip
         task = args.task or agent.meta.get("task")
         if agent.meta.get("side") == "partner":
             raise TrainingError("this checkpoint learnt the partner's side (--side partner); lmrl eval plays the "
@@ -137,6 +141,8 @@ def run_eval(args: argparse.Namespace, store) -> int:
         if args.logit_weight is not None:
             res["logit_weight"] = args.logit_weight
         res["decoding"] = agent.decoder.decoding
+        if agent.decoder.top_k:
+            res["top_k"] = agent.decoder.top_k
         res["checkpoint"] = agent.meta["path"]
         cid = checkpoint_id_for(store, agent.meta["path"])
         res["evaluation_id"] = record_evaluation(store, task, agent.name, res, cid)
