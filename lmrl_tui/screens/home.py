@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,8 @@ EPISODES = "Finished / all"
 SWEEP_AFTER = 2.0
 """Seconds on the home screen after an episode before its frozen garbage is freed (the app's
 :meth:`~lmrl_tui.app.LmrlApp.sweep_frozen`)."""
+FIRST_STATS_WAIT = 0.02
+"""Seconds the home screen's mount waits for the store's counts, so that the first frame has them."""
 
 
 @dataclass
@@ -125,6 +128,8 @@ class HomeScreen(LmrlScreen, Screen[None]):
         super().__init__()
         self.tasks_ready = False
         self.counts: dict[str, TaskCounts] = {}
+        self._counted = False
+        """Whether ``counts`` were read (an empty store has none)."""
         self.tasks: dict[str, TaskSummary] = {}
         """The tasks in the table, by id."""
         self._detail_task: str | None = None
@@ -142,7 +147,7 @@ class HomeScreen(LmrlScreen, Screen[None]):
             yield Static("", id="detail")
         yield Footer()
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self.title = "lmrl-tui"
         self.sub_title = str(self.lmrl_app.db_path)
         table = self.query_one("#tasks", DataTable)
@@ -153,7 +158,10 @@ class HomeScreen(LmrlScreen, Screen[None]):
         # table fills at once (the worker below still checks it against the tasks themselves).
         cached = task_list.load_cached()
         if cached:
-            self._fill_tasks(cached)
+            stats = await self._first_stats()
+            if isinstance(stats, dict):
+                self.counts, self._counted = stats, True
+            self._fill_tasks(cached, load_stats=stats is None)
             # After the first frame: the imports would hold the GIL while it is drawn.
             self.call_after_refresh(self._load_tasks, cached)
         else:
@@ -177,7 +185,28 @@ class HomeScreen(LmrlScreen, Screen[None]):
     def on_home_screen_tasks_loaded(self, message: HomeScreen.TasksLoaded) -> None:
         self._fill_tasks(message.tasks)
 
-    def _fill_tasks(self, tasks: list[TaskSummary]) -> None:
+    async def _first_stats(self) -> dict[str, TaskCounts] | str | None:
+        """The store's counts if it gives them within :data:`FIRST_STATS_WAIT`, so that the first
+        frame shows them: else the whole table is drawn twice before the app is ready (~40 ms of
+        the start here). ``"later"``: still reading (they come as StatsLoaded); None: the read
+        failed (the worker reads again and reports it)."""
+        store = self.lmrl_app.store
+        read = asyncio.ensure_future(asyncio.to_thread(lambda: count_episodes(source_counts(store))))
+        try:
+            return await asyncio.wait_for(asyncio.shield(read), FIRST_STATS_WAIT)
+        except TimeoutError:
+            read.add_done_callback(self._late_stats)
+            return "later"
+        except Exception:
+            return None
+
+    def _late_stats(self, read: asyncio.Future) -> None:
+        if read.cancelled() or read.exception() is not None:
+            self.action_refresh_stats()  # the worker reads again and shows what went wrong
+        else:
+            self.post_message(self.StatsLoaded(read.result()))
+
+    def _fill_tasks(self, tasks: list[TaskSummary], load_stats: bool = True) -> None:
         if self.tasks_ready and list(self.tasks.values()) == tasks:
             return  # the list shown (the last start's) is right
         table = self.query_one("#tasks", DataTable)
@@ -185,14 +214,24 @@ class HomeScreen(LmrlScreen, Screen[None]):
         table.clear()
         self.tasks = {t.id: t for t in tasks}
         for t in tasks:
-            table.add_row(t.id, t.title, " vs ".join(t.roles), "…", "", "", key=t.id)
+            table.add_row(t.id, t.title, " vs ".join(t.roles), *self._count_cells(t.id), key=t.id)
         table.loading = False
         if keep in self.tasks:
             table.move_cursor(row=table.get_row_index(keep))
         self.tasks_ready = True
         if tasks:
             self._show_detail(keep if keep in self.tasks else tasks[0].id)
-        self.action_refresh_stats()
+        if load_stats:
+            self.action_refresh_stats()
+
+    def _count_cells(self, task_id: str) -> tuple[str, str, str]:
+        """The table's episodes, mean return and success of a task ("…" before the counts come)."""
+        if not self._counted:
+            return ("…", "", "")
+        c = self.counts.get(task_id, TaskCounts())
+        mean, succ = c.mean_return, c.success_rate
+        return (f"{c.finished} / {c.total}", "" if mean is None else f"{mean:.2f}",
+                "" if succ is None else f"{succ:.0%}")  # fmt: skip
 
     def on_screen_resume(self) -> None:
         self.action_refresh_stats()
@@ -217,14 +256,13 @@ class HomeScreen(LmrlScreen, Screen[None]):
         self._fill_stats(message.stats)
 
     def _fill_stats(self, stats: dict[str, TaskCounts]) -> None:
-        self.counts = stats
+        if self._counted and stats == self.counts:
+            return  # the table shows them already (a redraw of every cell costs ~40 ms here)
+        self.counts, self._counted = stats, True
         table = self.query_one("#tasks", DataTable)
         for task_id in self.tasks:
-            c = stats.get(task_id, TaskCounts())
-            mean, succ = c.mean_return, c.success_rate
-            table.update_cell(task_id, EPISODES, f"{c.finished} / {c.total}")
-            table.update_cell(task_id, "Mean return", "" if mean is None else f"{mean:.2f}")
-            table.update_cell(task_id, "Success", "" if succ is None else f"{succ:.0%}")
+            for column, text in zip((EPISODES, "Mean return", "Success"), self._count_cells(task_id), strict=True):
+                table.update_cell(task_id, column, text)
         self._show_detail(self._detail_task)
 
     def _show_detail(self, task_id: str | None) -> None:

@@ -47,3 +47,67 @@ def test_a_list_kept_for_other_task_files_is_not_used(tmp_path):
     assert task_list.load_cached(path) is None
     path.write_text("not json")
     assert task_list.load_cached(path) is None
+
+
+def _store_with_maze_episodes(db_path, n: int) -> None:
+    from data.generate import generate
+    from data.store import Store
+
+    with Store(db_path) as store:
+        generate(store, "maze-fo", envs.make_policy("maze-fo", "behaviour"), n, seed=0)
+
+
+async def test_the_first_frame_has_the_stores_counts_and_unchanged_counts_draw_nothing(db_path, monkeypatch):
+    from textual.widgets import DataTable
+
+    _store_with_maze_episodes(db_path, 2)
+    task_list.save(task_list.all_summaries())
+    app = make_app(db_path)
+    async with app.run_test(size=(160, 40)):
+        home = app.screen  # no pause: as the app is ready
+        assert isinstance(home, HomeScreen) and home.tasks_ready
+        table = home.query_one("#tasks", DataTable)
+        assert table.get_row("maze-fo")[3] == "2 / 2" and table.get_row("wordle")[3] == "0 / 0"
+        updates = []
+        monkeypatch.setattr(DataTable, "update_cell", lambda self, *a, **k: updates.append(a))
+        home._fill_stats(dict(home.counts))  # a reload that found nothing new (each screen resume)
+        assert updates == []
+        home._fill_stats({})
+        assert len(updates) == 3 * len(home.tasks)
+
+
+async def test_a_slow_or_failing_store_fills_the_counts_later(db_path, monkeypatch):
+    import time
+
+    import lmrl_tui.screens.home as home_module
+
+    _store_with_maze_episodes(db_path, 1)
+    task_list.save(task_list.all_summaries())
+    real = home_module.source_counts
+
+    def slow(store):
+        time.sleep(0.3)
+        return real(store)
+
+    monkeypatch.setattr(home_module, "source_counts", slow)
+    app = make_app(db_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        table = app.screen.query_one("#tasks")
+        assert table.get_row("maze-fo")[3] == "…"  # the table did not wait for the store
+        await app.workers.wait_for_complete()
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if table.get_row("maze-fo")[3] != "…":
+                break
+        assert table.get_row("maze-fo")[3] == "1 / 1"
+
+    def broken(store):
+        raise RuntimeError("disk I/O error")
+
+    monkeypatch.setattr(home_module, "source_counts", broken)
+    app = make_app(db_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert any("disk I/O error" in str(n.message) for n in app._notifications)
+        assert app.screen.query_one("#tasks").get_row("maze-fo")[3] == "…"
