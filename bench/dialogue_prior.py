@@ -39,16 +39,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for _p in (ROOT, ROOT / "bench"):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
 
-TASKS = ("twenty-questions", "guess-city", "car-dealer")
-DATA_SEED = 100000
-
-
-def lmrl(*args: str) -> list[str]:
-    """The ``lmrl`` command of this checkout (also where the package is not installed)."""
-    return [sys.executable, "-m", "lmrl_tui", *args]
+from guided_llm import DATA_SEED, TASKS, lmrl  # noqa: E402  (the same tasks, data seeds and command)
 
 
 def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
