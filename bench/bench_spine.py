@@ -127,7 +127,8 @@ def app_start_seconds(runs: int = 3, *, cold: bool = False) -> tuple[float, floa
     """(to the home screen, to its task table filled, the CPU time of the app's process until
     then), the best of ``runs`` starts (the CPU time is steadier on a busy machine). The app keeps
     its task list between starts (lmrl_tui/task_list.py): ``cold`` removes it before each start
-    (the first start after installing or changing the tasks)."""
+    (the first start after installing or changing the tasks: the list shipped with the package
+    fills the table)."""
     with tempfile.TemporaryDirectory() as d:
         db = str(Path(d) / "start.db")
         Store(db).close()

@@ -8,7 +8,10 @@ from it, and the task modules are still imported in the background, which puts t
 (and rewrites the file) if the tasks differ. A file that cannot be read or written is ignored.
 
 The file is ``task-list.json`` in ``$LMRL_CONFIG_DIR`` when that is set (the tests' own folder),
-else in the user cache directory.
+else in the user cache directory. Without one (the first start after installing, or after the task
+files changed) the list shipped with the package fills the table (:func:`load_shipped`; a test
+keeps it equal to the tasks, ``python -m lmrl_tui.task_list`` writes it), and the background
+check still puts it right.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from envs.core import TaskSpec
 from lmrl_tui.prefs import CONFIG_ENV
 
 FILE_NAME = "task-list.json"
+SHIPPED = Path(__file__).with_name("shipped-task-list.json")
+"""The task list of this version of the package, for a start without a kept one."""
 
 
 @dataclass(frozen=True)
@@ -98,3 +103,22 @@ def save(summaries: list[TaskSummary], path: Path | None = None) -> None:
         tmp.replace(path)
     except OSError:
         pass
+
+
+def load_shipped(path: Path = SHIPPED) -> list[TaskSummary] | None:
+    """The task list shipped with the package (None if it cannot be read)."""
+    try:
+        return [TaskSummary.from_json(t) for t in json.loads(path.read_text(encoding="utf-8"))["tasks"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def write_shipped(path: Path = SHIPPED) -> None:
+    """Write the package's task list from the tasks themselves (after a task changes)."""
+    data = {"tasks": [asdict(s) for s in all_summaries()]}
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write_shipped()
+    print(f"wrote {SHIPPED}")

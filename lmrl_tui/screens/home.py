@@ -154,9 +154,10 @@ class HomeScreen(LmrlScreen, Screen[None]):
         for label in ("Task", "Title", "Sides", EPISODES, "Mean return", "Success"):
             table.add_column(label, key=label)
         table.focus()
-        # The task list of the last start, when the task modules have not changed since: the
-        # table fills at once (the worker below still checks it against the tasks themselves).
-        cached = task_list.load_cached()
+        # The task list of the last start, when the task modules have not changed since, else the
+        # one shipped with the package: the table fills at once (the worker below still checks it
+        # against the tasks themselves).
+        cached = task_list.load_cached() or task_list.load_shipped()
         if cached:
             stats = await self._first_stats()
             if isinstance(stats, dict):

@@ -60,6 +60,9 @@ def _store_with_maze_episodes(db_path, n: int) -> None:
 async def test_the_first_frame_has_the_stores_counts_and_unchanged_counts_draw_nothing(db_path, monkeypatch):
     from textual.widgets import DataTable
 
+    import lmrl_tui.screens.home as home_module
+
+    monkeypatch.setattr(home_module, "FIRST_STATS_WAIT", 5.0)  # a loaded machine still reads in time
     _store_with_maze_episodes(db_path, 2)
     task_list.save(task_list.all_summaries())
     app = make_app(db_path)
@@ -107,7 +110,37 @@ async def test_a_slow_or_failing_store_fills_the_counts_later(db_path, monkeypat
     monkeypatch.setattr(home_module, "source_counts", broken)
     app = make_app(db_path)
     async with app.run_test(size=(160, 40)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        for _ in range(40):  # the worker reads again, fails and says so
+            await pilot.pause(0.05)
+            if any("disk I/O error" in str(n.message) for n in app._notifications):
+                break
         assert any("disk I/O error" in str(n.message) for n in app._notifications)
         assert app.screen.query_one("#tasks").get_row("maze-fo")[3] == "…"
+
+
+def test_the_shipped_task_list_is_the_tasks():
+    assert task_list.load_shipped() == task_list.all_summaries(), (
+        "a task changed: write the shipped list again with python -m lmrl_tui.task_list")
+
+
+async def test_a_first_start_fills_the_table_from_the_shipped_list(db_path, monkeypatch, tmp_path):
+    shipped = tmp_path / "shipped.json"
+    shipped.write_text(json.dumps({"tasks": [{"id": "maze-fo", "title": "Shipped title", "summary": "s",
+                                              "roles": ["agent"], "max_turns": 5, "reward_range": [-1, 0]}]}))
+    monkeypatch.setattr(task_list, "SHIPPED", shipped)
+    monkeypatch.setattr(task_list.load_shipped, "__defaults__", (shipped,))
+    assert task_list.load_cached() is None  # no list kept by an earlier start
+    release = threading.Event()
+    real = task_list.all_summaries()
+    monkeypatch.setattr(task_list, "all_summaries", lambda: (release.wait(10), real)[1])
+    app = make_app(db_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        home = app.screen
+        table = home.query_one("#tasks")
+        assert home.tasks_ready and not table.loading and table.get_row("maze-fo")[1] == "Shipped title"
+        release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert [str(k.value) for k in table.rows] == envs.ids()  # put right by the check
+    assert task_list.load_cached() == real
+    assert task_list.load_shipped(tmp_path / "missing.json") is None
