@@ -31,7 +31,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +43,7 @@ for _p in (ROOT, ROOT / "bench"):
         sys.path.insert(0, str(_p))
 
 from guided_llm import DATA_SEED, TASKS, lmrl  # noqa: E402  (the same tasks, data seeds and command)
+from guided_llm import _run as run_stopped  # noqa: E402
 
 
 def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -56,25 +56,11 @@ def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def _run(cmd: list[str], log: Path, until: float, env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Run ``cmd`` (output in ``log``); stop it (SIGTERM, then SIGKILL) at monotonic time ``until``."""
-    start = time.monotonic()
-    if start >= until:
+    """Run ``cmd`` (output in ``log``); stop it at monotonic time ``until`` (rc ``deadline``)."""
+    left = until - time.monotonic()
+    if left <= 0:
         return {"cmd": cmd, "rc": "not started (budget)", "seconds": 0.0}
-    with log.open("w") as fh:
-        fh.write(" ".join(cmd) + "\n")
-        fh.flush()
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=_env(env), cwd=ROOT)
-        try:
-            rc: Any = proc.wait(timeout=max(until - start, 0.1))
-        except subprocess.TimeoutExpired:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            rc = "budget"
-    return {"cmd": cmd, "rc": rc, "seconds": round(time.monotonic() - start, 1)}
+    return run_stopped(cmd, log, left, _env(env))
 
 
 def _parallel(jobs: list[tuple[list[str], Path]], until: float, env: dict[str, str] | None = None,

@@ -55,13 +55,14 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _run(cmd: list[str], log: Path, deadline: float | None = None) -> dict[str, Any]:
-    """Run ``cmd`` with its output in ``log``; stop it (SIGTERM) after ``deadline`` seconds."""
+def _run(cmd: list[str], log: Path, deadline: float | None = None, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run ``cmd`` with its output in ``log`` (``env``: its whole environment, default :func:`_env`);
+    stop it (SIGTERM) after ``deadline`` seconds."""
     start = time.monotonic()
     with log.open("w") as fh:
         fh.write(" ".join(cmd) + "\n")
         fh.flush()
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=_env(), cwd=ROOT)
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env or _env(), cwd=ROOT)
         try:
             rc = proc.wait(timeout=deadline)
         except subprocess.TimeoutExpired:

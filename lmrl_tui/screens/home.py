@@ -191,8 +191,7 @@ class HomeScreen(LmrlScreen, Screen[None]):
         frame shows them: else the whole table is drawn twice before the app is ready (~40 ms of
         the start here). ``"later"``: still reading (they come as StatsLoaded); None: the read
         failed (the worker reads again and reports it)."""
-        store = self.lmrl_app.store
-        read = asyncio.ensure_future(asyncio.to_thread(lambda: count_episodes(source_counts(store))))
+        read = asyncio.ensure_future(asyncio.to_thread(self._read_stats))
         try:
             return await asyncio.wait_for(asyncio.shield(read), FIRST_STATS_WAIT)
         except TimeoutError:
@@ -251,7 +250,11 @@ class HomeScreen(LmrlScreen, Screen[None]):
 
     @work(thread=True, exclusive=True, group="home-stats", exit_on_error=False)
     def _load_stats(self) -> None:
-        self.post_message(self.StatsLoaded(count_episodes(source_counts(self.lmrl_app.store))))
+        self.post_message(self.StatsLoaded(self._read_stats()))
+
+    def _read_stats(self) -> dict[str, TaskCounts]:
+        """Per task, what the store holds (a query: run it off the UI thread)."""
+        return count_episodes(source_counts(self.lmrl_app.store))
 
     def on_home_screen_stats_loaded(self, message: HomeScreen.StatsLoaded) -> None:
         self._fill_stats(message.stats)
