@@ -75,6 +75,18 @@ class RandomMixturePolicy(_WordlePolicy):
         return _canonical(vocab.answers[self._rng.randrange(vocab.size)])
 
 
+class ConsistentPolicy(RandomMixturePolicy):
+    """Every guess a random answer still consistent with the feedback (``prob_smart`` 1): a
+    player that uses all the feedback but plans nothing. Its games (mean return about -2.3 on
+    ``words=small``) are the data the Wordle BC-then-online recipe of ``training/README.md``
+    starts from."""
+
+    name = "consistent"
+
+    def __init__(self) -> None:
+        super().__init__(prob_smart=1.0)
+
+
 def best_guesses(vocab: Vocab, rule: str, mask: int) -> tuple[int, ...]:
     """Answer indices (among ``mask``) that maximise the expected information gain.
 
@@ -120,4 +132,4 @@ class InfoGainPolicy(_WordlePolicy):
         return _canonical(task.vocab.answers[self._rng.choice(best)])
 
 
-POLICIES = {"behaviour": RandomMixturePolicy, "strong": InfoGainPolicy}
+POLICIES = {"behaviour": RandomMixturePolicy, "strong": InfoGainPolicy, "consistent": ConsistentPolicy}

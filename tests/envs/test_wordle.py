@@ -315,3 +315,24 @@ def test_policies_are_seeded():
         b = envs.run_episode(t, envs.make_policy("wordle-lmrl", pol), 11)
         assert [x.action for x in a.transitions] == [x.action for x in b.transitions]
         assert all(x.action.endswith("\n") and len(x.action) == 10 for x in a.transitions)
+
+
+def test_the_consistent_player_guesses_only_answers_the_feedback_allows():
+    task, player = envs.make("wordle", words="small"), envs.make_policy("wordle", "consistent")
+    assert player.name == "consistent"
+    wins = 0
+    for seed in range(40):
+        task.reset(seed)
+        player.reset(task, seed)
+        while True:
+            allowed = set(task.consistent_words())
+            guess = player.act(task.history()).replace(" ", "").strip()
+            assert guess in allowed
+            st = task.step(" ".join(guess) + "\n")
+            if st.terminated or st.truncated:
+                wins += bool(st.info.get("success"))
+                break
+    assert wins >= 36  # it uses every piece of feedback: ~99.8 % of games won on the small list
+    mean, _ = _play("wordle", "consistent", 60, words="small")
+    behaviour, _ = _play("wordle", "behaviour", 60, words="small")
+    assert mean > behaviour + 1.0
