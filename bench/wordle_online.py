@@ -18,8 +18,10 @@ comparison has a confidence interval over seeds, not only over games:
     python bench/wordle_online.py run OUT [--seeds 0 1 2] [--jobs 2] [--games 60000] [--rounds 150]
     python bench/wordle_online.py report OUT
 
-Every step skips what is done (a run whose checkpoint exists, an evaluation whose JSON exists), so a
-killed run continues where it stopped.
+Every step skips what is done (a training run that ended with rc 0 in ``steps.json``, an evaluation
+whose JSON exists); a run killed part-way continues from its last checkpoint (``--resume``). An
+online run starts as soon as its seed's BC has finished, and each checkpoint is evaluated as soon as
+it is trained.
 """
 
 from __future__ import annotations
@@ -27,13 +29,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-from guided_llm import DATA_SEED, _parallel, _run, lmrl  # noqa: E402
+from guided_llm import DATA_SEED, _run, lmrl  # noqa: E402
 
 OPTION = ["--option", "words=small"]
 BC_FLAGS = ["--n-layer", "4", "--n-embd", "128", "--batch-size", "64", "--lr-schedule", "linear",
@@ -71,46 +75,66 @@ def data(out: Path, games: int) -> None:
     _record(out, "data", _run(cmd, out / "logs" / "data.log"))
 
 
-def train(out: Path, seeds: list[int], bc_steps: int, rounds: int, jobs: int, algos: list[str]) -> None:
-    db = ["--db", str(out / "store.db")]
-
-    def job(algo: str, seed: int) -> tuple[list[str], Path] | None:
-        run = out / "runs" / f"{algo}-s{seed}"
-        if (run / "checkpoint" / "lmrl.json").exists():
-            return None
-        if algo == "bc":
-            flags = ["--max-steps", str(bc_steps), *BC_FLAGS]
-        else:
-            flags = ["--init", str(out / "runs" / f"bc-s{seed}"), "--rounds", str(rounds), "--eval-every", "0",
-                     *ONLINE_FLAGS.get(algo, [])]  # fmt: skip
-        cmd = lmrl(*db, "train", algo, "--task", "wordle", *OPTION, "--seed", str(seed), "--out", str(run), *flags)
-        return cmd, out / "logs" / f"train-{algo}-s{seed}.log"
-
-    # BC of every seed first, then the online runs (each needs its seed's BC)
-    for wave in (["bc"], [a for a in algos if a != "bc"]):
-        jobs_ = [j for a in wave for s in seeds if (j := job(a, s)) is not None]
-        for res in _parallel(jobs_, jobs):
-            _record(out, "train " + Path(res["cmd"][res["cmd"].index("--out") + 1]).name, res)
+def _trained(out: Path, name: str) -> bool:
+    return (_steps(out).get(f"train {name}") or {}).get("rc") == 0
 
 
-def evaluate(out: Path, seeds: list[int], games: int, jobs: int, algos: list[str]) -> None:
-    todo = []
-    for algo in algos:
-        for seed in seeds:
-            run, res = out / "runs" / f"{algo}-s{seed}", out / "eval" / f"{algo}-s{seed}.log"
-            if (run / "checkpoint").exists() and not (out / "eval" / f"{algo}-s{seed}.json").exists():
-                todo.append((lmrl("--db", str(out / "store.db"), "eval", str(run), "--task", "wordle", *OPTION,
-                                  "--episodes", str(games), "--seed", "0"), res))  # fmt: skip
+def _train_cmd(out: Path, algo: str, seed: int, bc_steps: int, rounds: int) -> list[str]:
+    run = out / "runs" / f"{algo}-s{seed}"
+    if algo == "bc":
+        flags = ["--max-steps", str(bc_steps), *BC_FLAGS]
+    else:
+        flags = ["--init", str(out / "runs" / f"bc-s{seed}"), "--rounds", str(rounds), "--eval-every", "0",
+                 *ONLINE_FLAGS.get(algo, [])]  # fmt: skip
+    if (run / "checkpoint").exists():
+        flags.append("--resume")  # killed part-way: continue from its last checkpoint
+    return lmrl("--db", str(out / "store.db"), "train", algo, "--task", "wordle", *OPTION, "--seed", str(seed),
+                "--out", str(run), *flags)  # fmt: skip
+
+
+def _eval(out: Path, name: str, games: int) -> None:
+    from training.reproduce import _last_json
+
+    if (out / "eval" / f"{name}.json").exists():
+        return
+    log = out / "eval" / f"{name}.log"
+    res = _run(lmrl("--db", str(out / "store.db"), "eval", str(out / "runs" / name), "--task", "wordle", *OPTION,
+                    "--episodes", str(games), "--seed", "0"), log)  # fmt: skip
+    got = _last_json(log.read_text())
+    if res["rc"] == 0 and got:
+        got["eval_seconds"] = res["seconds"]
+        (out / "eval" / f"{name}.json").write_text(json.dumps(got, indent=1, default=str) + "\n")
+
+
+def train_and_eval(out: Path, seeds: list[int], bc_steps: int, rounds: int, jobs: int, algos: list[str],
+                   games: int) -> None:
+    """Every (algorithm, seed): its training (an online run after its seed's BC), then its evaluation;
+    ``jobs`` of them side by side."""
     (out / "eval").mkdir(parents=True, exist_ok=True)
-    for res in _parallel(todo, jobs):
-        log = Path(res["cmd"][res["cmd"].index("eval") + 1]).name
-        text = (out / "eval" / f"{log}.log").read_text()
-        from training.reproduce import _last_json
+    lock = threading.Lock()
+    order = [("bc", s) for s in seeds] + [(a, s) for s in seeds for a in algos if a != "bc"]
+    futures: dict[tuple[str, int], Future] = {}
 
-        got = _last_json(text)
-        if got:
-            got["eval_seconds"] = res["seconds"]
-            (out / "eval" / f"{log}.json").write_text(json.dumps(got, indent=1, default=str) + "\n")
+    def one(algo: str, seed: int) -> None:
+        name = f"{algo}-s{seed}"
+        if algo != "bc":
+            futures["bc", seed].result()
+            if not _trained(out, f"bc-s{seed}"):
+                return
+        if not _trained(out, name):
+            res = _run(_train_cmd(out, algo, seed, bc_steps, rounds), out / "logs" / f"train-{name}.log")
+            with lock:
+                _record(out, f"train {name}", res)
+            if res["rc"] != 0:
+                print(f"{name}: training failed (rc {res['rc']}); see logs/train-{name}.log", file=sys.stderr)
+                return
+        _eval(out, name, games)
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for key in order:
+            futures[key] = pool.submit(one, *key)
+        for f in futures.values():
+            f.result()
 
 
 def _reference(games: int = 1000) -> tuple[float, float]:
@@ -187,8 +211,7 @@ def main() -> None:
         algos = ["bc", *[a for a in args.algorithms if a != "bc"]]
         t0 = time.time()
         data(out, args.games)
-        train(out, args.seeds, args.bc_steps, args.rounds, args.jobs, algos)
-        evaluate(out, args.seeds, args.eval_games, args.jobs, algos)
+        train_and_eval(out, args.seeds, args.bc_steps, args.rounds, args.jobs, algos, args.eval_games)
         _record(out, "run_wall_s", round(time.time() - t0, 1))
     report(out)
 
