@@ -54,14 +54,14 @@ def test_gelu_heads_train_save_and_load_as_gelu(tmp_path):
 def test_a_run_whose_q_head_died_says_so(tmp_path, capsys, monkeypatch):
     import training.offline.common as common
 
-    real = common.live_head_units
+    real = common.end_measures
 
     def killed(model, *a, **k):  # the head as Guess My City's goal values ended: every unit negative
         with torch.no_grad():
             model.q_heads[0].fc1.bias.fill_(-1e4)
         return real(model, *a, **k)
 
-    monkeypatch.setattr(common, "live_head_units", killed)
+    monkeypatch.setattr(common, "end_measures", killed)
     out = _train(tmp_path)
     assert out["q_head_live_units"] == 0.0
     assert "--head-act gelu" in capsys.readouterr().err

@@ -110,31 +110,27 @@ def _first_batches(model, ds, batch_size: int, device, max_windows: int):
 
 
 @torch.no_grad()
-def dataset_bisim_loss(model, ds, batch_size: int, device, max_windows: int = END_WINDOWS) -> float:
-    """The bisimulation loss of ``model``'s history representation on the first ``max_windows``
-    windows of ``ds``, averaged over their turns; measured at the end of every MC and ILQL run,
-    with or without the loss in training (Hong et al.: where it is already low, standard offline
-    RL does fine)."""
+def end_measures(model, ds, batch_size: int, device, max_windows: int = END_WINDOWS) -> dict[str, float]:
+    """Two measures of every MC and ILQL run, from one pass over the first ``max_windows`` windows
+    of ``ds``:
+
+    * ``bisim_loss``: the bisimulation loss of the history representation, averaged over the
+      windows' turns, with or without the loss in training (Hong et al.: where it is already low,
+      standard offline RL does fine);
+    * ``q_head_live_units``: the share of the first Q head's hidden units that are positive at some
+      action token; 0 is a dead ReLU head (it gives one value to every input and gets no gradient
+      any more: Guess My City's goal values, training/README.md)."""
     total, n = 0.0, 0
+    fc1 = model.q_heads[0].fc1
+    alive = torch.zeros(fc1.out_features, dtype=torch.bool, device=device)
     for batch, h in _first_batches(model, ds, batch_size, device, max_windows):
         tr = turn_transitions(batch)
         loss, _ = bisim_term(h, h, last_hidden(model, batch), batch, tr)
         turns = int(tr["rows"].numel())
         total += float(loss) * turns
         n += turns
-    return total / n if n else 0.0
-
-
-@torch.no_grad()
-def live_head_units(model, ds, batch_size: int, device, max_windows: int = END_WINDOWS) -> float:
-    """The share of the first Q head's hidden units that are positive at some action token of the
-    first ``max_windows`` windows of ``ds``: 0 is a dead ReLU head (it gives one value to every
-    input and gets no gradient any more: Guess My City's goal values, training/README.md)."""
-    fc1 = model.q_heads[0].fc1
-    alive = torch.zeros(fc1.out_features, dtype=torch.bool, device=device)
-    for batch, h in _first_batches(model, ds, batch_size, device, max_windows):
         alive |= (fc1(h[:, :-1][batch["action_mask"].bool()]) > 0).any(0)
-    return float(alive.float().mean())
+    return {"bisim_loss": total / n if n else 0.0, "q_head_live_units": float(alive.float().mean())}
 
 
 def constant_q_loss(ds) -> float:

@@ -301,11 +301,10 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
                 print(f"stopped after {cfg.max_minutes:g} min (--max-minutes) at step {done} of {total}",
                       file=sys.stderr)  # fmt: skip
             if cfg.algo in ("mc", "ilql"):  # how far the representation is from a bisimulation metric
-                from training.offline.common import dataset_bisim_loss, end_windows, live_head_units
+                from training.offline import common
 
-                n_end = final["end_measure_windows"] = end_windows(inner, acc.device)
-                final["bisim_loss"] = dataset_bisim_loss(inner, ds, cfg.batch_size, acc.device, n_end)
-                final["q_head_live_units"] = live_head_units(inner, ds, cfg.batch_size, acc.device, n_end)
+                n_end = final["end_measure_windows"] = common.end_windows(inner, acc.device)
+                final.update(common.end_measures(inner, ds, cfg.batch_size, acc.device, n_end))
                 if final["q_head_live_units"] < 0.05:
                     print(f"note: {final['q_head_live_units']:.0%} of the Q head's units are ever positive on the "
                           "data: a dead ReLU head gives one value to everything and cannot learn again; "
