@@ -7,7 +7,7 @@ segment ends in a newline (test T1).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from transformers import AutoTokenizer, PreTrainedTokenizerBase, PreTrainedTokenizerFast
@@ -62,6 +62,13 @@ def ensure_pad(tok: PreTrainedTokenizerBase) -> bool:
 def encode(tok: PreTrainedTokenizerBase, text: str) -> list[int]:
     """Token ids of one segment, without special tokens."""
     return list(tok.encode(text, add_special_tokens=False))
+
+
+def encode_many(tok: PreTrainedTokenizerBase, texts: Sequence[str]) -> list[list[int]]:
+    """:func:`encode` of every text, in one call of the tokenizer."""
+    if not texts:
+        return []
+    return [list(ids) for ids in tok(list(texts), add_special_tokens=False)["input_ids"]]
 
 
 def never_sampled(tok: PreTrainedTokenizerBase) -> list[int]:

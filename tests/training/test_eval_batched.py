@@ -251,3 +251,21 @@ def test_scripted_partners_sampled_batched_equals_sequential(task_id, tmp_path):
     one = [(s, a) for s, a, _ in _played(task_id, agent, 3, batch_size=1)]
     side = [(s, a) for s, a, _ in _played(task_id, agent, 3, batch_size=2)]
     assert side == one and len({tuple(a) for _, a in one}) == 3
+
+
+def test_the_batched_draw_is_torch_multinomial_row_by_row():
+    """next_tokens gives each row the token torch.multinomial draws from its own generator, and
+    leaves the generator where that call leaves it (so later draws agree too)."""
+    from training.batched_decode import next_tokens
+
+    z = torch.randn(24, 700, generator=torch.Generator().manual_seed(3)) * 4
+    z[:, :7] = float("-inf")  # banned tokens
+    ours = [torch.Generator().manual_seed(50 + r) for r in range(24)]
+    ref = [torch.Generator().manual_seed(50 + r) for r in range(24)]
+    for _ in range(5):
+        want = [int(torch.multinomial(torch.softmax(z[r], dim=-1), 1, generator=ref[r])) for r in range(24)]
+        assert next_tokens(z, False, ours) == want
+    assert next_tokens(z, True, ours) == [int(torch.argmax(z[r])) for r in range(24)]
+    z[3] = float("-inf")
+    with pytest.raises(RuntimeError, match="no finite token"):
+        next_tokens(z, False, ours)
