@@ -92,11 +92,11 @@ def _train_cmd(out: Path, algo: str, seed: int, bc_steps: int, rounds: int) -> l
                 "--out", str(run), *flags)  # fmt: skip
 
 
-def _eval(out: Path, name: str, games: int) -> None:
+def _eval(out: Path, name: str, games: int) -> dict[str, Any] | None:
     from training.reproduce import _last_json
 
     if (out / "eval" / f"{name}.json").exists():
-        return
+        return None
     log = out / "eval" / f"{name}.log"
     res = _run(lmrl("--db", str(out / "store.db"), "eval", str(out / "runs" / name), "--task", "wordle", *OPTION,
                     "--episodes", str(games), "--seed", "0"), log)  # fmt: skip
@@ -104,6 +104,7 @@ def _eval(out: Path, name: str, games: int) -> None:
     if res["rc"] == 0 and got:
         got["eval_seconds"] = res["seconds"]
         (out / "eval" / f"{name}.json").write_text(json.dumps(got, indent=1, default=str) + "\n")
+    return res
 
 
 def train_and_eval(out: Path, seeds: list[int], bc_steps: int, rounds: int, jobs: int, algos: list[str],
@@ -128,7 +129,10 @@ def train_and_eval(out: Path, seeds: list[int], bc_steps: int, rounds: int, jobs
             if res["rc"] != 0:
                 print(f"{name}: training failed (rc {res['rc']}); see logs/train-{name}.log", file=sys.stderr)
                 return
-        _eval(out, name, games)
+        res = _eval(out, name, games)
+        if res is not None:
+            with lock:
+                _record(out, f"eval {name}", res)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for key in order:
@@ -165,10 +169,19 @@ def report(out: Path) -> dict[str, Any]:
         rows.setdefault(algo, {"algorithm": algo, "seeds": []})["seeds"].append({
             "seed": int(seed), "success": e["success_rate"], "return": ret, "score": 50 + 50 * (ret - lo) / (hi - lo),
             "games": e.get("episodes"), "eval_s": e.get("eval_seconds")})  # fmt: skip
+    bc = {s["seed"]: s for s in rows.get("bc", {}).get("seeds", [])}
     for r in rows.values():
         for key in ("success", "return", "score"):
             r[key] = seed_ci([s[key] for s in r["seeds"]])
+        paired = [s for s in r["seeds"] if s["seed"] in bc]
+        if r["algorithm"] != "bc" and paired:  # each seed against the BC it started from
+            r["gain_seeds"] = [s["seed"] for s in paired]
+            r["score_gain"] = seed_ci([s["score"] - bc[s["seed"]]["score"] for s in paired])
+            r["return_gain"] = seed_ci([s["return"] - bc[s["seed"]]["return"] for s in paired])
+    from training.reproduce_report import git_commit, versions
+
     result = {"reference": {"data_mean_return": lo, "strong_mean_return": hi}, "steps": _steps(out),
+              "versions": versions(), "commit": git_commit(),
               "rows": [rows[a] for a in ("bc", *ONLINE) if a in rows]}  # fmt: skip
     (out / "results.json").write_text(json.dumps(result, indent=1, default=str) + "\n")
     (out / "results.md").write_text(markdown(result))
@@ -185,11 +198,20 @@ def markdown(result: dict[str, Any]) -> str:
     ref = result["reference"]
     lines = [f"Score: 50 = LMRL's behaviour recipe's mean return ({ref['data_mean_return']:.3f}), 100 = the strong "
              f"player's ({ref['strong_mean_return']:.3f}). Mean over training seeds, 95 % t interval.", "",
-             "| algorithm | seeds | success | mean return | score | score per seed |", "|---|---|---|---|---|---|"]  # fmt: skip
+             "| algorithm | seeds | success | mean return | score | score per seed | score gain over its own BC |",
+             "|---|---|---|---|---|---|---|"]  # fmt: skip
     for r in result["rows"]:
         per = " / ".join(f"{s['score']:.1f}" for s in r["seeds"])
+        gain = ci(r["score_gain"]) if "score_gain" in r else "–"
         lines.append(f"| {r['algorithm']} | {len(r['seeds'])} | {ci(r['success'], 100)} % | "
-                     f"{ci(r['return'], fmt='{:.3f}')} | {ci(r['score'])} | {per} |")  # fmt: skip
+                     f"{ci(r['return'], fmt='{:.3f}')} | {ci(r['score'])} | {per} | {gain} |")  # fmt: skip
+    lines += ["", f"Commit {result.get('commit')}; " + ", ".join(f"{k} {v}" for k, v in result.get("versions", {}).items()),
+              "", "Commands (run from the checkout; OUT is this folder) and their wall times, one thread each:", ""]  # fmt: skip
+    lines.append("* every evaluation: `python -m lmrl_tui --db OUT/store.db eval OUT/runs/NAME --task wordle "
+                 "--option words=small --episodes GAMES --seed 0`")
+    for key, step in result["steps"].items():
+        if isinstance(step, dict) and "cmd" in step:
+            lines.append(f"* {key} ({step['seconds']} s, rc {step['rc']}): `{step['cmd']}`")
     return "\n".join(lines) + "\n"
 
 

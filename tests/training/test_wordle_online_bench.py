@@ -30,6 +30,10 @@ def test_the_bench_trains_evaluates_and_reports_over_seeds(tmp_path, monkeypatch
     assert steps["data"]["rc"] == 0 and "--policy consistent" in steps["data"]["cmd"]
     online = steps["train online-filtered-bc-s1"]["cmd"]
     assert "--init OUT/runs/bc-s1" in online and str(tmp_path) not in json.dumps(steps)
+    assert steps["eval online-filtered-bc-s0"]["rc"] == 0 and "eval OUT/runs/online-filtered-bc-s0" in \
+        steps["eval online-filtered-bc-s0"]["cmd"]
+    for r in result["rows"][1:]:  # each online seed against the BC it started from
+        assert r["gain_seeds"] == [0, 1] and r["score_gain"]["n"] == 2
     assert "| online-filtered-bc | 2 |" in (out / "results.md").read_text()
     # a second run finds everything done and trains nothing
     capsys.readouterr()
