@@ -27,6 +27,7 @@ it is trained.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import sys
 import threading
@@ -60,11 +61,17 @@ def _shown(cmd: list[str], out: Path) -> str:
 
 
 def _record(out: Path, key: str, value: Any) -> None:
-    steps = _steps(out)
+    """Add one entry to ``steps.json`` (under a file lock: two invocations on other seeds may share
+    the folder)."""
     if isinstance(value, dict) and "cmd" in value:
         value = {**value, "cmd": _shown(value["cmd"], out)}
-    steps[key] = value
-    (out / "steps.json").write_text(json.dumps(steps, indent=1, default=str) + "\n")
+    with (out / "steps.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        steps = _steps(out)
+        steps[key] = value
+        tmp = out / "steps.json.tmp"
+        tmp.write_text(json.dumps(steps, indent=1, default=str) + "\n")
+        tmp.replace(out / "steps.json")
 
 
 def data(out: Path, games: int) -> None:
