@@ -107,6 +107,7 @@ def agent_choices(task_id: str) -> list[tuple[str, str]]:
         "strong": "Scripted strong (optimal)",
         "behaviour": "Scripted behaviour (data policy)",
         "random": "Random",
+        "consistent": "Scripted consistent (any answer the feedback allows)",
     }
     for name in policies(task_id):
         out.append((labels.get(name, f"Scripted {name}"), name))
