@@ -203,7 +203,12 @@ def markdown(result: dict[str, Any]) -> str:
         return f"{fmt.format(scale * c['mean'])} ({fmt.format(scale * c['ci_low'])} to {fmt.format(scale * c['ci_high'])})"
 
     ref = result["reference"]
-    lines = [f"Score: 50 = LMRL's behaviour recipe's mean return ({ref['data_mean_return']:.3f}), 100 = the strong "
+    lines = ["# Wordle (`words=small`): BC, and online RL from it, over training seeds", "",
+             "Written by `python bench/wordle_online.py run OUT` (issue #12): the `consistent` player's games, "
+             "BC on them per training seed, online %BC / PPO from each seed's BC, every checkpoint evaluated "
+             "on the evaluation seeds 0.. (disjoint from the data's 100000.. and the rollouts' 1000000..). "
+             "The last column pairs each online run with the BC it started from.", "",
+             f"Score: 50 = LMRL's behaviour recipe's mean return ({ref['data_mean_return']:.3f}), 100 = the strong "
              f"player's ({ref['strong_mean_return']:.3f}). Mean over training seeds, 95 % t interval.", "",
              "| algorithm | seeds | success | mean return | score | score per seed | score gain over its own BC |",
              "|---|---|---|---|---|---|---|"]  # fmt: skip
