@@ -59,6 +59,26 @@ def in_process(main: Callable[[list[str]], int]) -> Runner:
     return run
 
 
+def in_subprocesses(log_dir: Path, threads: int = 1) -> Runner:
+    """A runner starting each command as its own ``python -m lmrl_tui`` process (so that several
+    can run side by side: ``lmrl reproduce --jobs``), each on ``threads`` threads unless
+    ``OMP_NUM_THREADS`` is set; its stderr goes to ``log_dir/COMMAND-RUN.log``."""
+
+    def run(argv: list[str]) -> tuple[int, str]:
+        import subprocess
+
+        cmd = argv[argv.index("--db") + 2] if "--db" in argv else argv[0]
+        folder = argv[argv.index("--out") + 1] if "--out" in argv else argv[argv.index(cmd) + 1]
+        log_dir.mkdir(parents=True, exist_ok=True)
+        env = {"OMP_NUM_THREADS": str(threads), **os.environ}
+        with (log_dir / f"{cmd}-{Path(folder).name}.log").open("w") as err:
+            done = subprocess.run([sys.executable, "-m", "lmrl_tui", *argv], stdout=subprocess.PIPE,
+                                  stderr=err, text=True, env=env, check=False)  # fmt: skip
+        return done.returncode, done.stdout
+
+    return run
+
+
 def _last_json(text: str) -> dict[str, Any]:
     for line in reversed(text.strip().splitlines()):
         with contextlib.suppress(ValueError):
@@ -88,11 +108,14 @@ class Reproduction:
     def __init__(self, task: str, out: str | os.PathLike, *, budget: str = "cpu", seeds: int = 3,
                  algorithms: Iterable[str] = ALGORITHMS, runner: Runner,
                  log: Callable[[str], None] | None = None, options: dict[str, Any] | None = None,
-                 train_flags: Iterable[str] = ()) -> None:  # fmt: skip
+                 train_flags: Iterable[str] = (), jobs: int = 1) -> None:  # fmt: skip
         if budget not in BUDGETS:
             raise TrainingError(f"--budget must be one of {', '.join(BUDGETS)}")
         if seeds < 1:
             raise TrainingError("--seeds must be at least 1")
+        if jobs < 1:
+            raise TrainingError("--jobs must be at least 1")
+        self.jobs = jobs
         self.options = {str(k): str(v) for k, v in (options or {}).items()}
         self.recipe = recipe(task, self.options)
         self.task, self.budget, self.seeds = task, budget, seeds
@@ -159,7 +182,7 @@ class Reproduction:
         rc, stdout = self.runner(argv)
         train_wall = time.time() - t0
         if rc != 0:
-            raise TrainingError(f"{_shown(argv, self.out)} failed (exit {rc})")
+            raise TrainingError(f"{_shown(argv, self.out)} failed (exit {rc}){self._see('train', folder)}")
         trained = _last_json(stdout)
         episodes = self.recipe.eval_episodes[self.budget]
         ev = ["--db", str(self.store_path), "eval", str(folder), "--episodes", str(episodes), "--seed", "0"]
@@ -169,7 +192,7 @@ class Reproduction:
         rc, stdout = self.runner(ev)
         eval_wall = time.time() - t0
         if rc != 0:
-            raise TrainingError(f"{_shown(ev, self.out)} failed (exit {rc})")
+            raise TrainingError(f"{_shown(ev, self.out)} failed (exit {rc}){self._see('eval', folder)}")
         result = _last_json(stdout)
         record = {"algorithm": algo, "seed": seed, "budget": self.budget,
                   "train_command": _shown([a for a in argv if a != "--resume"], self.out),
@@ -185,6 +208,28 @@ class Reproduction:
                  f"normalised {result.get('normalised_lmrl')} ({train_wall + eval_wall:.0f} s)")  # fmt: skip
         return record
 
+    def _see(self, command: str, folder: Path) -> str:
+        """Where a failed command's messages are (with --jobs: a log file; else they were printed)."""
+        return f"; its messages: {self.out / 'logs' / f'{command}-{folder.name}.log'}" if self.jobs > 1 else ""
+
+    def _side_by_side(self, order: list[tuple[str, int]]) -> list[dict[str, Any]]:
+        """``run_one`` of every (algorithm, seed), ``jobs`` at a time, in ``order``; an online run
+        waits for its seed's BC. BC comes first in ``order``, so a worker only ever waits for a run
+        that is already going."""
+        from concurrent.futures import Future, ThreadPoolExecutor
+
+        futures: dict[tuple[str, int], Future] = {}
+
+        def one(algo: str, seed: int) -> dict[str, Any]:
+            if algo in ONLINE:
+                futures["bc", seed].result()  # raises if that BC failed
+            return self.run_one(algo, seed)
+
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            for key in order:
+                futures[key] = pool.submit(one, *key)
+            return [futures[key].result() for key in order]
+
     def run(self) -> dict[str, Any]:
         # Not at import: `lmrl` builds this command's parser at every start, and the report's
         # importlib.metadata (package versions) is a good part of the start's cost.
@@ -194,7 +239,8 @@ class Reproduction:
         t0, commit = time.time(), git_commit()
         data = self.dataset()
         # algorithm by algorithm (all seeds of one before the next): a run cut short leaves whole rows
-        records = [self.run_one(algo, seed) for algo in self.algorithms for seed in range(self.seeds)]
+        order = [(algo, seed) for algo in self.algorithms for seed in range(self.seeds)]
+        records = [self.run_one(*key) for key in order] if self.jobs == 1 else self._side_by_side(order)
         return write_report(self.out, self.recipe, self.budget, data, records, time.time() - t0, commit,
                             train_flags=self.extra_flags)  # fmt: skip
 
@@ -235,6 +281,9 @@ def add_reproduce_command(subparsers: Any, parents: Iterable[argparse.ArgumentPa
     p.add_argument("--train-flag", action="append", default=[], dest="train_flags", metavar="FLAG",
                    help="one more `lmrl train` flag for every run, after the recipe's (so it wins); write "
                    "it with '=': --train-flag=--bisim-weight=1 --train-flag=--max-steps=400")  # fmt: skip
+    p.add_argument("--jobs", type=int, default=1,
+                   help="runs side by side, each its own process on one thread (default: 1, one after "
+                   "another in this process); an online run starts once its seed's BC is done")  # fmt: skip
     p.set_defaults(run=run_reproduce, command_main=main)
     return p
 
@@ -248,9 +297,11 @@ def run_reproduce(args: argparse.Namespace, store: Any = None) -> int:
         tasks = list(RECIPES) if args.all else [args.task]
         for task in tasks:
             out = (Path(args.out) / task if args.all else Path(args.out)) if args.out else Path("results") / task
+            jobs = getattr(args, "jobs", 1)
+            runner = in_process(args.command_main) if jobs == 1 else in_subprocesses(Path(out).resolve() / "logs")
             res = Reproduction(task, out, budget=args.budget, seeds=args.seeds, algorithms=args.algorithms,
-                               runner=in_process(args.command_main), options=dict(args.task_options),
-                               train_flags=args.train_flags).run()
+                               runner=runner, options=dict(args.task_options), train_flags=args.train_flags,
+                               jobs=jobs).run()  # fmt: skip
             print(json.dumps({"task": task, "out": str(out), "results": str(Path(out) / "results.md"),
                               "normalised_lmrl": {a: r["normalised_lmrl"]["mean"] for a, r in res["algorithms"].items()}}))
     except (TrainingError, ValueError) as e:

@@ -149,3 +149,59 @@ def test_train_flags_reach_every_run_and_the_bisim_loss_the_table(tmp_path):
     assert "--train-flag=--bisim-weight=1 --train-flag=--max-steps=7`" in md
     assert "Bisimulation loss" in md and "ILQL 0.0200 (" in md
     assert "--bisim-weight=1 --max-steps=7" in res["algorithms"]["ilql"]["commands"][0]
+
+
+def test_jobs_run_side_by_side_and_an_online_run_waits_for_its_bc(tmp_path):
+    """``--jobs 2``: two runs at a time; PPO of a seed starts only after that seed's BC (trained
+    and evaluated) is done; the records come back in the table's order."""
+    import threading
+    import time
+
+    from training.reproduce import Reproduction
+
+    lock, events, running, most = threading.Lock(), [], [0], [0]
+
+    def runner(argv):
+        cmd = "train" if "train" in argv else "eval"
+        name = argv[argv.index("--out") + 1] if cmd == "train" else argv[argv.index("eval") + 1]
+        key = (cmd, name.rsplit("/", 1)[-1])
+        with lock:
+            events.append(("start", *key))
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.05 if key[1].startswith("bc-s1") else 0.01)
+        with lock:
+            events.append(("end", *key))
+            running[0] -= 1
+        if cmd == "train":
+            return 0, json.dumps({"step": 3, "run_id": 1, "checkpoint_id": 1})
+        return 0, json.dumps({"episodes": 25, "method": "exact", "mean_return": -10.0, "success_rate": 0.5,
+                              "normalised_lmrl": 60.0})  # fmt: skip
+
+    res = Reproduction("maze-fo", tmp_path / "r", budget="smoke", seeds=3, algorithms=["ppo"], runner=runner,
+                       log=lambda _line: None, jobs=2).run()  # fmt: skip
+    assert most[0] == 2
+    for seed in range(3):
+        bc_done = events.index(("end", "eval", f"bc-s{seed}"))
+        assert events.index(("start", "train", f"ppo-s{seed}")) > bc_done
+    assert res["algorithms"]["ppo"]["mean_return"]["n"] == 3
+    with pytest.raises(Exception, match="--jobs"):
+        Reproduction("maze-fo", tmp_path / "x", budget="smoke", runner=runner, jobs=0)
+
+
+@pytest.mark.slow
+def test_reproduce_with_jobs_runs_each_command_in_its_own_process(tmp_path, capsys):
+    from training.cli import main
+
+    out = tmp_path / "r"
+    rc = main(["reproduce", "maze-fo", "--budget", "smoke", "--seeds", "2", "--algorithms", "bc", "ppo",
+               "--jobs", "2", "--out", str(out)])  # fmt: skip
+    assert rc == 0, capsys.readouterr().err
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["algorithms"]["ppo"]["mean_return"]["n"] == 2
+    assert "--init runs/bc-s1" in " ".join(saved["algorithms"]["ppo"]["commands"])
+    assert sorted(p.name for p in (out / "logs").iterdir()) == [
+        "eval-bc-s0.log", "eval-bc-s1.log", "eval-ppo-s0.log", "eval-ppo-s1.log",
+        "train-bc-s0.log", "train-bc-s1.log", "train-ppo-s0.log", "train-ppo-s1.log"]  # fmt: skip
+    with sqlite3.connect(out / "store.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM runs WHERE status = 'finished'").fetchone()[0] == 4
