@@ -10,6 +10,7 @@ from lmrl_tui import task_list
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.home import HomeScreen
 from lmrl_tui.task_list import TaskSummary
+from tests.app_support import settle
 
 
 async def test_a_kept_task_list_fills_the_table_at_once_and_is_put_right(db_path, monkeypatch):
@@ -31,7 +32,7 @@ async def test_a_kept_task_list_fills_the_table_at_once_and_is_put_right(db_path
         table = home.query_one("#tasks")
         assert table.row_count == 1 and table.get_row("maze-fo")[1] == "Old title"
         release.set()
-        await app.workers.wait_for_complete()
+        await settle(app)
         await pilot.pause()
         assert [str(k.value) for k in table.rows] == envs.ids()
         assert table.get_row("maze-fo")[1] == envs.spec("maze-fo").title
@@ -97,7 +98,7 @@ async def test_a_slow_or_failing_store_fills_the_counts_later(db_path, monkeypat
     async with app.run_test(size=(160, 40)) as pilot:
         table = app.screen.query_one("#tasks")
         assert table.get_row("maze-fo")[3] == "…"  # the table did not wait for the store
-        await app.workers.wait_for_complete()
+        await settle(app)
         for _ in range(40):
             await pilot.pause(0.05)
             if table.get_row("maze-fo")[3] != "…":
@@ -139,7 +140,7 @@ async def test_a_first_start_fills_the_table_from_the_shipped_list(db_path, monk
         table = home.query_one("#tasks")
         assert home.tasks_ready and not table.loading and table.get_row("maze-fo")[1] == "Shipped title"
         release.set()
-        await app.workers.wait_for_complete()
+        await settle(app)
         await pilot.pause()
         assert [str(k.value) for k in table.rows] == envs.ids()  # put right by the check
     assert task_list.load_cached() == real
