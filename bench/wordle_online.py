@@ -30,15 +30,15 @@ import argparse
 import fcntl
 import json
 import sys
-import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 from guided_llm import DATA_SEED, _run, lmrl  # noqa: E402
+
+from training.reproduce import side_by_side  # noqa: E402
 
 OPTION = ["--option", "words=small"]
 BC_FLAGS = ["--n-layer", "4", "--n-embd", "128", "--batch-size", "64", "--lr-schedule", "linear",
@@ -61,8 +61,8 @@ def _shown(cmd: list[str], out: Path) -> str:
 
 
 def _record(out: Path, key: str, value: Any) -> None:
-    """Add one entry to ``steps.json`` (under a file lock: two invocations on other seeds may share
-    the folder)."""
+    """Add one entry to ``steps.json`` (under a file lock: the runs side by side, and two invocations
+    on other seeds, may write at once)."""
     if isinstance(value, dict) and "cmd" in value:
         value = {**value, "cmd": _shown(value["cmd"], out)}
     with (out / "steps.lock").open("w") as lock:
@@ -119,33 +119,23 @@ def train_and_eval(out: Path, seeds: list[int], bc_steps: int, rounds: int, jobs
     """Every (algorithm, seed): its training (an online run after its seed's BC), then its evaluation;
     ``jobs`` of them side by side."""
     (out / "eval").mkdir(parents=True, exist_ok=True)
-    lock = threading.Lock()
     order = [("bc", s) for s in seeds] + [(a, s) for s in seeds for a in algos if a != "bc"]
-    futures: dict[tuple[str, int], Future] = {}
 
     def one(algo: str, seed: int) -> None:
         name = f"{algo}-s{seed}"
-        if algo != "bc":
-            futures["bc", seed].result()
-            if not _trained(out, f"bc-s{seed}"):
-                return
+        if algo != "bc" and not _trained(out, f"bc-s{seed}"):
+            return  # (side_by_side starts this after its seed's BC)
         if not _trained(out, name):
             res = _run(_train_cmd(out, algo, seed, bc_steps, rounds), out / "logs" / f"train-{name}.log")
-            with lock:
-                _record(out, f"train {name}", res)
+            _record(out, f"train {name}", res)
             if res["rc"] != 0:
                 print(f"{name}: training failed (rc {res['rc']}); see logs/train-{name}.log", file=sys.stderr)
                 return
         res = _eval(out, name, games)
         if res is not None:
-            with lock:
-                _record(out, f"eval {name}", res)
+            _record(out, f"eval {name}", res)
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for key in order:
-            futures[key] = pool.submit(one, *key)
-        for f in futures.values():
-            f.result()
+    side_by_side(order, jobs, one)
 
 
 def _reference(games: int = 1000) -> tuple[float, float]:

@@ -59,6 +59,32 @@ def in_process(main: Callable[[list[str]], int]) -> Runner:
     return run
 
 
+def log_name(command: str, folder: str | os.PathLike) -> str:
+    """The log file of ``command`` (train, eval) on the run ``folder`` under ``--jobs``."""
+    return f"{command}-{Path(folder).name}.log"
+
+
+def side_by_side(order: Sequence[tuple[str, int]], jobs: int,
+                 one: Callable[[str, int], Any]) -> list[Any]:  # fmt: skip
+    """``one(algo, seed)`` of every key of ``order``, ``jobs`` at a time; an online run's call
+    starts once its seed's BC call has returned (an exception there is raised in it too). BC
+    must come before the online runs in ``order``, so a worker only ever waits for a call that is
+    already going. The results, in ``order``."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    futures: dict[tuple[str, int], Future] = {}
+
+    def after_bc(algo: str, seed: int) -> Any:
+        if algo in ONLINE:
+            futures["bc", seed].result()
+        return one(algo, seed)
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for key in order:
+            futures[key] = pool.submit(after_bc, *key)
+        return [futures[key].result() for key in order]
+
+
 def in_subprocesses(log_dir: Path, threads: int = 1) -> Runner:
     """A runner starting each command as its own ``python -m lmrl_tui`` process (so that several
     can run side by side: ``lmrl reproduce --jobs``), each on ``threads`` threads unless
@@ -71,7 +97,7 @@ def in_subprocesses(log_dir: Path, threads: int = 1) -> Runner:
         folder = argv[argv.index("--out") + 1] if "--out" in argv else argv[argv.index(cmd) + 1]
         log_dir.mkdir(parents=True, exist_ok=True)
         env = {"OMP_NUM_THREADS": str(threads), **os.environ}
-        with (log_dir / f"{cmd}-{Path(folder).name}.log").open("w") as err:
+        with (log_dir / log_name(cmd, folder)).open("w") as err:
             done = subprocess.run([sys.executable, "-m", "lmrl_tui", *argv], stdout=subprocess.PIPE,
                                   stderr=err, text=True, env=env, check=False)  # fmt: skip
         return done.returncode, done.stdout
@@ -210,25 +236,7 @@ class Reproduction:
 
     def _see(self, command: str, folder: Path) -> str:
         """Where a failed command's messages are (with --jobs: a log file; else they were printed)."""
-        return f"; its messages: {self.out / 'logs' / f'{command}-{folder.name}.log'}" if self.jobs > 1 else ""
-
-    def _side_by_side(self, order: list[tuple[str, int]]) -> list[dict[str, Any]]:
-        """``run_one`` of every (algorithm, seed), ``jobs`` at a time, in ``order``; an online run
-        waits for its seed's BC. BC comes first in ``order``, so a worker only ever waits for a run
-        that is already going."""
-        from concurrent.futures import Future, ThreadPoolExecutor
-
-        futures: dict[tuple[str, int], Future] = {}
-
-        def one(algo: str, seed: int) -> dict[str, Any]:
-            if algo in ONLINE:
-                futures["bc", seed].result()  # raises if that BC failed
-            return self.run_one(algo, seed)
-
-        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            for key in order:
-                futures[key] = pool.submit(one, *key)
-            return [futures[key].result() for key in order]
+        return f"; its messages: {self.out / 'logs' / log_name(command, folder)}" if self.jobs > 1 else ""
 
     def run(self) -> dict[str, Any]:
         # Not at import: `lmrl` builds this command's parser at every start, and the report's
@@ -240,7 +248,8 @@ class Reproduction:
         data = self.dataset()
         # algorithm by algorithm (all seeds of one before the next): a run cut short leaves whole rows
         order = [(algo, seed) for algo in self.algorithms for seed in range(self.seeds)]
-        records = [self.run_one(*key) for key in order] if self.jobs == 1 else self._side_by_side(order)
+        records = ([self.run_one(*key) for key in order] if self.jobs == 1
+                   else side_by_side(order, self.jobs, self.run_one))  # fmt: skip
         return write_report(self.out, self.recipe, self.budget, data, records, time.time() - t0, commit,
                             train_flags=self.extra_flags)  # fmt: skip
 
