@@ -120,9 +120,11 @@ class HomeScreen(LmrlScreen, Screen[None]):
     class StatsLoaded(Message, bubble=False):
         """Per task: what the store holds for it."""
 
-        def __init__(self, stats: dict[str, TaskCounts]) -> None:
+        def __init__(self, stats: dict[str, TaskCounts], from_worker: bool = True) -> None:
             super().__init__()
             self.stats = stats
+            self.from_worker = from_worker
+            """Sent by :meth:`_load_stats` (False: by the first read of the start)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -133,6 +135,10 @@ class HomeScreen(LmrlScreen, Screen[None]):
         self.tasks: dict[str, TaskSummary] = {}
         """The tasks in the table, by id."""
         self._detail_task: str | None = None
+        self._stats_reading = False
+        """A :meth:`_load_stats` worker is running."""
+        self._stats_again = False
+        """A refresh was asked for while one ran: read once more when it ends."""
         self._sweep_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
@@ -182,6 +188,8 @@ class HomeScreen(LmrlScreen, Screen[None]):
         # A broken task module (already reported): list the tasks that did register.
         if group == "home-tasks":
             self._fill_tasks([TaskSummary.of(envs.spec(t)) for t in envs.registered_ids()])
+        elif group == "home-stats":
+            self._stats_read_ended()
 
     def on_home_screen_tasks_loaded(self, message: HomeScreen.TasksLoaded) -> None:
         self._fill_tasks(message.tasks)
@@ -204,7 +212,7 @@ class HomeScreen(LmrlScreen, Screen[None]):
         if read.cancelled() or read.exception() is not None:
             self.action_refresh_stats()  # the worker reads again and shows what went wrong
         else:
-            self.post_message(self.StatsLoaded(read.result()))
+            self.post_message(self.StatsLoaded(read.result(), from_worker=False))
 
     def _fill_tasks(self, tasks: list[TaskSummary], load_stats: bool = True) -> None:
         if self.tasks_ready and list(self.tasks.values()) == tasks:
@@ -245,10 +253,25 @@ class HomeScreen(LmrlScreen, Screen[None]):
             self._sweep_timer = None
 
     def action_refresh_stats(self) -> None:
-        if self.tasks_ready:
-            self._load_stats()
+        """Read the counts again. While a read runs, one more follows it, so that the table ends
+        up showing the store as it is after the last request. No read is ever cancelled: the
+        reads are not an exclusive group (a cancel can land after the read posted its counts,
+        while the worker is still ending, and fail a ``wait`` on it)."""
+        if not self.tasks_ready:
+            return
+        if self._stats_reading:
+            self._stats_again = True
+            return
+        self._stats_reading = True
+        self._load_stats()
 
-    @work(thread=True, exclusive=True, group="home-stats", exit_on_error=False)
+    def _stats_read_ended(self) -> None:
+        self._stats_reading = False
+        if self._stats_again:
+            self._stats_again = False
+            self.action_refresh_stats()
+
+    @work(thread=True, group="home-stats", exit_on_error=False)
     def _load_stats(self) -> None:
         self.post_message(self.StatsLoaded(self._read_stats()))
 
@@ -258,6 +281,8 @@ class HomeScreen(LmrlScreen, Screen[None]):
 
     def on_home_screen_stats_loaded(self, message: HomeScreen.StatsLoaded) -> None:
         self._fill_stats(message.stats)
+        if message.from_worker:
+            self._stats_read_ended()
 
     def _fill_stats(self, stats: dict[str, TaskCounts]) -> None:
         if self._counted and stats == self.counts:

@@ -77,10 +77,9 @@ async def test_a_broken_task_module_is_reported_and_the_rest_are_listed(store, m
     app = make_app(store)
     seen = spy_notifications(app)
     async with app.run_test(size=(140, 40)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert seen == [("ImportError: no module named 'knowledge_base'", "Could not load the tasks", "error", 30)]
         table = app.screen.query_one("#tasks")
+        await settle(app, pilot, until=lambda: bool(seen) and table.row_count == len(registered))
+        assert seen == [("ImportError: no module named 'knowledge_base'", "Could not load the tasks", "error", 30)]
         assert table.row_count == len(registered) and not table.loading
 
 

@@ -119,6 +119,53 @@ async def test_a_slow_or_failing_store_fills_the_counts_later(db_path, monkeypat
         assert app.screen.query_one("#tasks").get_row("maze-fo")[3] == "…"
 
 
+async def test_refreshes_during_a_read_are_one_more_read_and_cancel_nothing(db_path, monkeypatch):
+    from textual.worker import Worker
+
+    import lmrl_tui.screens.home as home_module
+
+    _store_with_maze_episodes(db_path, 1)
+    task_list.save(task_list.all_summaries())
+    real = home_module.source_counts
+    release, reads = threading.Event(), []
+
+    def held(store):  # a read that takes a while (a busy disk)
+        reads.append(1)
+        release.wait(10)
+        return real(store)
+
+    cancelled, real_cancel = [], Worker.cancel
+
+    def cancel(worker):
+        cancelled.append(worker.group)
+        real_cancel(worker)
+
+    app = make_app(db_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app)
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        monkeypatch.setattr(home_module, "source_counts", held)
+        monkeypatch.setattr(Worker, "cancel", cancel)
+        home.action_refresh_stats()
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if reads:
+                break
+        _store_with_maze_episodes(db_path, 1)  # a second episode lands while the first read runs
+        for _ in range(3):
+            home.action_refresh_stats()  # the person presses r three times
+        release.set()
+        await settle(app)
+        table = home.query_one("#tasks")
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if table.get_row("maze-fo")[3] == "2 / 2":
+                break
+        assert len(reads) == 2 and "home-stats" not in cancelled
+        assert table.get_row("maze-fo")[3] == "2 / 2"
+
+
 def test_the_shipped_task_list_is_the_tasks():
     assert task_list.load_shipped() == task_list.all_summaries(), (
         "a task changed: write the shipped list again with python -m lmrl_tui.task_list")
