@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -42,6 +43,14 @@ class Window:
 
 
 WINDOW_MODES = ("step", "episode", "history")
+
+_CACHED_CHARS = 512
+"""Texts up to this long keep their tokens for the whole build (see ``PackedDataset``)."""
+
+
+def _tensor(flat: array, dtype: torch.dtype) -> torch.Tensor:
+    """A tensor copy of a flat ``array`` of the same item type."""
+    return torch.frombuffer(flat, dtype=dtype).clone() if len(flat) else torch.empty(0, dtype=dtype)
 
 
 def episode_windows(
@@ -110,19 +119,32 @@ class PackedDataset(torch.utils.data.Dataset):
         if not windows:
             raise TrainingError("the dataset is empty: no episodes with steps matched the query")
         cache: dict[str, list[int]] = {}
+        last: list = [None, None]  # the last long text and its tokens
 
         def enc(text: str) -> list[int]:
+            """Tokens of ``text``; short texts (observations, actions) are kept for their repeats,
+            a long one (a history) only until the next call: a history window's next prompt is
+            the next window's history, and keeping every history would hold them all twice."""
             ids = cache.get(text)
-            if ids is None:
-                ids = cache[text] = encode(text)
+            if ids is not None:
+                return ids
+            if last[0] is not None and last[0] == text:
+                return last[1]
+            ids = encode(text)
+            if len(text) <= _CACHED_CHARS:
+                cache[text] = ids
+            else:
+                last[0], last[1] = text, ids
             return ids
 
-        ids: list[int] = []
-        act: list[bool] = []
-        rew: list[float] = []
-        disc: list[float] = []
+        # flat arrays of machine numbers, not lists of Python objects: history windows reach 10^7
+        # tokens (maze-po: 141k windows of up to 512), where lists took ~10 GB to build
+        ids = array("q")
+        act = array("B")
+        rew = array("f")
+        disc = array("f")
         offsets = [0]
-        nxt: list[int] = []
+        nxt = array("q")
         nxt_off = [0]
         has_next: list[bool] = []
         done: list[bool] = []
@@ -140,7 +162,7 @@ class PackedDataset(torch.utils.data.Dataset):
                     continue
                 k = len(toks)
                 ids.extend(toks)
-                act.extend([is_action] * k)
+                act.extend([int(is_action)] * k)
                 rew.extend([0.0] * (k - 1) + [float(reward) * reward_scale if is_action else 0.0])
                 if discount_mode == "token":
                     disc.extend([gamma] * k)
@@ -165,12 +187,13 @@ class PackedDataset(torch.utils.data.Dataset):
                 has_next.append(False)
             nxt_off.append(len(nxt))
             episodes.append(w.episode)
-        self.ids = torch.tensor(ids, dtype=torch.long)
-        self.act = torch.tensor(act, dtype=torch.bool)
-        self.rew = torch.tensor(rew, dtype=torch.float32)
-        self.disc = torch.tensor(disc, dtype=torch.float32)
+        self.ids = _tensor(ids, torch.long)
+        self.act = _tensor(act, torch.uint8).bool()
+        self.rew = _tensor(rew, torch.float32)
+        self.disc = _tensor(disc, torch.float32)
+        del ids, act, rew, disc
         self.offsets = torch.tensor(offsets, dtype=torch.long)
-        self.next_ids = torch.tensor(nxt, dtype=torch.long)
+        self.next_ids = _tensor(nxt, torch.long)
         self.next_offsets = torch.tensor(nxt_off, dtype=torch.long)
         self.has_next = torch.tensor(has_next, dtype=torch.bool)
         self.done = torch.tensor(done, dtype=torch.bool)
@@ -204,20 +227,20 @@ class PackedDataset(torch.utils.data.Dataset):
     def _returns_to_go(self) -> torch.Tensor:
         """G_k = r_k + d_k G_{k+1} over the action tokens of each episode's whole chain (docs/algorithms.md §3)."""
         ret = torch.zeros_like(self.rew)
-        pos = torch.nonzero(self.act).squeeze(1).tolist()
-        token_ep = torch.repeat_interleave(self.episodes, self.offsets[1:] - self.offsets[:-1]).tolist()
-        rew = self.rew.tolist()
-        disc = self.disc.tolist()
-        out = [0.0] * len(rew)
+        at = torch.nonzero(self.act).squeeze(1)  # only action tokens carry a return
+        window = torch.searchsorted(self.offsets, at, right=True) - 1
+        eps = self.episodes[window].tolist()
+        rew, disc = self.rew[at].tolist(), self.disc[at].tolist()
+        out = [0.0] * len(eps)
         g = 0.0
         last_ep = None
-        for p in reversed(pos):
-            if token_ep[p] != last_ep:
+        for j in range(len(eps) - 1, -1, -1):
+            if eps[j] != last_ep:
                 g = 0.0
-                last_ep = token_ep[p]
-            g = rew[p] + disc[p] * g
-            out[p] = g
-        ret[:] = torch.tensor(out, dtype=torch.float32)
+                last_ep = eps[j]
+            g = rew[j] + disc[j] * g
+            out[j] = g
+        ret[at] = torch.tensor(out, dtype=torch.float32)
         return ret
 
     def deduplicate(self) -> int:

@@ -77,6 +77,32 @@ def test_t1_segmentwise_bpe_ids_equal_whole_string_ids():
     assert tok.decode(whole) == "".join(segs)
 
 
+def test_long_history_windows_keep_their_tokens_and_returns_restart_per_episode():
+    """Histories longer than the tokenisation cache keeps (each encoded once more as the next
+    window's prompt) still give each window the tokens of its own texts; the returns-to-go,
+    computed at the action tokens only, restart at each episode."""
+    obs = "sx" * 150 + "\n"  # 301 characters: the second history is past the cache's limit
+    calls: list[str] = []
+
+    def enc(text):
+        calls.append(text)
+        return [ord(c) for c in text]
+
+    wins = []
+    for e, rewards in enumerate(([0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 0.0])):
+        pairs = [(f"{'AB'[e]}\n", obs, r) for r in rewards]
+        wins += episode_windows(obs, pairs, True, "history", episode=e)
+    ds = PackedDataset(wins, enc, 0, gamma=0.5, max_length=10_000)
+    for k, w in enumerate(wins):
+        s, t = ds.window_slices()[k]
+        assert ds.ids[s:t].tolist() == [ord(c) for c in w.segments[0][0] + w.segments[1][0]]
+        n = ds.next_offsets[k + 1] - ds.next_offsets[k]
+        assert n == (len(w.next_prompt) if w.next_prompt else 0)
+    assert max(calls.count(t) for t in set(calls) if len(t) > 512) == 1  # the next prompt re-used
+    returns = [ds.ret[t - 1].item() for _, t in ds.window_slices()]  # at each window's last token
+    assert returns == pytest.approx([0.25, 0.5, 1.0, 0.0, 1.0, 0.0, 0.0])
+
+
 def test_t3_percent_keeps_ties_and_count_is_exact():
     assert select_top([1, 2, 2, 3], "percent", 50) == [1, 2, 3]
     assert len(select_top([1, 2, 2, 3], "count", 2)) == 2
