@@ -128,7 +128,7 @@ class PackedDataset(torch.utils.data.Dataset):
             ids = cache.get(text)
             if ids is not None:
                 return ids
-            if last[0] is not None and last[0] == text:
+            if text == last[0]:
                 return last[1]
             ids = encode(text)
             if len(text) <= _CACHED_CHARS:
