@@ -159,7 +159,14 @@ def cmd_stats(args: argparse.Namespace, store: Any) -> int:
     print(f"database: {store.path}")
     per_source = breakdown(store, ("task", "source"), task=args.task)
     if not per_source:
-        print("no episodes yet: play in the app (lmrl) or run `lmrl generate TASK`")
+        if args.task:
+            import envs
+
+            if args.task not in envs.ids():  # a task no longer registered still shows its episodes
+                raise CliError(f"unknown task {args.task!r}; known tasks: {', '.join(envs.ids())}")
+            print(f"no {args.task} episodes yet: play it in the app (lmrl) or run `lmrl generate {args.task}`")
+        else:
+            print("no episodes yet: play in the app (lmrl) or run `lmrl generate TASK`")
         return 0
     side_keys = ("task", "source", "agent_kind", "partner_kind", *(("player",) if args.by == "player" else ()))
     sides: dict[tuple[str, str], list[dict[str, Any]]] = {}

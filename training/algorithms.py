@@ -148,9 +148,11 @@ def run_command(argv: list[str]) -> int:
 
 
 def add_eval_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
-    """``eval CHECKPOINT``: evaluate a checkpoint against its (or another) task."""
+    """``eval AGENT``: evaluate a checkpoint against its (or another) task, or any other agent
+    (scripted policy, ``hf:``, ``http:``, ``guided:``) against ``--task``."""
     ev = subparsers.add_parser("eval", parents=list(parents),
-                               help="evaluate a checkpoint against a task (needs the train extra)")
+                               help="evaluate a checkpoint, scripted policy or language model on a task "
+                               "(needs the train extra)")  # fmt: skip
     add_eval_arguments(ev)
     ev.set_defaults(run=run_eval)
     return ev

@@ -87,8 +87,10 @@ def run_train(args: argparse.Namespace, store) -> int:
 
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``lmrl eval CHECKPOINT --task T --episodes N``."""
-    parser.add_argument("checkpoint", help="checkpoint folder (or the run folder holding it)")
-    add_task_arguments(parser, task_help="task id (default: the checkpoint's task)",
+    parser.add_argument("checkpoint", metavar="AGENT",
+                        help="checkpoint folder (or the run folder holding it); with --task also a scripted "
+                        "policy (e.g. behaviour), hf:MODEL, http:MODEL@BASE_URL or guided:LLM+CHECKPOINT")  # fmt: skip
+    add_task_arguments(parser, task_help="task id (default: the checkpoint's task; needed for any other agent)",
                        option_help="task option key=value (default: the checkpoint's own, on its task)")
     parser.add_argument("--episodes", type=int, default=100, help="episodes to play (default: 100)")
     parser.add_argument("--seed", type=int, default=0, help="first seed; episode i uses seed+i (default: 0)")
@@ -111,8 +113,15 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
                         help="no progress bar (it is drawn on stderr only when that is a terminal)")
 
 
+_CHECKPOINT_ONLY = ("decoding", "beta", "logit_weight", "top_k")
+
+
 def run_eval(args: argparse.Namespace, store) -> int:
     """Run ``lmrl eval``; writes the store's evaluations table and prints the result as JSON."""
+    from pathlib import Path
+
+    if not Path(args.checkpoint).expanduser().exists():
+        return _eval_other_agent(args, store)
     try:
         from data.runs import checkpoint_id_for
         from training.agent import load_agent
@@ -150,6 +159,46 @@ def run_eval(args: argparse.Namespace, store) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     print(eval_summary(task, res, options), file=sys.stderr)
+    print(json.dumps(res, default=str))
+    return 0
+
+
+def _eval_other_agent(args: argparse.Namespace, store) -> int:
+    """``lmrl eval AGENT --task T`` for an agent that is not a checkpoint folder: a scripted policy,
+    ``hf:``, ``http:`` or ``guided:`` (one episode at a time, on the task's built-in partner)."""
+    from envs.core.agents import make_agent
+    from training.evaluate import evaluate, record_evaluation
+
+    try:
+        if not args.task:
+            raise TrainingError(f"no checkpoint at {args.checkpoint}; to evaluate a scripted policy or a language "
+                                "model (hf:, http:, guided:) give its task with --task")  # fmt: skip
+        given = [f"--{k.replace('_', '-')}" for k in _CHECKPOINT_ONLY if getattr(args, k, None) is not None]
+        if given or args.temperature != 1.0:
+            raise TrainingError(f"{', '.join(given) or '--temperature'}: only for a checkpoint, not {args.checkpoint}")
+        options = dict(getattr(args, "task_options", None) or [])
+        check_task(args.task, options)
+        if args.episodes < 1:
+            raise TrainingError("--episodes must be at least 1")
+    except TrainingError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    agent = make_agent(args.task, args.checkpoint)  # a bad choice: one line from lmrl's main
+    if agent is None:
+        print("error: lmrl eval plays an agent, not a human", file=sys.stderr)
+        return 1
+    try:
+        res = evaluate(agent, args.task, args.episodes, seed=args.seed, exact=not args.sampled, store=store,
+                       task_options=options, batch_size=1, progress=False if args.no_progress else None)  # fmt: skip
+    finally:
+        close = getattr(agent, "close", None)
+        if callable(close):
+            close()
+    if options:
+        res["task_options"] = options
+    res["agent"] = args.checkpoint
+    res["evaluation_id"] = record_evaluation(store, args.task, args.checkpoint, res, None)
+    print(eval_summary(args.task, res, options), file=sys.stderr)
     print(json.dumps(res, default=str))
     return 0
 
