@@ -7,15 +7,29 @@ does: BPE tokenizer, 2 layers x 64), then evaluates it on the same seeds twice i
 prints ``name value unit`` lines: both wall times, their ratio (target >= 10), and whether the
 two evaluations gave the same mean return (they play the same episodes).
 
+``--baseline REV`` also times whole ``lmrl eval`` processes on the same checkpoint: the code of git
+revision ``REV`` (extracted with ``git archive`` into a temporary folder; e.g. ``6236c7a``, the last
+commit before batched evaluation, whose evaluation played one episode at a time without keeping
+caches between turns) against this checkout's ``lmrl eval --batch-size``, each with its start-up,
+one thread. It prints both times, their ratio and both mean returns (equal under greedy decoding).
+
     .venv/bin/python bench/bench_eval.py [--episodes 50] [--batch-size 32] [--tasks twenty-questions textnav-fo]
+    .venv/bin/python bench/bench_eval.py --tasks twenty-questions --decoding greedy --baseline 6236c7a
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 SHORT = {"twenty-questions": "20q", "textnav-fo": "textnav"}
 
@@ -44,6 +58,26 @@ def timed(task_id: str, agent, episodes: int, batch_size: int) -> tuple[float, l
     return time.perf_counter() - t0, eps
 
 
+def source_at(rev: str, root: Path) -> Path:
+    """The tracked files of git revision ``rev`` in ``root/rev`` (``git archive``)."""
+    folder = root / f"src-{rev}"
+    tar = root / f"{rev}.tar"
+    subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(tar), rev], check=True)
+    with tarfile.open(tar) as t:
+        t.extractall(folder, filter="data")
+    return folder
+
+
+def eval_process(source: Path, ckpt: str, db: Path, episodes: int, threads: int, extra: list[str]) -> tuple[float, dict]:
+    """A whole ``lmrl eval`` process of the code in ``source``: (wall seconds, its JSON result)."""
+    env = {**os.environ, "PYTHONPATH": str(source), "OMP_NUM_THREADS": str(threads)}
+    cmd = [sys.executable, "-m", "lmrl_tui", "--db", str(db), "eval", ckpt, "--episodes", str(episodes),
+           "--seed", "0", *extra]  # fmt: skip
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    return time.perf_counter() - t0, json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tasks", nargs="+", default=["twenty-questions", "textnav-fo"])
@@ -53,6 +87,8 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=300, help="BC steps")
     ap.add_argument("--decoding", default=None, help="e.g. rerank (default: the checkpoint's, sample for BC)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--baseline", metavar="REV", default=None,
+                    help="also time whole lmrl eval processes: git revision REV's against this checkout's")
     args = ap.parse_args()
 
     import torch
@@ -77,6 +113,18 @@ def main() -> None:
             print(f"eval_{name}_batched_s {bat:.2f} s")
             print(f"eval_{name}_batched_speedup {seq / bat:.1f} x")
             print(f"eval_{name}_same_episodes {int(same)} bool")
+            if args.baseline:
+                base = source_at(args.baseline, Path(tmp))
+                dec = ["--decoding", args.decoding] if args.decoding else []
+                ckpt = agent.meta["path"]
+                old_s, old = eval_process(base, ckpt, Path(tmp) / f"{name}-old.db", args.episodes, args.threads, dec)
+                new_s, new = eval_process(ROOT, ckpt, Path(tmp) / f"{name}-new.db", args.episodes, args.threads,
+                                          [*dec, "--batch-size", str(args.batch_size)])  # fmt: skip
+                print(f"eval_{name}_process_at_{args.baseline}_s {old_s:.2f} s")
+                print(f"eval_{name}_process_batched_s {new_s:.2f} s")
+                print(f"eval_{name}_process_speedup_over_{args.baseline} {old_s / new_s:.1f} x")
+                print(f"eval_{name}_mean_return_at_{args.baseline} {old['mean_return']:.4f} return")
+                print(f"eval_{name}_mean_return_batched {new['mean_return']:.4f} return")
 
 
 if __name__ == "__main__":
