@@ -153,20 +153,17 @@ class _progress:
 
 
 def cmd_stats(args: argparse.Namespace, store: Any) -> int:
+    import envs
     from data.stats import breakdown
     from lmrl_tui.cli_annotators import print_annotators
 
     print(f"database: {store.path}")
     per_source = breakdown(store, ("task", "source"), task=args.task)
-    if not per_source:
-        if args.task:
-            import envs
-
-            if args.task not in envs.ids():  # a task no longer registered still shows its episodes
-                raise CliError(f"unknown task {args.task!r}; known tasks: {', '.join(envs.ids())}")
-            print(f"no {args.task} episodes yet: play it in the app (lmrl) or run `lmrl generate {args.task}`")
-        else:
-            print("no episodes yet: play in the app (lmrl) or run `lmrl generate TASK`")
+    if not per_source:  # a task no longer registered still shows its stored episodes
+        if args.task and args.task not in (known := envs.ids()):
+            raise CliError(f"unknown task {args.task!r}; known tasks: {', '.join(known)}")
+        what, task = (f"{args.task} episodes", args.task) if args.task else ("episodes", "TASK")
+        print(f"no {what} yet: play in the app (lmrl) or run `lmrl generate {task}`")
         return 0
     side_keys = ("task", "source", "agent_kind", "partner_kind", *(("player",) if args.by == "player" else ()))
     sides: dict[tuple[str, str], list[dict[str, Any]]] = {}
