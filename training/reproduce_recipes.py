@@ -119,6 +119,10 @@ BUDGET_FLAGS: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }  # fmt: skip
 _NO_FINAL_EVAL = {a: ("--eval-episodes", "0") for a in OFFLINE} | {a: ("--eval-every", "0") for a in ONLINE}
+SAVE_EVERY = 250
+"""Offline runs of the cpu and gpu budgets save a checkpoint every this many steps, so that a
+reproduction stopped part-way (killed, out of memory, the machine given back) resumes from there
+(``--resume``, deterministic) rather than from step 0; online runs save every round already."""
 
 
 def recipe(task: str, options: dict[str, str] | None = None) -> TaskRecipe:
@@ -141,6 +145,8 @@ def train_flags(task: str, algo: str, budget: str, options: dict[str, str] | Non
         raise ValueError(f"budget must be one of {', '.join(BUDGETS)}")
     r = recipe(task, options)
     flags = [*BUDGET_FLAGS[budget].get(algo, ()), *r.offline_flags.get(algo, ()), *_NO_FINAL_EVAL[algo]]
+    if algo in OFFLINE and budget != "smoke":
+        flags += ["--save-every", str(SAVE_EVERY)]
     for k, v in sorted(r.options.items()):
         flags += ["--option", f"{k}={v}"]
     return flags

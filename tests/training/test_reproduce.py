@@ -29,6 +29,9 @@ def test_train_flags_skip_the_builtin_evaluation_and_carry_options():
     mine = train_flags("wordle-lmrl", "ilql", "cpu", {"vocab_file": "lmrl.txt"})  # LMRL's own list
     assert mine[mine.index("--option") + 1] == "vocab_file=lmrl.txt" and "words=small" not in mine
     assert "--eval-every" in train_flags("maze-fo", "ppo", "smoke")
+    # long offline runs save part-way, so a stopped reproduction resumes from there
+    cpu = train_flags("maze-po", "ilql", "cpu")
+    assert cpu[cpu.index("--save-every") + 1] == "250" and "--save-every" not in train_flags("maze-po", "ilql", "smoke")
     with pytest.raises(ValueError):
         train_flags("maze-fo", "bc", "huge")
 
