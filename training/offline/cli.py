@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 from training.args import (
@@ -118,14 +119,12 @@ _CHECKPOINT_ONLY = ("decoding", "beta", "logit_weight", "top_k")
 
 def run_eval(args: argparse.Namespace, store) -> int:
     """Run ``lmrl eval``; writes the store's evaluations table and prints the result as JSON."""
-    from pathlib import Path
-
     if not Path(args.checkpoint).expanduser().exists():
         return _eval_other_agent(args, store)
     try:
         from data.runs import checkpoint_id_for
         from training.agent import load_agent
-        from training.evaluate import evaluate, record_evaluation
+        from training.evaluate import evaluate
 
         agent = load_agent(args.checkpoint, decoding=args.decoding, beta=args.beta,
                            temperature=args.temperature, logit_weight=args.logit_weight,
@@ -154,10 +153,18 @@ def run_eval(args: argparse.Namespace, store) -> int:
             res["top_k"] = agent.decoder.top_k
         res["checkpoint"] = agent.meta["path"]
         cid = checkpoint_id_for(store, agent.meta["path"])
-        res["evaluation_id"] = record_evaluation(store, task, agent.name, res, cid)
     except TrainingError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    return _record_and_print(store, task, agent.name, res, options, cid)
+
+
+def _record_and_print(store, task: str, policy: str, res: dict[str, Any], options: dict[str, Any],
+                      checkpoint_id: int | None) -> int:  # fmt: skip
+    """Store the evaluation, then print its line for a person (stderr) and its JSON (stdout)."""
+    from training.evaluate import record_evaluation
+
+    res["evaluation_id"] = record_evaluation(store, task, policy, res, checkpoint_id)
     print(eval_summary(task, res, options), file=sys.stderr)
     print(json.dumps(res, default=str))
     return 0
@@ -167,7 +174,7 @@ def _eval_other_agent(args: argparse.Namespace, store) -> int:
     """``lmrl eval AGENT --task T`` for an agent that is not a checkpoint folder: a scripted policy,
     ``hf:``, ``http:`` or ``guided:`` (one episode at a time, on the task's built-in partner)."""
     from envs.core.agents import make_agent
-    from training.evaluate import evaluate, record_evaluation
+    from training.evaluate import evaluate
 
     try:
         if not args.task:
@@ -197,10 +204,7 @@ def _eval_other_agent(args: argparse.Namespace, store) -> int:
     if options:
         res["task_options"] = options
     res["agent"] = args.checkpoint
-    res["evaluation_id"] = record_evaluation(store, args.task, args.checkpoint, res, None)
-    print(eval_summary(args.task, res, options), file=sys.stderr)
-    print(json.dumps(res, default=str))
-    return 0
+    return _record_and_print(store, args.task, args.checkpoint, res, options, None)
 
 
 def eval_summary(task: str, res: dict[str, Any], options: dict[str, Any] | None = None) -> str:
