@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from data.records import decode_row, now
@@ -90,7 +91,8 @@ def run_episode_ids(store: Store, run_id: int, max_round: int | None = None) -> 
 
 # -- checkpoints ----------------------------------------------------------------------------
 def add_checkpoint(store: Store, run_id: int | None, path: str, step: int, meta: Mapping[str, Any]) -> int:
-    """Insert a checkpoint of a run; returns its id."""
+    """Insert a checkpoint of a run; returns its id (the trainers give ``path`` absolute, so that
+    the app and ``lmrl eval`` find it from any working directory)."""
     with store._writing():
         cur = store.db.execute(
             "INSERT INTO checkpoints(run_id, path, step, created_at, meta) VALUES (?,?,?,?,?)",
@@ -100,9 +102,11 @@ def add_checkpoint(store: Store, run_id: int | None, path: str, step: int, meta:
 
 
 def checkpoint_id_for(store: Store, path: str) -> int | None:
-    """The newest checkpoint row stored under ``path``, if any."""
+    """The newest checkpoint row stored under ``path`` (written relative or absolute, from here;
+    stores of older versions kept the path as the trainer was given it), if any."""
     row = store.db.execute(
-        "SELECT id FROM checkpoints WHERE path = ? ORDER BY id DESC LIMIT 1", [path]
+        "SELECT id FROM checkpoints WHERE path IN (?, ?) ORDER BY id DESC LIMIT 1",
+        [str(Path(path).resolve()), path],
     ).fetchone()
     return int(row[0]) if row else None
 

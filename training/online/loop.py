@@ -287,7 +287,7 @@ class OnlineTrainer:
         save_file(head, str(self.ckpt / VALUE_HEAD))
         (self.ckpt / STATE).write_text(json.dumps(self.state))  # written last: marks it complete
         if self.store is not None:
-            runs.add_checkpoint(self.store, self.state["run_id"], str(self.ckpt), rnd, metrics)
+            runs.add_checkpoint(self.store, self.state["run_id"], str(self.ckpt.resolve()), rnd, metrics)
 
     def run(self) -> dict[str, Any]:
         """Do the remaining rounds; returns the final metrics."""
