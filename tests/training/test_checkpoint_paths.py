@@ -1,6 +1,7 @@
-"""A checkpoint trained into a relative ``--out`` is stored under its absolute path, so that the
-app's run page and ``lmrl eval`` find it from any working directory, and an evaluation is linked to
-its checkpoint however the path was written (stores of older versions kept relative paths)."""
+"""A checkpoint trained into a relative ``--out`` is stored under its absolute path (and so is the
+run's folder), so that the app's run page and ``lmrl eval`` find it from any working directory,
+and an evaluation is linked to its checkpoint however the path was written (stores of older
+versions kept relative paths)."""
 
 from __future__ import annotations
 
@@ -34,10 +35,12 @@ def test_a_relative_out_is_stored_absolute_and_evaluations_link_to_it(tmp_path, 
         ckpt = tiny_checkpoint(Path("runs"), algo="bc", store=store)
         assert not ckpt.is_absolute()
         row = store.db.execute("SELECT id, path FROM checkpoints ORDER BY id DESC").fetchone()
+        out_dir = store.db.execute("SELECT out_dir FROM runs").fetchone()[0]
     finally:
         store.close()
     cid, stored = row
     assert stored == str((tmp_path / ckpt).resolve())
+    assert out_dir == str((tmp_path / "runs" / "bc").resolve())  # the run page reads its launch.json
     # the path as written here, and the absolute one from another folder
     assert lmrl(["--db", str(db), "eval", str(ckpt), "--episodes", "2", "--no-progress"]) == 0
     elsewhere = tmp_path / "elsewhere"

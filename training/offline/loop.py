@@ -225,7 +225,7 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
     run_config = {**cfg.to_dict(), "dataset": {k: v for k, v in prep.composition.items() if k != "query"}}
     run_id = runs.start_run(store, kind="train", algo=cfg.algo, task=cfg.task, config=run_config,
                             dataset_query=prep.query.to_json(), episode_ids=prep.episode_ids,
-                            out_dir=str(out)) if acc.is_main_process else None  # fmt: skip
+                            out_dir=str(out.resolve())) if acc.is_main_process else None  # fmt: skip
     metrics_path = out / "metrics.jsonl"
     if acc.is_main_process:
         (out / "config.json").write_text(cfg.to_json())

@@ -301,7 +301,7 @@ class OnlineTrainer:
                 self.state["run_id"] = runs.start_run(
                     self.store, kind="train", algo=cfg.algo, task=cfg.task,
                     config={**asdict(cfg), "dataset": dataset}, dataset_query=None, episode_ids=None,
-                    out_dir=str(self.out))  # fmt: skip
+                    out_dir=str(self.out.resolve()))  # fmt: skip
             elif self.store is not None:
                 runs.resume_run(self.store, self.state["run_id"])
             print(format_online_dataset(cfg, dataset, self.state["run_id"]), file=sys.stderr)
