@@ -24,7 +24,7 @@ import os
 import shlex
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from training.reproduce_recipes import (
     RECIPES,
     canonical,
     recipe,
+    starts_from_bc,
     train_flags,
 )
 
@@ -65,23 +66,24 @@ def log_name(command: str, folder: str | os.PathLike) -> str:
 
 
 def side_by_side(order: Sequence[tuple[str, int]], jobs: int,
-                 one: Callable[[str, int], Any]) -> list[Any]:  # fmt: skip
-    """``one(algo, seed)`` of every key of ``order``, ``jobs`` at a time; an online run's call
-    starts once its seed's BC call has returned (an exception there is raised in it too). BC
-    must come before the online runs in ``order``, so a worker only ever waits for a call that is
-    already going. The results, in ``order``."""
+                 one: Callable[[str, int], Any], after_bc: Collection[str] = ONLINE) -> list[Any]:  # fmt: skip
+    """``one(algo, seed)`` of every key of ``order``, ``jobs`` at a time; the call of an algorithm
+    in ``after_bc`` (the online ones, and those a recipe starts from BC) starts once its seed's BC
+    call has returned (an exception there is raised in it too). BC must come before them in
+    ``order``, so a worker only ever waits for a call that is already going. The results, in
+    ``order``."""
     from concurrent.futures import Future, ThreadPoolExecutor
 
     futures: dict[tuple[str, int], Future] = {}
 
-    def after_bc(algo: str, seed: int) -> Any:
-        if algo in ONLINE:
+    def waiting(algo: str, seed: int) -> Any:
+        if algo in after_bc:
             futures["bc", seed].result()
         return one(algo, seed)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for key in order:
-            futures[key] = pool.submit(after_bc, *key)
+            futures[key] = pool.submit(waiting, *key)
         return [futures[key].result() for key in order]
 
 
@@ -146,8 +148,10 @@ class Reproduction:
         self.recipe = recipe(task, self.options)
         self.task, self.budget, self.seeds = task, budget, seeds
         self.algorithms = [canonical(a) for a in algorithms]
-        if any(a in ONLINE for a in self.algorithms) and "bc" not in self.algorithms:
-            self.algorithms.insert(0, "bc")  # the online runs start from BC
+        self.from_bc = {a for a in self.algorithms if starts_from_bc(task, a)}
+        if self.from_bc and "bc" not in self.algorithms:
+            self.algorithms.insert(0, "bc")  # the online runs (and some recipes' offline ones) start from BC
+        self.algorithms.sort(key=lambda a: a != "bc")  # BC first: the others may wait for it
         self.out = Path(out).resolve()
         self.store_path = store_in(self.out)
         self.extra_flags = [str(f) for f in train_flags]
@@ -201,6 +205,8 @@ class Reproduction:
                 *self.extra_flags]  # fmt: skip
         if algo in ONLINE:
             argv += ["--init", str(self.out / "runs" / f"bc-s{seed}")]
+        elif algo in self.from_bc:
+            argv += ["--model", str(self.out / "runs" / f"bc-s{seed}" / "checkpoint")]
         if (folder / "checkpoint").exists():
             argv.append("--resume")  # killed part-way: continue from its last checkpoint
         self.log(f"[{self.task}] train {algo} seed {seed}")
@@ -249,7 +255,7 @@ class Reproduction:
         # algorithm by algorithm (all seeds of one before the next): a run cut short leaves whole rows
         order = [(algo, seed) for algo in self.algorithms for seed in range(self.seeds)]
         records = ([self.run_one(*key) for key in order] if self.jobs == 1
-                   else side_by_side(order, self.jobs, self.run_one))  # fmt: skip
+                   else side_by_side(order, self.jobs, self.run_one, self.from_bc))  # fmt: skip
         return write_report(self.out, self.recipe, self.budget, data, records, time.time() - t0, commit,
                             train_flags=self.extra_flags)  # fmt: skip
 

@@ -192,6 +192,51 @@ def test_jobs_run_side_by_side_and_an_online_run_waits_for_its_bc(tmp_path):
         Reproduction("maze-fo", tmp_path / "x", budget="smoke", runner=runner, jobs=0)
 
 
+def test_a_recipe_can_start_an_offline_run_from_its_seeds_bc(tmp_path):
+    """textnav-po's ILQL starts from the same seed's BC checkpoint (LMRL's workflow; measured in
+    training/README.md), with the recipe's flags; BC is added, runs first and is waited for; other
+    tasks' ILQL starts from scratch."""
+    import threading
+
+    from training.reproduce import Reproduction
+    from training.reproduce_recipes import starts_from_bc
+
+    assert starts_from_bc("textnav-po", "ilql") and starts_from_bc("maze-fo", "ppo")
+    assert not starts_from_bc("maze-fo", "ilql") and not starts_from_bc("textnav-po", "mc")
+    lock, events, trains = threading.Lock(), [], {}
+
+    def runner(argv):
+        cmd = "train" if "train" in argv else "eval"
+        name = argv[argv.index("--out") + 1] if cmd == "train" else argv[argv.index("eval") + 1]
+        with lock:
+            events.append((cmd, name.rsplit("/", 1)[-1]))
+            if cmd == "train":
+                trains[name.rsplit("/", 1)[-1]] = argv
+        if cmd == "train":
+            return 0, json.dumps({"step": 3, "run_id": 1, "checkpoint_id": 1})
+        return 0, json.dumps({"episodes": 2, "method": "sampled", "mean_return": 0.5, "success_rate": 0.5})
+
+    out = tmp_path / "r"
+    Reproduction("textnav-po", out, budget="smoke", seeds=2, algorithms=["ilql"], runner=runner,
+                 log=lambda _line: None, jobs=2).run()  # fmt: skip
+    for seed in range(2):
+        argv = trains[f"ilql-s{seed}"]
+        assert argv[argv.index("--model") + 1] == str(out.resolve() / "runs" / f"bc-s{seed}" / "checkpoint")
+        assert argv[argv.index("--tau") + 1] == "0.8" and argv[argv.index("--logit-weight") + 1] == "0.1"
+        assert events.index(("train", f"ilql-s{seed}")) > events.index(("eval", f"bc-s{seed}"))
+        assert "--model" not in trains[f"bc-s{seed}"]
+    # listed after the runs that start from it, BC still comes first (one job: one after another)
+    events.clear()
+    trains.clear()
+    Reproduction("textnav-po", tmp_path / "s", budget="smoke", seeds=1, algorithms=["ilql", "bc"], runner=runner,
+                 log=lambda _line: None).run()  # fmt: skip
+    assert [e for e in events if e[0] == "train"] == [("train", "bc-s0"), ("train", "ilql-s0")]
+    trains.clear()
+    Reproduction("maze-fo", tmp_path / "m", budget="smoke", seeds=1, algorithms=["ilql"], runner=runner,
+                 log=lambda _line: None).run()  # fmt: skip
+    assert "--model" not in trains["ilql-s0"] and "bc-s0" not in trains
+
+
 @pytest.mark.slow
 def test_reproduce_with_jobs_runs_each_command_in_its_own_process(tmp_path, capsys):
     from training.cli import main
