@@ -3,7 +3,8 @@
 1. The dataset: the task's behaviour policy from the data seeds (``lmrl generate``), into the
    reproduction's own store in ``OUT`` (:func:`data.store.store_in`).
 2. Every algorithm of :data:`training.reproduce_recipes.ALGORITHMS` for each training seed
-   (``lmrl train``; PPO and online %BC start from the BC run of the same seed).
+   (``lmrl train``; PPO and online %BC start from the BC run of the same seed, and so do the
+   offline algorithms a task's recipe lists in ``from_bc``).
 3. Each checkpoint evaluated on the evaluation seeds (``lmrl eval``: the store's ``evaluations``).
 4. ``OUT/results.json`` and ``OUT/results.md``: per algorithm the mean and 95 % CI across training
    seeds of the return, LMRL-normalised score and success rate, beside LMRL's Table 2.

@@ -189,6 +189,7 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
 
     out = Path(out)
     ckpt = out / "checkpoint"
+    stored_ckpt = str(ckpt.resolve())  # the store keeps it absolute: found from any directory
     resume_from = ckpt if resume and (ckpt / "trainer_state.pt").exists() else None
     if resume and resume_from is None:
         raise TrainingError(f"nothing to resume in {out} (no checkpoint/trainer_state.pt)")
@@ -286,7 +287,7 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
             if acc.is_main_process and cfg.save_every and n % cfg.save_every == 0 and n < total:
                 save_checkpoint(ckpt, inner, tok, cfg, step=n, epoch=epoch, dataset=dataset_info,
                                 optimizer=opt, metrics={"eval": last_eval})  # fmt: skip
-                runs.add_checkpoint(store, run_id, str(ckpt.resolve()), n, {"eval": last_eval})
+                runs.add_checkpoint(store, run_id, stored_ckpt, n, {"eval": last_eval})
             done = n
             if stop:
                 stopped = "time"
@@ -322,7 +323,7 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
             if cfg.eval_episodes > 0 and cfg.task:
                 final["eval"] = run_eval(inner, tok, cfg, store)
                 _log(metrics_path, {"kind": "eval", "step": done, **final["eval"]})
-            cid = runs.add_checkpoint(store, run_id, str(ckpt.resolve()), done, final)
+            cid = runs.add_checkpoint(store, run_id, stored_ckpt, done, final)
             final["checkpoint_id"] = cid
             final["checkpoint"] = str(ckpt)
         status = "finished"
