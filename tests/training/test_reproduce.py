@@ -36,6 +36,21 @@ def test_train_flags_skip_the_builtin_evaluation_and_carry_options():
         train_flags("maze-fo", "bc", "huge")
 
 
+def _last(flags: list[str], name: str) -> str:
+    """The value argparse keeps: the flag's last occurrence."""
+    return flags[len(flags) - 1 - flags[::-1].index(name) + 1]
+
+
+def test_a_task_sets_its_own_steps_for_one_budget():
+    # textnav-po's figures are at 1,000 steps (ILQL at the budget's 3,000 did worse): its cpu
+    # runs take that; other budgets and tasks keep theirs
+    assert _last(train_flags("textnav-po", "ilql", "cpu"), "--max-steps") == "1000"
+    assert _last(train_flags("textnav-po", "mc", "cpu"), "--max-steps") == "1000"
+    assert _last(train_flags("maze-po", "ilql", "cpu"), "--max-steps") == "3000"
+    assert "--max-steps" not in train_flags("textnav-po", "ilql", "gpu")
+    assert _last(train_flags("textnav-po", "ilql", "smoke"), "--max-steps") == "3"
+
+
 def test_algorithm_spellings():
     assert canonical("pbc") == canonical("filtered-bc") == "%bc"
     assert [canonical(a) for a in ALGORITHMS] == list(ALGORITHMS)
