@@ -81,16 +81,15 @@ async def test_the_first_frame_has_the_stores_counts_and_unchanged_counts_draw_n
 
 
 async def test_a_slow_or_failing_store_fills_the_counts_later(db_path, monkeypatch):
-    import time
-
     import lmrl_tui.screens.home as home_module
 
     _store_with_maze_episodes(db_path, 1)
     task_list.save(task_list.all_summaries())
     real = home_module.source_counts
+    released = threading.Event()  # the store answers only when the test lets it (no race with start-up)
 
     def slow(store):
-        time.sleep(0.3)
+        released.wait(30)
         return real(store)
 
     monkeypatch.setattr(home_module, "source_counts", slow)
@@ -98,8 +97,9 @@ async def test_a_slow_or_failing_store_fills_the_counts_later(db_path, monkeypat
     async with app.run_test(size=(160, 40)) as pilot:
         table = app.screen.query_one("#tasks")
         assert table.get_row("maze-fo")[3] == "…"  # the table did not wait for the store
+        released.set()
         await settle(app)
-        for _ in range(40):
+        for _ in range(200):
             await pilot.pause(0.05)
             if table.get_row("maze-fo")[3] != "…":
                 break
@@ -111,7 +111,7 @@ async def test_a_slow_or_failing_store_fills_the_counts_later(db_path, monkeypat
     monkeypatch.setattr(home_module, "source_counts", broken)
     app = make_app(db_path)
     async with app.run_test(size=(160, 40)) as pilot:
-        for _ in range(40):  # the worker reads again, fails and says so
+        for _ in range(200):  # the worker reads again, fails and says so (a loaded machine: slowly)
             await pilot.pause(0.05)
             if any("disk I/O error" in str(n.message) for n in app._notifications):
                 break
