@@ -38,7 +38,7 @@ def test_train_flags_skip_the_builtin_evaluation_and_carry_options():
 
 def _last(flags: list[str], name: str) -> str:
     """The value argparse keeps: the flag's last occurrence."""
-    return flags[len(flags) - 1 - flags[::-1].index(name) + 1]
+    return flags[max(i for i, f in enumerate(flags) if f == name) + 1]
 
 
 def test_a_task_sets_its_own_steps_for_one_budget():
