@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from data.store import store_in
-from training.reproduce_recipes import ALGORITHMS, DATA_SEED, TABLE2_KEYS, TaskRecipe
+from training.reproduce_recipes import (
+    ALGORITHMS,
+    DATA_SEED,
+    TABLE2_KEYS,
+    TaskRecipe,
+    starts_from_bc,
+)
 
 # two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
@@ -31,8 +37,7 @@ def seed_ci(values: Sequence[float | None]) -> dict[str, Any]:
     mean = math.fsum(vals) / len(vals)
     half = 0.0
     if len(vals) > 1:
-        t = _T975[len(vals) - 2] if len(vals) - 1 <= len(_T975) else 1.96
-        half = t * statistics.stdev(vals) / math.sqrt(len(vals))
+        half = _t975(len(vals) - 1) * statistics.stdev(vals) / math.sqrt(len(vals))
     return {"mean": mean, "ci_low": mean - half, "ci_high": mean + half, "n": len(vals), "values": vals}
 
 
@@ -79,6 +84,52 @@ def summarise(recipe: TaskRecipe, records: list[dict[str, Any]]) -> dict[str, An
     return algos
 
 
+def _t975(df: int) -> float:
+    return _T975[df - 1] if 1 <= df <= len(_T975) else 1.96
+
+
+def headline(algos: dict[str, Any]) -> str:
+    """The measure a task is compared on: LMRL's normalised score where the task has its
+    constants, else the success rate."""
+    bc = algos.get("bc")
+    return "normalised_lmrl" if bc and bc["normalised_lmrl"]["mean"] is not None else "success_rate"
+
+
+def versus_bc(task: str, algos: dict[str, Any]) -> dict[str, Any]:
+    """Each algorithm against BC on the task's headline measure: whether the two rows' 95 % CIs
+    are apart (the issue's criterion), the difference of the means with a Welch interval (t with the
+    smaller sample's n - 1 degrees of freedom, the conservative choice), and the per-seed difference
+    over the seeds both have (paired; it removes BC's spread where the run started from that seed's
+    BC checkpoint, as the online runs and the ``from_bc`` recipes do)."""
+    if "bc" not in algos:
+        return {}
+    metric = headline(algos)
+    bc = algos["bc"]
+    b = bc[metric]
+    by_seed_b = dict(zip(bc["seeds"], b["values"], strict=True))
+    out: dict[str, Any] = {}
+    for algo, row in algos.items():
+        a = row[metric]
+        if algo == "bc" or a["mean"] is None or b["mean"] is None:
+            continue
+        if a["n"] < 2 or b["n"] < 2:
+            apart = None
+        else:
+            apart = "above" if a["ci_low"] > b["ci_high"] else "below" if a["ci_high"] < b["ci_low"] else "overlap"
+        diff: dict[str, Any] = {"mean": a["mean"] - b["mean"], "ci_low": None, "ci_high": None,
+                                "n": min(a["n"], b["n"])}
+        if a["n"] > 1 and b["n"] > 1:
+            se = math.sqrt(statistics.variance(a["values"]) / a["n"] + statistics.variance(b["values"]) / b["n"])
+            half = _t975(min(a["n"], b["n"]) - 1) * se
+            diff.update(ci_low=diff["mean"] - half, ci_high=diff["mean"] + half)
+        common = [s for s in row["seeds"] if s in by_seed_b]
+        by_seed_a = dict(zip(row["seeds"], a["values"], strict=True))
+        paired = seed_ci([by_seed_a[s] - by_seed_b[s] for s in common]) if common else None
+        out[algo] = {"metric": metric, "cis_apart": apart, "difference": diff, "paired": paired,
+                     "paired_seeds": common, "starts_from_bc": starts_from_bc(task, algo)}  # fmt: skip
+    return out
+
+
 def write_report(out: Path, recipe: TaskRecipe, budget: str, data: dict[str, Any],
                  records: list[dict[str, Any]], wall_s: float, commit: str | None = None,
                  train_flags: Sequence[str] = ()) -> dict[str, Any]:  # fmt: skip
@@ -92,6 +143,7 @@ def write_report(out: Path, recipe: TaskRecipe, budget: str, data: dict[str, Any
         "evaluation_seeds": _eval_seeds(algos),
         "table2_row": recipe.table2_row, "recipe_note": recipe.note,
         "algorithms": algos,
+        "versus_bc": versus_bc(recipe.task, algos),
         "wall_s_this_invocation": round(wall_s, 1),
         "versions": versions(), "git_commit": commit or git_commit(),
         "store": f"{store_in('.').name} (runs, checkpoints and evaluations tables)",
@@ -146,6 +198,7 @@ def markdown(res: dict[str, Any]) -> str:
     if bisim:
         lines += ["", "Bisimulation loss of the final value model on its first 256 training windows "
                   f"(`training/README.md`; low: histories are represented by what matters for acting): {'; '.join(bisim)}."]  # fmt: skip
+    lines += _versus_lines(res.get("versus_bc") or {})
     lines += ["", f"LMRL's Table 2 row: {res['table2_row']} (GPT-2 models, LMRL's dataset sizes).", "",
               "## Commands (run from this folder)", ""]  # fmt: skip
     lines += ["```", d["command"]]
@@ -153,3 +206,24 @@ def markdown(res: dict[str, Any]) -> str:
         lines += row["commands"]
     lines += ["```", ""]
     return "\n".join(lines)
+
+
+_APART = {"above": "**apart, above BC**", "below": "apart, below BC", "overlap": "overlap", None: "– (one seed)"}
+
+
+def _versus_lines(vs: dict[str, Any]) -> list[str]:
+    if not vs:
+        return []
+    metric = next(iter(vs.values()))["metric"]
+    scale, measure = (100.0, "the success rate, in points") if metric == "success_rate" else (1.0, "LMRL's normalised score")
+    lines = ["", f"**Against BC**, on {measure}: the rows' 95 % CIs, the difference of the means (Welch, t with "
+             "the smaller n − 1 degrees of freedom) and the per-seed difference over the seeds both have (paired; "
+             "the fair comparison where the run starts from that seed's BC checkpoint).", "",
+             "| algorithm | the rows' 95 % CIs | difference of the means | per seed (paired) | starts from its seed's BC |",
+             "|---|---|---|---|---|"]  # fmt: skip
+    for algo, v in vs.items():
+        p = v["paired"]
+        per_seed = "–" if p is None else f"{_ci(p, '+.1f', scale)} over seeds {', '.join(map(str, v['paired_seeds']))}"
+        lines.append(f"| {TABLE2_KEYS[algo]} | {_APART[v['cis_apart']]} | {_ci(v['difference'], '+.1f', scale)} "
+                     f"| {per_seed} | {'yes' if v['starts_from_bc'] else 'no'} |")  # fmt: skip
+    return lines
