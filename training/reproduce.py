@@ -319,7 +319,8 @@ def run_reproduce(args: argparse.Namespace, store: Any = None) -> int:
                                runner=runner, options=dict(args.task_options), train_flags=args.train_flags,
                                jobs=jobs).run()  # fmt: skip
             print(json.dumps({"task": task, "out": str(out), "results": str(Path(out) / "results.md"),
-                              "normalised_lmrl": {a: r["normalised_lmrl"]["mean"] for a, r in res["algorithms"].items()}}))
+                              "normalised_lmrl": {a: r["normalised_lmrl"]["mean"] for a, r in res["algorithms"].items()},
+                              "cis_apart_from_bc": {a: v["cis_apart"] for a, v in res["versus_bc"].items()}}))
     except (TrainingError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

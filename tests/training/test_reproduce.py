@@ -309,9 +309,12 @@ def test_reproduce_with_jobs_runs_each_command_in_its_own_process(tmp_path, caps
     out = tmp_path / "r"
     rc = main(["reproduce", "maze-fo", "--budget", "smoke", "--seeds", "2", "--algorithms", "bc", "ppo",
                "--jobs", "2", "--out", str(out)])  # fmt: skip
-    assert rc == 0, capsys.readouterr().err
+    printed = capsys.readouterr()
+    assert rc == 0, printed.err
     saved = json.loads((out / "results.json").read_text())
     assert saved["algorithms"]["ppo"]["mean_return"]["n"] == 2
+    line = json.loads(printed.out.strip().splitlines()[-1])  # the verdict against BC, for scripts
+    assert line["cis_apart_from_bc"] == {"ppo": saved["versus_bc"]["ppo"]["cis_apart"]}
     assert "--init runs/bc-s1" in " ".join(saved["algorithms"]["ppo"]["commands"])
     assert sorted(p.name for p in (out / "logs").iterdir()) == [
         "eval-bc-s0.log", "eval-bc-s1.log", "eval-ppo-s0.log", "eval-ppo-s1.log",
