@@ -42,6 +42,16 @@ def test_an_unknown_choice_is_the_same_one_line_error():
         agent_loader("nope")
 
 
+def test_a_missing_checkpoint_folder_says_so(tmp_path):
+    gone = tmp_path / "runs" / "gone-s2"
+    with pytest.raises(AgentChoiceError) as e:
+        make_agent("textnav-po", str(gone))
+    assert str(e.value).startswith(f"no checkpoint folder at {str(gone)!r} (looked for {gone.resolve()}): ")
+    assert "behaviour" in str(e.value)  # and what else can be chosen
+    with pytest.raises(AgentChoiceError, match=r"^no checkpoint folder at 'runs/gone-s2'"):
+        make_agent("maze-fo", "runs/gone-s2")
+
+
 def test_a_checkpoint_folder_goes_to_the_registered_loader(tmp_path, loaders):
     calls = []
 
