@@ -112,15 +112,13 @@ def versus_bc(task: str, algos: dict[str, Any]) -> dict[str, Any]:
         a = row[metric]
         if algo == "bc" or a["mean"] is None or b["mean"] is None:
             continue
-        if a["n"] < 2 or b["n"] < 2:
-            apart = None
-        else:
-            apart = "above" if a["ci_low"] > b["ci_high"] else "below" if a["ci_high"] < b["ci_low"] else "overlap"
+        apart = None  # with one seed on either side there is no interval
         diff: dict[str, Any] = {"mean": a["mean"] - b["mean"], "ci_low": None, "ci_high": None,
-                                "n": min(a["n"], b["n"])}
-        if a["n"] > 1 and b["n"] > 1:
+                                "n": min(a["n"], b["n"])}  # n: for ``_ci``
+        if diff["n"] > 1:
+            apart = "above" if a["ci_low"] > b["ci_high"] else "below" if a["ci_high"] < b["ci_low"] else "overlap"
             se = math.sqrt(statistics.variance(a["values"]) / a["n"] + statistics.variance(b["values"]) / b["n"])
-            half = _t975(min(a["n"], b["n"]) - 1) * se
+            half = _t975(diff["n"] - 1) * se
             diff.update(ci_low=diff["mean"] - half, ci_high=diff["mean"] + half)
         common = [s for s in row["seeds"] if s in by_seed_b]
         by_seed_a = dict(zip(row["seeds"], a["values"], strict=True))

@@ -165,14 +165,14 @@ def make_agent(task_id: str, choice: str, role: str = "agent") -> Agent | None:
     if path.exists():
         return _on_its_side(agent_loader("checkpoint")(str(path), task=task_id), task_id, role)
     names = ", ".join(policies(task_id))
+    models = "hf:MODEL, http:MODEL@BASE_URL or guided:LLM+CHECKPOINT"
     if "/" in choice or "\\" in choice or choice.startswith((".", "~")):  # meant as a folder
         raise AgentChoiceError(
             f"no checkpoint folder at {choice!r} (looked for {path.resolve()}): give a run's folder or its "
-            f"checkpoint/, or one of {names}, hf:MODEL, http:MODEL@BASE_URL or guided:LLM+CHECKPOINT"
+            f"checkpoint/, or one of {names}, {models}"
         )
     raise AgentChoiceError(
-        f"unknown policy {choice!r} for {task_id}: use one of {names}, a checkpoint folder, "
-        "hf:MODEL, http:MODEL@BASE_URL or guided:LLM+CHECKPOINT"
+        f"unknown policy {choice!r} for {task_id}: use one of {names}, a checkpoint folder, {models}"
     )
 
 

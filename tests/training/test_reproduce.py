@@ -66,10 +66,10 @@ def test_seed_ci_is_a_t_interval():
     assert seed_ci([1.0, None])["mean"] is None
 
 
-
 def _row(seeds, success, normalised=None):
     """A summarised row as ``summarise`` writes it: success as a fraction, per seed."""
-    return {"seeds": list(seeds), "success_rate": seed_ci([v / 100 for v in success]), "mean_return": seed_ci([0.0] * len(success)),
+    return {"seeds": list(seeds), "success_rate": seed_ci([v / 100 for v in success]),
+            "mean_return": seed_ci([0.0] * len(success)),
             "normalised_lmrl": seed_ci(normalised or [None] * len(success))}  # fmt: skip
 
 
@@ -113,6 +113,7 @@ def test_the_table_says_which_rows_are_apart_from_bc():
     paired, starts = md.split("| Online PPO | **apart, above BC** |")[1].split("|")[1:3]
     assert paired.startswith(" +34.0 (") and "over seeds 0, 1, 2" in paired and starts == " yes "
     assert md.rstrip().endswith("```")
+
 
 def test_cli_has_reproduce():
     from lmrl_tui.cli import build_parser
