@@ -49,13 +49,22 @@ class CheckpointAgent:
         self._task = task
         self._gen = self.generator_for(seed)
 
-    def choices(self, task) -> list[str] | None:
+    def choices(self, task, history: Sequence[Text] | None = None) -> list[str] | None:
         """What the reranker chooses among in ``task``'s state: its legal actions, else the
-        candidates; None when the agent generates (a sampling decoding, or nothing to choose)."""
+        candidates (with ``no_repeat``, those the agent's turns in ``history`` did not say);
+        None when the agent generates (a sampling decoding, or nothing to choose)."""
         if self.decoder.decoding not in ("rerank", "rerank_sample"):
             return None
         legal = task.legal_actions() if task is not None else None
-        return list(legal) if legal else (self.candidates or None)
+        if legal:
+            return list(legal)
+        if not self.candidates:
+            return None
+        if history and getattr(self.decoder.cfg, "no_repeat", False):
+            said = {t.text for t in history if t.is_action}
+            fresh = [a for a in self.candidates if a not in said]
+            return fresh or self.candidates  # every one said already: repeat rather than fall silent
+        return self.candidates
 
     def prompt(self, history: Sequence[Text]) -> str:
         """The model's input for a history: ``history_to_str``, then the partner model's line when
@@ -69,7 +78,7 @@ class CheckpointAgent:
 
     def act(self, history: Sequence[Text]) -> str:
         prompt = self.prompt(history)
-        choices = self.choices(self._task)
+        choices = self.choices(self._task, history)
         if choices:
             return self.decoder.choose(prompt, choices, self._gen)
         return self.decoder.sample(prompt, self._gen)
@@ -80,8 +89,9 @@ class CheckpointAgent:
         episode's own generator): the reranked ones in one scoring pass, the rest generated in one
         batch. ``memos``: one dict per episode, kept by the caller for the episode's length (the
         decoder's cache of its prompt lives there). Returns (actions, cut flags)."""
-        prompts = [self.prompt(t.history()) for t in tasks]
-        legal = [self.choices(t) for t in tasks]
+        histories = [t.history() for t in tasks]
+        prompts = [self.prompt(h) for h in histories]
+        legal = [self.choices(t, h) for t, h in zip(tasks, histories, strict=True)]
         ranked = [i for i, acts in enumerate(legal) if acts]
         free = [i for i, acts in enumerate(legal) if not acts]
         actions: list[str] = [""] * len(tasks)
@@ -149,11 +159,14 @@ def agent_device() -> torch.device:
 
 def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | None = None,
                temperature: float = 1.0, max_new_tokens: int | None = None,
-               logit_weight: float | None = None, top_k: int | None = None, **_: Any) -> CheckpointAgent:  # fmt: skip
+               logit_weight: float | None = None, top_k: int | None = None, no_repeat: bool | None = None,
+               **_: Any) -> CheckpointAgent:  # fmt: skip
     """Load a checkpoint folder (or a run folder holding ``checkpoint/``) as an Agent
     (``logit_weight``: the reranker's weight of π_β's log-probability, instead of the checkpoint's;
     ``max_new_tokens``: the longest action it generates, by default its task's bound; ``top_k``:
-    sample only among π_β's K most likely tokens, instead of the checkpoint's ``top_k``).
+    sample only among π_β's K most likely tokens, instead of the checkpoint's ``top_k``;
+    ``no_repeat``: when reranking among the data's actions, skip the ones this episode already had,
+    instead of the checkpoint's setting).
 
     Raises :class:`training.errors.TrainingError` for a missing or corrupt checkpoint.
     """
@@ -163,6 +176,8 @@ def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | N
     model.to(agent_device())
     if logit_weight is not None:
         cfg.logit_weight = float(logit_weight)
+    if no_repeat is not None:
+        cfg.no_repeat = bool(no_repeat)
     if max_new_tokens is None:
         max_new_tokens = action_token_limit(cfg.task)
     dec = Decoder(model, tok, cfg, decoding=decoding, beta=beta, temperature=temperature,

@@ -126,6 +126,9 @@ class TrainConfig:
                             "(score the legal actions), rerank_sample, or auto (by algorithm and task)")
     logit_weight: float = setting(0.0, "reranking (MC, ILQL): weight of π_β's log-probability in an "
                                   "action's score")
+    no_repeat: bool = setting(False, "reranking among the data's actions (the dialogue tasks): never "
+                              "choose one the agent already said in this episode (the embedded "
+                              "partners answer a repeated question the same way)", switch=True)
     # evaluation / logging
     eval_every: int = setting(0, "evaluate against the task every N steps (0: only at the end)")
     eval_episodes: int = setting(32, "episodes of each evaluation (0: no final evaluation)")

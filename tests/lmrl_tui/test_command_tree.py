@@ -131,7 +131,7 @@ def test_the_flags_are_those_of_before():
                "pi_beta", "bc_weight", "head_bias", "reward_scale", "qsft_reward", "beta", "decoding",
                "logit_weight", "eval_every", "eval_episodes", "save_every", "log_every", "top_mode",
                "truncation", "lr_schedule", "dedupe", "train_layers", "bisim_weight", "goals",
-               "partner_model", "side", "head_act", "max_minutes", "top_k"}  # fmt: skip
+               "partner_model", "side", "head_act", "max_minutes", "top_k", "no_repeat"}  # fmt: skip
     assert {f.name for f in config_flags(TrainConfig)} == offline
     online = {f.name for f in fields(OnlineConfig)} - {"algo", "task", "task_options", "init", "extra", "progress"}
     assert {f.name for f in config_flags(OnlineConfig)} == online

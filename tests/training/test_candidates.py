@@ -62,3 +62,66 @@ def test_the_checkpoint_keeps_its_datas_actions_and_reranks_among_them(checkpoin
     sampler = load_agent(path, decoding="sample")
     sampler.reset(task, 7)
     assert sampler.choices(task) is None and isinstance(sampler.act(task.history()), str)
+
+
+def _play(agent, seed: int) -> list[str]:
+    task = envs.make("twenty-questions")
+    task.reset(seed)
+    agent.reset(task, seed)
+    said = []
+    while not task.done:
+        said.append(agent.act(task.history()))
+        task.step(said[-1])
+    return said
+
+
+def test_no_repeat_never_chooses_an_action_the_episode_already_had(checkpoint):
+    path, _ = checkpoint
+    agent = load_agent(path, decoding="rerank", no_repeat=True)
+    said = _play(agent, 3)
+    assert len(said) == len(set(said)) and len(said) > 1
+    # the first choice is the plain reranker's; then each one is the best of those not said yet
+    plain = load_agent(path, decoding="rerank")
+    assert said[0] == _play(plain, 3)[0]
+    task = envs.make("twenty-questions")
+    task.reset(3)
+    agent.reset(task, 3)
+    task.step(said[0])
+    left = agent.choices(task, task.history())
+    assert said[0] not in left and len(left) == len(agent.candidates) - 1
+    scores, _ = agent.decoder.action_scores(history_to_str(task.history()), left)
+    assert said[1] == left[int(torch.argmax(scores))]
+
+
+def test_lmrl_eval_no_repeat_plays_batched_like_one_at_a_time_and_says_so(checkpoint, tmp_path, capsys):
+    from lmrl_tui.cli import main as lmrl
+
+    path, _ = checkpoint
+    db = str(tmp_path / "e.db")
+    results = []
+    for batch in ("1", "4"):
+        assert lmrl(["--db", db, "eval", str(path), "--episodes", "4", "--seed", "5", "--decoding", "rerank",
+                     "--no-repeat", "--batch-size", batch, "--no-progress"]) == 0  # fmt: skip
+        results.append(json.loads(capsys.readouterr().out.strip().splitlines()[-1]))
+    keys = ("mean_return", "ci_low", "ci_high", "success_rate")
+    assert results[0]["no_repeat"] is True and [results[0][k] for k in keys] == [results[1][k] for k in keys]
+    assert lmrl(["--db", db, "eval", "behaviour", "--task", "twenty-questions", "--repeat"]) == 1
+    assert "--repeat: only for a checkpoint" in capsys.readouterr().err
+
+
+def test_in_the_apps_agent_process_no_repeat_reads_the_history_it_is_sent(checkpoint):
+    """The app runs a checkpoint in its own process, which sees no task, only the history."""
+    from training.agent_server import AgentServer
+
+    path, _ = checkpoint
+    server = AgentServer()
+    server.agent = load_agent(path, decoding="rerank", no_repeat=True)
+    task = envs.make("twenty-questions")
+    task.reset(3)
+    server.handle({"op": "reset", "seed": 3})
+    first = server.handle({"op": "act", "history": [[t.text, t.is_action] for t in task.history()]})["action"]
+    task.step(first)
+    second = server.handle({"op": "act", "history": [[t.text, t.is_action] for t in task.history()]})["action"]
+    left = [a for a in server.agent.candidates if a != first]
+    scores, _ = server.agent.decoder.action_scores(history_to_str(task.history()), left)
+    assert second == left[int(torch.argmax(scores))]

@@ -101,6 +101,11 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--logit-weight", type=float, default=None,
                         help="reranking (MC, ILQL): weight of π_β's log-probability in an action's score "
                         "(default: the checkpoint's)")  # fmt: skip
+    parser.add_argument("--no-repeat", action="store_const", const=True, default=None, dest="no_repeat",
+                        help="reranking among the data's actions (the dialogue tasks): never choose one "
+                        "the agent already said in the episode (default: the checkpoint's)")  # fmt: skip
+    parser.add_argument("--repeat", action="store_const", const=False, dest="no_repeat",
+                        help="reranking among the data's actions: let the agent say one again")
     parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature (default: 1.0)")
     parser.add_argument("--top-k", type=int, default=None,
                         help="sample only among π_β's K most likely next tokens, 0 among all (default: "
@@ -114,7 +119,7 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
                         help="no progress bar (it is drawn on stderr only when that is a terminal)")
 
 
-_CHECKPOINT_ONLY = ("decoding", "beta", "logit_weight", "top_k")
+_CHECKPOINT_ONLY = ("decoding", "beta", "logit_weight", "top_k", "no_repeat")
 
 
 def run_eval(args: argparse.Namespace, store) -> int:
@@ -128,7 +133,7 @@ def run_eval(args: argparse.Namespace, store) -> int:
 
         agent = load_agent(args.checkpoint, decoding=args.decoding, beta=args.beta,
                            temperature=args.temperature, logit_weight=args.logit_weight,
-                           top_k=args.top_k)  # fmt: skip
+                           top_k=args.top_k, no_repeat=args.no_repeat)  # fmt: skip
         task = args.task or agent.meta.get("task")
         if agent.meta.get("side") == "partner":
             raise TrainingError("this checkpoint learnt the partner's side (--side partner); lmrl eval plays the "
@@ -151,6 +156,8 @@ def run_eval(args: argparse.Namespace, store) -> int:
         res["decoding"] = agent.decoder.decoding
         if agent.decoder.top_k:
             res["top_k"] = agent.decoder.top_k
+        if agent.choices(None) and agent.decoder.cfg.no_repeat:
+            res["no_repeat"] = True
         res["checkpoint"] = agent.meta["path"]
         cid = checkpoint_id_for(store, agent.meta["path"])
     except TrainingError as e:
@@ -180,7 +187,8 @@ def _eval_other_agent(args: argparse.Namespace, store) -> int:
         if not args.task:
             raise TrainingError(f"no checkpoint at {args.checkpoint}; to evaluate a scripted policy or a language "
                                 "model (hf:, http:, guided:) give its task with --task")  # fmt: skip
-        given = [f"--{k.replace('_', '-')}" for k in _CHECKPOINT_ONLY if getattr(args, k, None) is not None]
+        given = [("--repeat" if k == "no_repeat" and not getattr(args, k) else f"--{k.replace('_', '-')}")
+                 for k in _CHECKPOINT_ONLY if getattr(args, k, None) is not None]
         if given or args.temperature != 1.0:
             raise TrainingError(f"{', '.join(given) or '--temperature'}: only for a checkpoint, not {args.checkpoint}")
         options = dict(getattr(args, "task_options", None) or [])
