@@ -118,7 +118,7 @@ class CheckpointAgent:
         :class:`envs.core.explanation.Explanation` (``training.explain.explain``)."""
         from training.explain import explain
 
-        data = None if legal else self.choices(None)  # the data's actions (a reranking decoding)
+        data = None if legal else self.choices(None, history)  # the data's actions (a reranking decoding)
         if data:  # the ones the agent ranks highest (all of them: thousands of rows to score)
             scores, _ = self.decoder.action_scores(self.prompt(history), data)
             best = torch.topk(scores, min(len(data), 3 * top)).indices.tolist()

@@ -91,6 +91,8 @@ def test_no_repeat_never_chooses_an_action_the_episode_already_had(checkpoint):
     assert said[0] not in left and len(left) == len(agent.candidates) - 1
     scores, _ = agent.decoder.action_scores(history_to_str(task.history()), left)
     assert said[1] == left[int(torch.argmax(scores))]
+    expl = agent.explain(task.history(), None)  # the values overlay ranks what the agent may still say
+    assert expl.rl_choice == said[1] and said[0] not in [c.action for c in expl.candidates]
 
 
 def test_lmrl_eval_no_repeat_plays_batched_like_one_at_a_time_and_says_so(checkpoint, tmp_path, capsys):
