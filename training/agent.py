@@ -60,7 +60,7 @@ class CheckpointAgent:
             return list(legal)
         if not self.candidates:
             return None
-        if history and getattr(self.decoder.cfg, "no_repeat", False):
+        if history and self.decoder.cfg.no_repeat:
             said = {t.text for t in history if t.is_action}
             fresh = [a for a in self.candidates if a not in said]
             return fresh or self.candidates  # every one said already: repeat rather than fall silent
