@@ -19,6 +19,7 @@ from typing import Any
 import torch
 
 from envs.core import Text, history_to_str
+from envs.core.checkpoint_choice import settings_text
 from training.config import action_token_limit
 from training.generation import Decoder
 
@@ -184,6 +185,13 @@ def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | N
                   max_new_tokens=max_new_tokens, top_k=top_k)
     name = f"{cfg.algo}:{Path(meta['path']).resolve().parent.name}/{Path(meta['path']).name}"
     meta = {**meta, "task_options": dict(cfg.task_options), "side": getattr(cfg, "side", "agent")}
+    given = {"decoding": decoding, "beta": beta, "temperature": None if temperature == 1.0 else temperature,
+             "logit_weight": logit_weight, "top_k": top_k, "no_repeat": no_repeat,
+             "max_new_tokens": None if max_new_tokens == action_token_limit(cfg.task) else max_new_tokens}
+    given = {k: v for k, v in given.items() if v is not None}
+    if given:  # played with other settings than the checkpoint's: the name and meta say which
+        name = f"{name} {settings_text(given)}"
+        meta["settings"] = given
     return CheckpointAgent(dec, name, meta, _data_actions(Path(meta["path"])), _partner_model(Path(meta["path"])))
 
 

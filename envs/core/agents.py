@@ -15,6 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from envs.core.api import Agent
+from envs.core.checkpoint_choice import (
+    CheckpointSettingsError,
+    checkpoint_folder,
+    split_checkpoint_choice,
+)
 from envs.core.registry import POLICY_ALIASES, ids, make_policy, policies, spec
 
 HUMAN = "human"
@@ -96,7 +101,7 @@ def model_kind(task_id: str, choice: str) -> str | None:
         return "guided"
     if choice.startswith("http:") and "@" in choice:
         return "http"
-    return "checkpoint" if Path(choice).expanduser().exists() else None
+    return "checkpoint" if Path(checkpoint_folder(choice)).expanduser().exists() else None
 
 
 # -- choices ----------------------------------------------------------------------------------
@@ -115,7 +120,8 @@ def agent_choices(task_id: str) -> list[tuple[str, str]]:
 
 
 MODEL_HELP = (
-    "a policy name, a checkpoint folder, hf:MODEL (a local Hugging Face causal LM: path or hub id), "
+    "a policy name, a checkpoint folder (optionally with lmrl eval's decoding flags after it, e.g. "
+    "runs/mc --decoding rerank --no-repeat), hf:MODEL (a local Hugging Face causal LM: path or hub id), "
     "http:MODEL@BASE_URL (an OpenAI-compatible endpoint; key from $OPENAI_API_KEY) or "
     "guided:LLM+CHECKPOINT (that hf: or http: model guided by a goal-conditioned value checkpoint)"
 )
@@ -161,9 +167,16 @@ def make_agent(task_id: str, choice: str, role: str = "agent") -> Agent | None:
     model = make_model_agent(choice, role)
     if model is not None:
         return model
-    path = Path(choice).expanduser()
+    try:
+        folder, settings = split_checkpoint_choice(choice)
+    except CheckpointSettingsError as e:
+        raise AgentChoiceError(str(e)) from None
+    path = Path(folder).expanduser()
     if path.exists():
-        return _on_its_side(agent_loader("checkpoint")(str(path), task=task_id), task_id, role)
+        return _on_its_side(agent_loader("checkpoint")(str(path), task=task_id, **settings), task_id, role)
+    if settings or folder != choice:
+        raise AgentChoiceError(f"no checkpoint folder at {folder!r} (looked for {path.resolve()}): the settings "
+                               "after it apply to a checkpoint only")  # fmt: skip
     names = ", ".join(policies(task_id))
     models = "hf:MODEL, http:MODEL@BASE_URL or guided:LLM+CHECKPOINT"
     if "/" in choice or "\\" in choice or choice.startswith((".", "~")):  # meant as a folder

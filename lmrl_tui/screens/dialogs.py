@@ -160,7 +160,7 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
                     id="agent"))  # fmt: skip
                 yield from self._row("checkpoint", "…or a model", Input(
                     self.checkpoint or str(r.get("checkpoint") or ""),
-                    placeholder="checkpoint folder, hf:MODEL, http:MODEL@URL or guided:LLM+CHECKPOINT", id="checkpoint"))  # fmt: skip
+                    placeholder="checkpoint folder [--decoding rerank --no-repeat …], hf:MODEL, http:MODEL@URL or guided:LLM+CHECKPOINT", id="checkpoint"))  # fmt: skip
                 if len(spec.roles) > 1:
                     partners = [(f"Built-in {spec.partner or spec.roles[1]}", PARTNER_EMBEDDED),
                                 ("A person (hot-seat)", HUMAN)]  # fmt: skip

@@ -127,3 +127,39 @@ def test_in_the_apps_agent_process_no_repeat_reads_the_history_it_is_sent(checkp
     left = [a for a in server.agent.candidates if a != first]
     scores, _ = server.agent.decoder.action_scores(history_to_str(task.history()), left)
     assert second == left[int(torch.argmax(scores))]
+
+
+def test_a_checkpoint_chosen_with_settings_plays_with_them_everywhere(checkpoint, tmp_path, capsys):
+    """``FOLDER --decoding rerank --no-repeat`` in the app's model field, ``lmrl generate
+    --policy`` or ``lmrl eval``: the agent plays as ``lmrl eval FOLDER --decoding rerank
+    --no-repeat`` does, and its name (what the store records) says how."""
+    from envs.core.agents import make_agent
+    from lmrl_tui.cli import main as lmrl
+    from training.agent_server import AgentServer
+
+    path, _ = checkpoint
+    choice = f"{path} --decoding rerank --no-repeat"
+    agent = make_agent("twenty-questions", choice)
+    flagged = load_agent(path, decoding="rerank", no_repeat=True)
+    assert _play(agent, 3) == _play(flagged, 3)
+    assert len(set(_play(agent, 3))) == len(_play(agent, 3))
+    assert agent.name.endswith(" --decoding rerank --no-repeat") and agent.name == flagged.name
+    assert agent.meta["settings"] == {"decoding": "rerank", "no_repeat": True}
+    assert " --" not in load_agent(path).name and "settings" not in load_agent(path).meta
+    server = AgentServer()  # the app's agent process loads the same text
+    assert server.handle({"op": "load", "task": "twenty-questions", "choice": choice})["name"] == agent.name
+    db = str(tmp_path / "g.db")
+    assert lmrl(["--db", db, "generate", "twenty-questions", "--policy", choice, "--episodes", "2", "--seed", "3",
+                 "--quiet"]) == 0  # fmt: skip
+    store = Store(db)
+    eps = store.recent_episodes(10)
+    assert {e["agent_name"] for e in eps} == {agent.name}
+    said = [s["action"] for s in store.steps(min(e["id"] for e in eps)) if s["role"] == "agent"]
+    store.close()
+    assert said == _play(flagged, 3)
+    capsys.readouterr()
+    assert lmrl(["--db", db, "eval", choice, "--episodes", "2", "--seed", "3", "--no-progress"]) == 0
+    res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert res["decoding"] == "rerank" and res["no_repeat"] is True
+    assert lmrl(["--db", db, "eval", choice, "--decoding", "sample", "--episodes", "1"]) == 1
+    assert "--decoding is given twice" in capsys.readouterr().err

@@ -124,6 +124,11 @@ _CHECKPOINT_ONLY = ("decoding", "beta", "logit_weight", "top_k", "no_repeat")
 
 def run_eval(args: argparse.Namespace, store) -> int:
     """Run ``lmrl eval``; writes the store's evaluations table and prints the result as JSON."""
+    try:
+        _settings_from_the_choice(args)
+    except TrainingError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     if not Path(args.checkpoint).expanduser().exists():
         return _eval_other_agent(args, store)
     try:
@@ -133,7 +138,8 @@ def run_eval(args: argparse.Namespace, store) -> int:
 
         agent = load_agent(args.checkpoint, decoding=args.decoding, beta=args.beta,
                            temperature=args.temperature, logit_weight=args.logit_weight,
-                           top_k=args.top_k, no_repeat=args.no_repeat)  # fmt: skip
+                           top_k=args.top_k, no_repeat=args.no_repeat,
+                           max_new_tokens=getattr(args, "max_new_tokens", None))  # fmt: skip
         task = args.task or agent.meta.get("task")
         if agent.meta.get("side") == "partner":
             raise TrainingError("this checkpoint learnt the partner's side (--side partner); lmrl eval plays the "
@@ -164,6 +170,28 @@ def run_eval(args: argparse.Namespace, store) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     return _record_and_print(store, task, agent.name, res, options, cid)
+
+
+def _settings_from_the_choice(args: argparse.Namespace) -> None:
+    """``lmrl eval "runs/mc --decoding rerank"`` (a checkpoint as the app and the ladder write it):
+    the settings after the folder become the flags; a flag also given on the command line must agree."""
+    from envs.core.checkpoint_choice import CheckpointSettingsError, split_checkpoint_choice
+
+    try:
+        folder, settings = split_checkpoint_choice(args.checkpoint)
+    except CheckpointSettingsError as e:
+        raise TrainingError(str(e)) from None
+    if not settings or not Path(folder).expanduser().exists():
+        return
+    for key, value in settings.items():
+        given = getattr(args, key, None)
+        if key == "temperature" and given == 1.0:
+            given = None
+        if given is not None and given != value:
+            raise TrainingError(f"--{key.replace('_', '-')} is given twice, after the checkpoint and as a flag, "
+                                "with different values")  # fmt: skip
+        setattr(args, key, value)
+    args.checkpoint = folder
 
 
 def _record_and_print(store, task: str, policy: str, res: dict[str, Any], options: dict[str, Any],
