@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 import envs
+from envs.core.checkpoint_choice import DECODINGS
 from training.settings import setting
 
 ALGOS = ("bc", "pbc", "mc", "ilql", "qsft")
@@ -283,7 +284,7 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
         ("pi_beta", ("shared", "frozen")),
         ("windows", ("step", "episode", "history")),
         ("tokenizer", ("bpe", "byte")),
-        ("decoding", ("sample", "greedy", "rerank", "rerank_sample")),
+        ("decoding", DECODINGS),
         ("qsft_reward", ("return", "step")),
         ("top_mode", ("ties", "count")),
         ("truncation", ("terminal", "drop")),

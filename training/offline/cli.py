@@ -13,6 +13,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from envs.core.checkpoint_choice import DECODINGS
 from training.args import (
     add_config_arguments,
     add_dataset_arguments,
@@ -95,7 +96,7 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
                        option_help="task option key=value (default: the checkpoint's own, on its task)")
     parser.add_argument("--episodes", type=int, default=100, help="episodes to play (default: 100)")
     parser.add_argument("--seed", type=int, default=0, help="first seed; episode i uses seed+i (default: 0)")
-    parser.add_argument("--decoding", choices=["sample", "greedy", "rerank", "rerank_sample"], default=None,
+    parser.add_argument("--decoding", choices=DECODINGS, default=None,
                         help="decoding (default: the checkpoint's)")
     parser.add_argument("--beta", type=float, default=None, help="value-guided decoding's β (default: the checkpoint's)")
     parser.add_argument("--logit-weight", type=float, default=None,
