@@ -13,7 +13,8 @@ import torch
 import torch.nn.functional as F
 
 from training.batched import left_pad, position_ids
-from training.batched_decode import RowState, _cache_from, _cached_step, _kv_of, sample_batch
+from training.batched_decode import RowState, _cached_step, sample_batch
+from training.decode_cache import cache_from, kv_of
 from training.losses import perturb_logits
 from training.tokenization import encode, never_sampled, newline_id
 
@@ -146,8 +147,8 @@ class Decoder:
         for k, lm in enumerate(lms):
             first, cache = _cached_step(lm, ids.to(dev), None, hidden=(k == 0), last_only=True,
                                         attention_mask=attn.to(dev), position_ids=pos.to(dev))  # fmt: skip
-            kv = [(kk[row_of.to(dev)], vv[row_of.to(dev)]) for kk, vv in _kv_of(cache)]
-            rest, _ = _cached_step(lm, t_ids.to(dev), _cache_from(kv, width), hidden=(k == 0),
+            kv = [(kk[row_of.to(dev)], vv[row_of.to(dev)]) for kk, vv in kv_of(cache)]
+            rest, _ = _cached_step(lm, t_ids.to(dev), cache_from(kv, width), hidden=(k == 0),
                                    attention_mask=full_attn.to(dev), position_ids=t_pos.to(dev))  # fmt: skip
             lg = torch.cat([first.logits[:, -1:][row_of.to(dev)], rest.logits], dim=1)[:, :span]
             h = None
