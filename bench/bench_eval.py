@@ -4,8 +4,8 @@ For each task (twenty-questions and textnav-fo by default) it logs behaviour epi
 temporary store, trains a ``tiny`` BC checkpoint on them for a few steps (as ``lmrl train bc``
 does: BPE tokenizer, 2 layers x 64), then evaluates it on the same seeds twice in this run: with
 ``batch_size=1`` (the sequential reference) and with ``--batch-size`` episodes side by side. It
-prints ``name value unit`` lines: both wall times, their ratio (target >= 10), and whether the
-two evaluations gave the same mean return (they play the same episodes).
+prints ``name value unit`` lines: both wall times (the median of ``--repeats`` runs each), their
+ratio (target >= 10), and whether the two evaluations played the same episodes.
 
 ``--baseline REV`` also times whole ``lmrl eval`` processes on the same checkpoint: the code of git
 revision ``REV`` (extracted with ``git archive`` into a temporary folder; e.g. ``6236c7a``, the last
@@ -13,7 +13,7 @@ commit before batched evaluation, whose evaluation played one episode at a time 
 caches between turns) against this checkout's ``lmrl eval --batch-size``, each with its start-up,
 one thread. It prints both times, their ratio and both mean returns (equal under greedy decoding).
 
-    .venv/bin/python bench/bench_eval.py [--episodes 50] [--batch-size 32] [--tasks twenty-questions textnav-fo]
+    .venv/bin/python bench/bench_eval.py [--episodes 50] [--batch-size 64] [--repeats 3] [--tasks twenty-questions textnav-fo]
     .venv/bin/python bench/bench_eval.py --tasks twenty-questions --decoding greedy --baseline 6236c7a
 """
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -58,6 +59,17 @@ def timed(task_id: str, agent, episodes: int, batch_size: int) -> tuple[float, l
     return time.perf_counter() - t0, eps
 
 
+def median_of(repeats: int, task_id: str, agent, episodes: int, batch_size: int) -> tuple[float, list]:
+    """The median wall time of ``repeats`` :func:`timed` runs (each starting with the decoder's
+    score cache empty, so no run reuses another's work) and the episodes of the last."""
+    times, eps = [], []
+    for _ in range(max(1, repeats)):
+        agent.decoder._cache.clear()
+        t, eps = timed(task_id, agent, episodes, batch_size)
+        times.append(t)
+    return statistics.median(times), eps
+
+
 def source_at(rev: str, root: Path) -> Path:
     """The tracked files of git revision ``rev`` in ``root/rev`` (``git archive``)."""
     folder = root / f"src-{rev}"
@@ -82,16 +94,21 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tasks", nargs="+", default=["twenty-questions", "textnav-fo"])
     ap.add_argument("--episodes", type=int, default=50, help="episodes evaluated each way")
-    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--batch-size", type=int, default=None, help="default: lmrl eval's (64)")
     ap.add_argument("--train-episodes", type=int, default=200, help="behaviour episodes to train on")
     ap.add_argument("--steps", type=int, default=300, help="BC steps")
     ap.add_argument("--decoding", default=None, help="e.g. rerank (default: the checkpoint's, sample for BC)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--repeats", type=int, default=3, help="runs each way; their median is printed")
     ap.add_argument("--baseline", metavar="REV", default=None,
                     help="also time whole lmrl eval processes: git revision REV's against this checkout's")
     args = ap.parse_args()
 
     import torch
+
+    from training.evaluate import DEFAULT_BATCH
+
+    args.batch_size = args.batch_size or DEFAULT_BATCH
 
     from training.agent import load_agent
 
@@ -101,13 +118,13 @@ def main() -> None:
             name = SHORT.get(task_id, task_id) + (f"_{args.decoding}" if args.decoding else "")
             agent = load_agent(checkpoint(task_id, Path(tmp), args.train_episodes, args.steps),
                                decoding=args.decoding)  # fmt: skip
-            seq, eps1 = timed(task_id, agent, args.episodes, 1)
-            agent.decoder._cache.clear()  # the batched run scores nothing twice either
-            bat, epsb = timed(task_id, agent, args.episodes, args.batch_size)
+            seq, eps1 = median_of(args.repeats, task_id, agent, args.episodes, 1)
+            bat, epsb = median_of(args.repeats, task_id, agent, args.episodes, args.batch_size)
             same = [e.total_return for e in eps1] == [e.total_return for e in epsb] and \
                 [[t.action for t in e.transitions] for e in eps1] == [[t.action for t in e.transitions] for e in epsb]
             turns = sum(len(e.transitions) for e in epsb)
-            print(f"# {task_id}: {args.episodes} episodes, decoding {agent.decoder.decoding}")
+            print(f"# {task_id}: {args.episodes} episodes, decoding {agent.decoder.decoding}, "
+                  f"median of {args.repeats} runs each way")
             print(f"eval_{name}_turns {turns} turns")
             print(f"eval_{name}_sequential_s {seq:.2f} s")
             print(f"eval_{name}_batched_s {bat:.2f} s")

@@ -46,8 +46,10 @@ def spec_success(spec, ep) -> bool:
     return bool(last and last.terminated and not last.truncated)
 
 
-DEFAULT_BATCH = 32
-"""Episodes ``lmrl eval`` plays side by side unless ``--batch-size`` says otherwise."""
+DEFAULT_BATCH = 64
+"""Episodes ``lmrl eval`` plays side by side unless ``--batch-size`` says otherwise (64: a tiny
+checkpoint's 100 Twenty Questions episodes in 1.87 s against 2.09 s at 32, the tail of 36 episodes
+sharing a batch instead of 4 playing alone; ``bench/bench_eval.py``)."""
 
 
 def play_episodes(task_id: str, agent, episodes: int, seed: int = 0, task_options: dict | None = None, *,

@@ -138,3 +138,15 @@ def test_rows_cache_packs_takes_and_keeps_rows():
     assert torch.equal(cache.row(0, [(0, 6)]), rows[2]) and torch.equal(cache.row(1, [(2, 6)]), rows[0])
     empty = RowsCache.merge([None, None], [0, 0], 3, room=2)
     assert empty.buf is None and empty.n_layers == 3
+
+
+def test_encode_many_gives_each_text_its_own_ids():
+    """The fast tokenizer's batch call without offsets gives every text the ids it has alone, and a
+    tokenizer with truncation of its own goes through transformers' call (which turns it off)."""
+    from training.tokenization import build_tokenizer, encode, encode_many
+
+    tok = build_tokenizer(["the goal is near\nmove up\n" * 20, TEXT], vocab_size=300)
+    texts = ["", "move up\n", "the goal is near\n\n\nyes 0\n" * 9, " z?\n"]
+    assert encode_many(tok, texts) == [encode(tok, t) for t in texts]
+    tok._tokenizer.enable_truncation(4)
+    assert encode_many(tok, texts) == [encode(tok, t) for t in texts] and len(encode_many(tok, texts)[2]) > 4

@@ -24,6 +24,7 @@ from training.args import (
 )
 from training.config import ALGO_DEFAULTS, TrainConfig, canonical_algo, resolve
 from training.errors import TrainingError
+from training.evaluate import DEFAULT_BATCH
 
 
 def _help(name: str) -> str:
@@ -113,9 +114,9 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
                         "the checkpoint's)")  # fmt: skip
     parser.add_argument("--sampled", action="store_true",
                         help="play episodes even where exact evaluation exists (maze-fo)")
-    parser.add_argument("--batch-size", type=int, default=32,
+    parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH,
                         help="episodes played side by side, one batched forward per turn; 1 plays "
-                        "them one at a time (same results for the same seeds) (default: 32)")
+                        f"them one at a time (same results for the same seeds) (default: {DEFAULT_BATCH})")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar (it is drawn on stderr only when that is a terminal)")
 
