@@ -44,6 +44,8 @@ class Decoder:
         """Longest prompt + action it reads: the training windows' ``max_length`` (positions past it
         were never trained; a longer history is cut from the left)."""
         self._cache: dict[tuple[str, tuple[str, ...]], torch.Tensor] = {}
+        self._action_ids: dict[str, list[int]] = {}  # the actions' tokens (the data's are scored every turn)
+        self._scratch: list = []  # the memory the reranker's caches are built in, reused (decode_cache.cache_from)
 
     # -- per-token quantities -------------------------------------------------------------------
     def _heads(self, logits: torch.Tensor, h: torch.Tensor, beta_logits: torch.Tensor | None):
@@ -107,8 +109,13 @@ class Decoder:
         longer than the context keeps its first tokens after the prompt's last one."""
         p_ids = encode(self.tok, prompt)
         seqs = []
+        if len(self._action_ids) > 65536:
+            self._action_ids.clear()
         for a in actions:
-            a_ids = encode(self.tok, a)[: max(self.context - 1, 1)]
+            ids = self._action_ids.get(a)
+            if ids is None:
+                ids = self._action_ids[a] = encode(self.tok, a)
+            a_ids = ids[: max(self.context - 1, 1)]
             keep = self.context - len(a_ids)
             seqs.append((p_ids[-keep:] if keep > 0 else [], a_ids))
         return seqs
@@ -147,8 +154,8 @@ class Decoder:
         for k, lm in enumerate(lms):
             first, cache = _cached_step(lm, ids.to(dev), None, hidden=(k == 0), last_only=True,
                                         attention_mask=attn.to(dev), position_ids=pos.to(dev))  # fmt: skip
-            kv = [(kk[row_of.to(dev)], vv[row_of.to(dev)]) for kk, vv in kv_of(cache)]
-            rest, _ = _cached_step(lm, t_ids.to(dev), cache_from(kv, width), hidden=(k == 0),
+            past = cache_from(kv_of(cache), width, rows=row_of.tolist(), scratch=self._scratch)
+            rest, _ = _cached_step(lm, t_ids.to(dev), past, hidden=(k == 0),
                                    attention_mask=full_attn.to(dev), position_ids=t_pos.to(dev))  # fmt: skip
             lg = torch.cat([first.logits[:, -1:][row_of.to(dev)], rest.logits], dim=1)[:, :span]
             h = None
@@ -161,26 +168,28 @@ class Decoder:
         return self._heads(logits, hidden, beta_logits)
 
     def _row_scores(self, seqs, guided, logp_beta, score) -> tuple[list, list]:
+        """Per row: (reranker score, the action's log-probability under the sampling policy), from
+        its action tokens' positions (the first ``len(action)`` of the row), for all rows at once."""
         guided, logp_beta, score = guided.cpu(), logp_beta.cpu(), score.cpu()
         logp_pol = F.log_softmax(guided / max(self.temperature, 1e-6), dim=-1)
-        scores, logps = [], []
-        ratio = self.algo == "qsft" and self.cfg.extra.get("qsft_policy") == "ratio"
-        for i, (_, a) in enumerate(seqs):
-            pos = torch.arange(len(a))
-            tgt = torch.tensor(a, dtype=torch.long)
-            tok_score = score[i, pos].gather(-1, tgt.unsqueeze(-1)).squeeze(-1)
-            lb = logp_beta[i, pos].gather(-1, tgt.unsqueeze(-1)).squeeze(-1)
-            if self.algo == "mc":
-                s = tok_score[-1]
-            elif ratio:
-                s = tok_score.sum() - lb.sum()
-            else:
-                s = tok_score.sum()
-            if self.cfg.logit_weight and self.algo in ("ilql", "mc"):
-                s = s + self.cfg.logit_weight * lb.sum()
-            scores.append(s)
-            logps.append(logp_pol[i, pos].gather(-1, tgt.unsqueeze(-1)).sum())
-        return scores, logps
+        n = torch.tensor([len(a) for _, a in seqs])
+        span = int(n.max())
+        tgt = torch.tensor([list(a) + [0] * (span - len(a)) for _, a in seqs], dtype=torch.long).unsqueeze(-1)
+        mask = torch.arange(span).unsqueeze(0) < n.unsqueeze(1)
+
+        def taken(x: torch.Tensor) -> torch.Tensor:  # each position's action token, 0 past the action
+            return torch.where(mask, x[:, :span].gather(-1, tgt).squeeze(-1), 0.0)
+
+        tok_score, lb = taken(score), taken(logp_beta)
+        if self.algo == "mc":
+            s = tok_score.gather(1, (n - 1).clamp(min=0).unsqueeze(1)).squeeze(1)
+        elif self.algo == "qsft" and self.cfg.extra.get("qsft_policy") == "ratio":
+            s = tok_score.sum(1) - lb.sum(1)
+        else:
+            s = tok_score.sum(1)
+        if self.cfg.logit_weight and self.algo in ("ilql", "mc"):
+            s = s + self.cfg.logit_weight * lb.sum(1)
+        return list(s), list(taken(logp_pol).sum(1))
 
     @torch.no_grad()
     def _score_rows_full(self, seqs: Sequence[tuple[list[int], list[int]]]) -> tuple[list, list]:

@@ -150,3 +150,29 @@ def test_encode_many_gives_each_text_its_own_ids():
     assert encode_many(tok, texts) == [encode(tok, t) for t in texts]
     tok._tokenizer.enable_truncation(4)
     assert encode_many(tok, texts) == [encode(tok, t) for t in texts] and len(encode_many(tok, texts)[2]) > 4
+
+
+@pytest.mark.parametrize("algo", ["bc", "mc"])
+def test_reranker_scores_are_each_actions_own(algo):
+    """The reranker's scores of many actions (their token positions taken for all rows at once)
+    are those of each (prompt, action) fed alone: MC's last-token Q plus the π_β term, BC's summed
+    log-probability; and the sampling policy's log-probability of each."""
+    import torch.nn.functional as F
+
+    dec = _decoder("gpt2", algo=algo)
+    dec.cfg.logit_weight = 0.5
+    with torch.no_grad():  # a Q head that is not all zeros
+        for p in dec.model.q_heads.parameters():
+            p.normal_(0, 0.5)
+    prompt, actions = "the goal is near\n", ["a\n", "move up\n", "zz?\n", "b c d e f g\n"]
+    scores, logps = dec.action_scores(prompt, actions)
+    for (p_ids, a_ids), s, lp in zip(dec._rows(prompt, actions), scores, logps, strict=True):
+        at = torch.tensor([[len(p_ids) - 1 + j for j in range(len(a_ids))]])
+        guided, logp_beta, score = dec._forward(torch.tensor([p_ids + a_ids]), torch.ones(1, len(p_ids) + len(a_ids),
+                                                dtype=torch.long), at)  # fmt: skip
+        tgt = torch.tensor(a_ids).unsqueeze(-1)
+        per_token = score[0].gather(-1, tgt).squeeze(-1)
+        want = per_token[-1] + 0.5 * logp_beta[0].gather(-1, tgt).sum() if algo == "mc" else per_token.sum()
+        torch.testing.assert_close(s, want.float(), atol=1e-4, rtol=1e-4)
+        torch.testing.assert_close(lp, F.log_softmax(guided[0], dim=-1).gather(-1, tgt).sum().float(), atol=1e-4,
+                                   rtol=1e-4)  # fmt: skip
