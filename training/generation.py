@@ -142,12 +142,8 @@ class Decoder:
         span = max(len(a) for _, a in seqs)
         tail = [a[:-1] for _, a in seqs]  # the action tokens fed after the prompt
         width = max(1, max(len(t) for t in tail))
-        t_ids = torch.full((len(seqs), width), self.pad, dtype=torch.long)
-        t_attn = torch.zeros_like(t_ids)
-        for i, t in enumerate(tail):
-            if t:
-                t_ids[i, : len(t)] = torch.tensor(t)
-                t_attn[i, : len(t)] = 1
+        t_ids = torch.tensor([list(t) + [self.pad] * (width - len(t)) for t in tail], dtype=torch.long)
+        t_attn = torch.tensor([[1] * len(t) + [0] * (width - len(t)) for t in tail], dtype=torch.long)
         t_pos = (plen[row_of].unsqueeze(1) + torch.arange(width).unsqueeze(0)).clamp(max=self.n_positions - 1)
         full_attn = torch.cat([attn[row_of], t_attn], dim=1)
         outs = []
