@@ -229,8 +229,9 @@ def _cached_step(lm, ids: torch.Tensor, cache, hidden: bool, last_only: bool = F
     """One forward with a KV cache; transformers >= 5 calls it ``cache``, older ``past_key_values``.
     ``extra``: ``attention_mask`` (past and new tokens), ``position_ids`` (new tokens);
     ``last_only``: logits of the last position only (where the model can skip the others)."""
-    if last_only and "attention_mask" in extra and "position_ids" in extra and fast_gpt2.supports(lm, cache):
-        return (out := fast_gpt2.step(lm, ids, cache, extra["attention_mask"], extra["position_ids"])), out.cache
+    if "attention_mask" in extra and "position_ids" in extra and fast_gpt2.supports(lm, cache):
+        out = fast_gpt2.step(lm, ids, cache, extra["attention_mask"], extra["position_ids"], last_only)
+        return out, out.cache
     params = _PARAMS.get(type(lm))
     if params is None:
         params = _PARAMS[type(lm)] = frozenset(inspect.signature(lm.forward).parameters)

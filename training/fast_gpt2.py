@@ -5,8 +5,8 @@ output capturing, config look-ups) than in arithmetic when the model is the 2-la
 and a forward feeds one token per row: about 1.3 ms of a 2.5 ms step on this CPU. :func:`step`
 runs the same modules (embeddings, each block's layer norms, ``Conv1D`` projections, activation,
 SDPA) on the same cache, with a boolean mask built once for all layers, and returns what
-:func:`training.batched_decode._cached_step` needs: the last position's logits and final hidden
-state, and the updated cache.
+:func:`training.batched_decode._cached_step` needs: the logits and final hidden state (of the last
+position, or of all: the reranker's action rows), and the updated cache.
 
 It applies only where the model is a plain GPT-2 (:func:`supports`): self-attention only, SDPA or
 eager attention without the reordered upcast, every dropout off (evaluation), and a cache whose
@@ -82,10 +82,11 @@ def _act(module, x: torch.Tensor) -> torch.Tensor:
 
 
 @torch.no_grad()
-def step(lm, ids: torch.Tensor, cache, attention_mask: torch.Tensor, position_ids: torch.Tensor) -> StepOutput:
+def step(lm, ids: torch.Tensor, cache, attention_mask: torch.Tensor, position_ids: torch.Tensor,
+         last_only: bool = True) -> StepOutput:
     """One forward of ``ids`` [B, S] after the tokens in ``cache``; ``attention_mask`` [B, past + S]
-    marks real tokens, ``position_ids`` [B, S]. The cache grows by S; only the last position's
-    logits are computed."""
+    marks real tokens, ``position_ids`` [B, S]. The cache grows by S. ``last_only``: the logits and
+    final hidden state of the last position only (else of every position)."""
     t = lm.transformer
     x = F.embedding(ids, t.wte.weight) + F.embedding(position_ids, t.wpe.weight)
     mask = _mask(attention_mask, ids.shape[1])
@@ -100,5 +101,5 @@ def step(lm, ids: torch.Tensor, cache, attention_mask: torch.Tensor, position_id
         o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=a.scaling)
         x = _conv1d(a.c_proj, o.transpose(1, 2).reshape(b, s, d)) + x
         x = _conv1d(mlp.c_proj, _act(mlp.act, _conv1d(mlp.c_fc, _norm(block.ln_2, x)))) + x
-    last = _norm(t.ln_f, x[:, -1:])
+    last = _norm(t.ln_f, x[:, -1:] if last_only else x)
     return StepOutput(F.linear(last, lm.lm_head.weight, lm.lm_head.bias), (last,), cache)

@@ -101,9 +101,11 @@ def test_llama_with_grouped_query_heads_decodes_as_one_prompt_at_a_time():
     _check(_decoder("llama"))
 
 
-def test_lean_forward_equals_transformers_on_padded_rows_with_gaps():
-    """Rows with cached tokens packed right, new tokens left-padded: the lean forward's last
-    logits, hidden state and cached keys equal transformers' forward on the same inputs."""
+@pytest.mark.parametrize("last_only", [True, False], ids=["last", "every-position"])
+def test_lean_forward_equals_transformers_on_padded_rows_with_gaps(last_only, monkeypatch):
+    """Rows with cached tokens packed right, new tokens left-padded: the lean forward's logits and
+    final hidden states (the last position's, or every real one's) and cached keys equal
+    transformers' forward on the same inputs."""
     from training.batched_decode import _cached_step
 
     dec = _decoder("gpt2")
@@ -116,13 +118,15 @@ def test_lean_forward_equals_transformers_on_padded_rows_with_gaps():
     for lean in (True, False):
         cache = RowsCache.merge(rows, [5, 0, 3], 2, room=4)
         if lean:
-            out = fast_gpt2.step(lm, ids, cache.model_cache(), attn, pos)
+            out = fast_gpt2.step(lm, ids, cache.model_cache(), attn, pos, last_only)
         else:
-            out, _ = _cached_step(lm, ids, cache.model_cache(), hidden=True, last_only=True, attention_mask=attn,
-                                  position_ids=pos)  # fmt: skip
+            monkeypatch.setattr(fast_gpt2, "supports", lambda lm, cache: False)  # transformers' forward
+            out, _ = _cached_step(lm, ids, cache.model_cache(), hidden=True, last_only=last_only,
+                                  attention_mask=attn, position_ids=pos)  # fmt: skip
         cache.absorb(out.get("cache"))
         real = [cache.row(j, [(c, c + 1) for c in range(9) if attn[j, c]]) for j in range(3)]  # padding aside
-        outs.append((out.logits[:, -1], out.hidden_states[-1][:, -1], *real))
+        new = attn[:, -4:].bool() if not last_only else torch.ones(3, 1, dtype=torch.bool)
+        outs.append((out.logits[:, -new.shape[1]:][new], out.hidden_states[-1][:, -new.shape[1]:][new], *real))
     for a, b in zip(*outs, strict=True):
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
 
@@ -153,19 +157,23 @@ def test_encode_many_gives_each_text_its_own_ids():
 
 
 @pytest.mark.parametrize("algo", ["bc", "mc"])
-def test_reranker_scores_are_each_actions_own(algo):
+def test_reranker_scores_are_each_actions_own(algo, monkeypatch):
     """The reranker's scores of many actions (their token positions taken for all rows at once)
     are those of each (prompt, action) fed alone: MC's last-token Q plus the π_β term, BC's summed
     log-probability; and the sampling policy's log-probability of each."""
     import torch.nn.functional as F
 
+    step = fast_gpt2.step
     dec = _decoder("gpt2", algo=algo)
     dec.cfg.logit_weight = 0.5
+    lean_calls = []
+    monkeypatch.setattr(fast_gpt2, "step", lambda *a, **k: lean_calls.append(a[5:]) or step(*a, **k))
     with torch.no_grad():  # a Q head that is not all zeros
         for p in dec.model.q_heads.parameters():
             p.normal_(0, 0.5)
     prompt, actions = "the goal is near\n", ["a\n", "move up\n", "zz?\n", "b c d e f g\n"]
     scores, logps = dec.action_scores(prompt, actions)
+    assert (False,) in lean_calls, "the action rows were not fed through the lean forward"
     for (p_ids, a_ids), s, lp in zip(dec._rows(prompt, actions), scores, logps, strict=True):
         at = torch.tensor([[len(p_ids) - 1 + j for j in range(len(a_ids))]])
         guided, logp_beta, score = dec._forward(torch.tensor([p_ids + a_ids]), torch.ones(1, len(p_ids) + len(a_ids),
