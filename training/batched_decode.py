@@ -10,6 +10,11 @@ The next turn reuses the longest prefix the new prompt's tokens share with them 
 rest. A batch then holds rows with different cached and new lengths: the cached parts are packed to
 the right of the cache, the new tokens to the right of the input, and the attention mask skips the
 gaps; position ids count only a row's real tokens, so every row sees what it would see alone.
+When a turn's rows are prefilled in one group (the usual case) they decode on in that group's
+cache; rows that end their line stay in the batch, fed padding and drawing nothing, until half of
+them have ended, and then the batch keeps only the others. The caches are
+:class:`training.decode_cache.RowsCache` (one tensor for all layers); GPT-2 models run
+:mod:`training.fast_gpt2`'s lean forward.
 """
 
 from __future__ import annotations
