@@ -33,22 +33,27 @@ def kv_of(cache) -> list[tuple[torch.Tensor, torch.Tensor]]:
     raise RuntimeError(f"batched decoding does not know this transformers cache ({type(cache).__name__})")
 
 
+SCRATCH_BYTES = 512 * 2**20
+"""The largest cache :func:`cache_from` keeps for reuse (a larger one, e.g. a 135M-parameter model's
+for hundreds of actions, is made afresh each time rather than held between turns)."""
+
+
 def cache_from(kv: list[tuple[torch.Tensor, torch.Tensor]], room: int = 0, rows: Sequence[int] | None = None,
                scratch: list | None = None):
     """A transformers cache holding ``kv`` (with ``rows``: its row ``rows[r]`` as row r, the copies
     made straight into the cache), with room for ``room`` more tokens.
 
     ``scratch`` (a list the caller keeps, empty at first) holds the memory the cache is built in,
-    reused by the next call: a reranking pass builds one such cache per prompt, hundreds of
-    megabytes, and fresh memory that large costs the kernel's page faults each time (a third of
-    the pass)."""
+    reused by the next call, up to ``SCRATCH_BYTES``: a reranking pass builds one such cache per
+    prompt, hundreds of megabytes, and fresh memory that large costs the kernel's page faults each
+    time (a third of the pass with the tiny model)."""
     b, h, t, d = kv[0][0].shape
     rows = list(range(b)) if rows is None else [int(r) for r in rows]
     shape = (2, len(kv), len(rows), h, t + room, d)
-    if scratch is None:
+    n = math.prod(shape)
+    if scratch is None or n * kv[0][0].element_size() > SCRATCH_BYTES:
         buf = kv[0][0].new_empty(shape)
     else:
-        n = math.prod(shape)
         if not scratch or scratch[0].numel() < n or scratch[0].dtype != kv[0][0].dtype or \
                 scratch[0].device != kv[0][0].device:
             scratch[:] = [kv[0][0].new_empty(n)]

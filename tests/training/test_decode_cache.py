@@ -184,3 +184,16 @@ def test_reranker_scores_are_each_actions_own(algo, monkeypatch):
         torch.testing.assert_close(s, want.float(), atol=1e-4, rtol=1e-4)
         torch.testing.assert_close(lp, F.log_softmax(guided[0], dim=-1).gather(-1, tgt).sum().float(), atol=1e-4,
                                    rtol=1e-4)  # fmt: skip
+
+
+def test_cache_from_reuses_its_scratch_memory_up_to_a_bound(monkeypatch):
+    kv = [(torch.randn(2, 2, 3, 4), torch.randn(2, 2, 3, 4)) for _ in range(2)]
+    scratch: list = []
+    first = decode_cache.cache_from(kv, 2, rows=[0, 0, 1], scratch=scratch)
+    held = scratch[0].data_ptr()
+    assert torch.equal(first.layers[1].keys[2], kv[1][0][1]) and torch.equal(first.layers[0].values[1], kv[0][1][0])
+    decode_cache.cache_from(kv, 1, rows=[1], scratch=scratch)
+    assert scratch[0].data_ptr() == held  # the same memory again
+    monkeypatch.setattr(decode_cache, "SCRATCH_BYTES", 16)
+    big = decode_cache.cache_from(kv, 2, rows=[1, 0], scratch=scratch)
+    assert scratch[0].data_ptr() == held and torch.equal(big.layers[0].keys[0], kv[0][0][1])
