@@ -34,7 +34,11 @@ async def test_a_person_sells_to_a_buyer_checkpoint(store, tmp_path):
         await pilot.pause()
         assert not isinstance(app.screen, PlayScreen)  # a folder that is not there: the field says so
         app.screen.query_one("#partner-model").value = str(buyer)
-        await pilot.click("#start")
+        # The error focused (and scrolled to) its field: let the form settle so the click lands on
+        # Start, not where Start was (CI once timed out here with the first attempt's message shown).
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        assert await pilot.click("#start"), "the click did not land on Start"
         # The buyer loads in a worker (its own process imports torch: slow on a loaded machine);
         # wait for that worker itself rather than for a fixed time.
         for _ in range(600):
