@@ -106,12 +106,10 @@ def main() -> None:
 
     import torch
 
+    from training.agent import load_agent
     from training.evaluate import DEFAULT_BATCH
 
     args.batch_size = args.batch_size or DEFAULT_BATCH
-
-    from training.agent import load_agent
-
     torch.set_num_threads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:
         for task_id in args.tasks:

@@ -89,8 +89,6 @@ class RowsCache:
     """One language model's cached keys and values for a batch of rows (see the module)."""
 
     def __init__(self, buf: torch.Tensor | None, n: int = 0, room: int = 0, n_layers: int = 0) -> None:
-        if buf is not None and n + room > buf.shape[4]:
-            buf = torch.cat([buf[..., :n, :], buf.new_zeros(buf.shape[:4] + (room,) + buf.shape[5:])], dim=4)
         self.buf, self.n, self.room = buf, int(n), int(room)
         self.n_layers = int(buf.shape[1]) if buf is not None else int(n_layers)
         self._model_cache = None

@@ -70,7 +70,7 @@ def encode_many(tok: PreTrainedTokenizerBase, texts: Sequence[str]) -> list[list
     without the character offsets: a third less time on a batch's histories)."""
     if not texts:
         return []
-    backend = getattr(tok, "_tokenizer", None)
+    backend = getattr(tok, "backend_tokenizer", None)
     fast = getattr(backend, "encode_batch_fast", None)
     if fast is not None and backend.truncation is None and backend.padding is None:
         return [e.ids for e in fast(list(texts), add_special_tokens=False)]
