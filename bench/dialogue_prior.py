@@ -127,13 +127,16 @@ def run(args: argparse.Namespace) -> None:
         if not (out / "runs" / name / "checkpoint" / "model.safetensors").exists():
             continue
         value = a in ("mc", "ilql", "qsft")
-        variants = [(None, 0)] + ([(b, 0) for b in args.eval_beta] + [(None, k) for k in args.eval_top_k] if value else [])
-        for beta, top_k in variants:
+        variants = [(None, 0, "")] + ([(b, 0, "") for b in args.eval_beta] + [(None, k, "") for k in args.eval_top_k]
+                                      if value else [])  # fmt: skip
+        if t in args.eval_rerank:
+            variants.append((None, 0, "rerank"))
+        for beta, top_k, mode in variants:
             tag = (f"{t}-{a}" + (f"@beta{beta:g}" if beta is not None else "") + (f"@top{top_k}" if top_k else "")
-                   + f"-s{s}")  # fmt: skip
+                   + (f"@{mode}" if mode else "") + f"-s{s}")  # fmt: skip
             eval_jobs.append(([sys.executable, str(Path(__file__).resolve()), "_eval", str(out / "runs" / name), t,
                                str(args.eval_episodes), str(out / "eval" / f"{tag}.json"),
-                               str(out / "runs" / f"{name}.db"), "" if beta is None else str(beta), str(top_k)],
+                               str(out / "runs" / f"{name}.db"), "" if beta is None else str(beta), str(top_k), mode],
                               out / "logs" / f"eval-{tag}.log"))  # fmt: skip
     t3 = time.monotonic()
     phases["eval"] = {"jobs": _parallel(eval_jobs, until, {"DIALOGUE_PRIOR_EVAL_BATCH": str(args.eval_batch)},
@@ -145,9 +148,12 @@ def run(args: argparse.Namespace) -> None:
     report(out)
 
 
-def _eval(run_dir: str, task: str, episodes: int, json_out: str, db: str, beta: str = "", top_k: int = 0) -> None:
+def _eval(run_dir: str, task: str, episodes: int, json_out: str, db: str, beta: str = "", top_k: int = 0,
+          mode: str = "") -> None:  # fmt: skip
     """Play ``episodes`` episodes (seeds 0..) of the checkpoint in ``run_dir`` side by side; write
-    per-episode figures and the first episode's agent lines to ``json_out``; record the evaluation."""
+    per-episode figures and the first episode's agent lines to ``json_out``; record the evaluation.
+    ``mode`` ``rerank``: choose among the data's actions by the checkpoint's score, never one this
+    episode already had (``lmrl eval --decoding rerank --no-repeat``)."""
     import torch
 
     import envs
@@ -157,7 +163,8 @@ def _eval(run_dir: str, task: str, episodes: int, json_out: str, db: str, beta: 
 
     torch.backends.cuda.matmul.allow_tf32 = True
     t0 = time.monotonic()
-    agent = load_agent(run_dir, beta=float(beta) if beta else None, top_k=top_k or None)
+    rerank = {"decoding": "rerank", "no_repeat": True} if mode == "rerank" else {}
+    agent = load_agent(run_dir, beta=float(beta) if beta else None, top_k=top_k or None, **rerank)
     load_s = time.monotonic() - t0
     eps = play_episodes(task, agent, episodes, 0, agent.meta.get("task_options") or {},
                         batch_size=int(os.environ.get("DIALOGUE_PRIOR_EVAL_BATCH", "50")))
@@ -166,7 +173,7 @@ def _eval(run_dir: str, task: str, episodes: int, json_out: str, db: str, beta: 
     wins = [bool(spec_success(spec, ep)) for ep in eps]
     mean, lo, hi = mean_ci(rets)
     res = {"episodes": episodes, "mean_return": mean, "ci_low": lo, "ci_high": hi,
-           "success_rate": sum(wins) / max(episodes, 1), "method": "sampled"}  # fmt: skip
+           "success_rate": sum(wins) / max(episodes, 1), "method": "reranked" if rerank else "sampled"}  # fmt: skip
     with Store(db) as store:
         res = normalise(res, task, store, task_options=agent.meta.get("task_options"))
         record_evaluation(store, task, agent.name, res)
@@ -259,10 +266,14 @@ def main() -> None:
     r.add_argument("--eval-jobs", type=int, default=6,
                    help="evaluations at a time (default: 6; 27 at once on one H200 finished none in 243 s)")
     r.add_argument("--eval-batch", type=int, default=50, help="episodes side by side in an evaluation")
-    r.add_argument("--eval-beta", nargs="*", type=float, default=[1.0],
-                   help="value-based checkpoints are also evaluated at these β (default: 1)")
+    r.add_argument("--eval-beta", nargs="*", type=float, default=[],
+                   help="value-based checkpoints are also evaluated at these β (default: none; the one GPU run "
+                        "so far had no time left for β = 1)")
     r.add_argument("--eval-top-k", nargs="*", type=int, default=[20],
                    help="... and at their own β, sampling only among π_β's K likeliest tokens (default: 20)")
+    r.add_argument("--eval-rerank", nargs="*", default=["twenty-questions", "guess-city"],
+                   help="every checkpoint of these tasks is also evaluated reranking the data's actions, never "
+                        "one already said (the tiny model's best decoding; default: the question tasks)")
     r.add_argument("--train-flag", action="append", default=[], help="an extra lmrl train flag (FLAG=VALUE)")
     rp = sub.add_parser("report", help="the table of a finished (or stopped) run")
     rp.add_argument("out", type=Path)
@@ -271,13 +282,14 @@ def main() -> None:
         ev.add_argument(n)
     ev.add_argument("beta", nargs="?", default="")
     ev.add_argument("top_k", nargs="?", type=int, default=0)
+    ev.add_argument("mode", nargs="?", default="", choices=["", "rerank"])
     a = ap.parse_args()
     if a.cmd == "run":
         run(a)
     elif a.cmd == "report":
         report(a.out)
     else:
-        _eval(a.run_dir, a.task, int(a.episodes), a.json_out, a.db, a.beta, a.top_k)
+        _eval(a.run_dir, a.task, int(a.episodes), a.json_out, a.db, a.beta, a.top_k, a.mode)
 
 
 if __name__ == "__main__":

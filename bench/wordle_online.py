@@ -16,7 +16,11 @@ comparison has a confidence interval over seeds, not only over games:
    times and the exact commands.
 
     python bench/wordle_online.py run OUT [--seeds 0 1 2] [--jobs 2] [--games 60000] [--rounds 150]
-    python bench/wordle_online.py report OUT
+    python bench/wordle_online.py report OUT [--merge EARLIER/results.json ...]
+
+``--merge`` adds the seeds of an earlier run's ``results.json`` (e.g. ``results/wordle-online``) that
+``OUT`` lacks, with their commands and the commit they ran at, so that seeds run in several sessions
+make one table.
 
 Every step skips what is done (a training run that ended with rc 0 in ``steps.json``, an evaluation
 whose JSON exists); a run killed part-way continues from its last checkpoint (``--resume``). An
@@ -154,10 +158,28 @@ def _reference(games: int = 1000) -> tuple[float, float]:
     return means[0], means[1]
 
 
-def report(out: Path) -> dict[str, Any]:
-    from training.reproduce_report import seed_ci
+def _merge(rows: dict[str, dict[str, Any]], steps: dict[str, Any], earlier: Path, ref: tuple[float, float]) -> None:
+    """Add ``earlier``'s per-seed figures for the (algorithm, seed) pairs ``rows`` lacks, and their steps."""
+    prev = json.loads(earlier.read_text())
+    pref = prev["reference"]
+    if (round(pref["data_mean_return"], 3), round(pref["strong_mean_return"], 3)) != tuple(round(x, 3) for x in ref):
+        raise SystemExit(f"{earlier}: its score's reference returns differ from these ({pref} against {ref})")
+    for row in prev["rows"]:
+        have = {s["seed"] for s in rows.get(row["algorithm"], {}).get("seeds", [])}
+        for s in row["seeds"]:
+            if s["seed"] not in have:
+                rows.setdefault(row["algorithm"], {"algorithm": row["algorithm"], "seeds": []})["seeds"].append(
+                    {**s, "commit": s.get("commit") or prev.get("commit")})
+                for key in (f"train {row['algorithm']}-s{s['seed']}", f"eval {row['algorithm']}-s{s['seed']}"):
+                    if key in prev["steps"] and key not in steps:
+                        steps[key] = prev["steps"][key]
+
+
+def report(out: Path, merge: list[Path] | None = None) -> dict[str, Any]:
+    from training.reproduce_report import git_commit, seed_ci, versions
 
     lo, hi = _reference()
+    commit = git_commit()
     rows: dict[str, dict[str, Any]] = {}
     for ev in sorted((out / "eval").glob("*.json")):
         algo, seed = ev.stem.rsplit("-s", 1)
@@ -165,7 +187,12 @@ def report(out: Path) -> dict[str, Any]:
         ret = e["mean_return"]
         rows.setdefault(algo, {"algorithm": algo, "seeds": []})["seeds"].append({
             "seed": int(seed), "success": e["success_rate"], "return": ret, "score": 50 + 50 * (ret - lo) / (hi - lo),
-            "games": e.get("episodes"), "eval_s": e.get("eval_seconds")})  # fmt: skip
+            "games": e.get("episodes"), "eval_s": e.get("eval_seconds"), "commit": commit})  # fmt: skip
+    steps = _steps(out)
+    for earlier in merge or []:
+        _merge(rows, steps, earlier, (lo, hi))
+    for r in rows.values():
+        r["seeds"].sort(key=lambda s: s["seed"])
     bc = {s["seed"]: s for s in rows.get("bc", {}).get("seeds", [])}
     for r in rows.values():
         for key in ("success", "return", "score"):
@@ -175,10 +202,8 @@ def report(out: Path) -> dict[str, Any]:
             r["gain_seeds"] = [s["seed"] for s in paired]
             r["score_gain"] = seed_ci([s["score"] - bc[s["seed"]]["score"] for s in paired])
             r["return_gain"] = seed_ci([s["return"] - bc[s["seed"]]["return"] for s in paired])
-    from training.reproduce_report import git_commit, versions
-
-    result = {"reference": {"data_mean_return": lo, "strong_mean_return": hi}, "steps": _steps(out),
-              "versions": versions(), "commit": git_commit(),
+    result = {"reference": {"data_mean_return": lo, "strong_mean_return": hi}, "steps": steps,
+              "versions": versions(), "commit": commit,
               "rows": [rows[a] for a in ("bc", *ONLINE) if a in rows]}  # fmt: skip
     (out / "results.json").write_text(json.dumps(result, indent=1, default=str) + "\n")
     (out / "results.md").write_text(markdown(result))
@@ -207,6 +232,13 @@ def markdown(result: dict[str, Any]) -> str:
         gain = ci(r["score_gain"]) if "score_gain" in r else "–"
         lines.append(f"| {r['algorithm']} | {len(r['seeds'])} | {ci(r['success'], 100)} % | "
                      f"{ci(r['return'], fmt='{:.3f}')} | {ci(r['score'])} | {per} | {gain} |")  # fmt: skip
+    by_commit: dict[str, set[int]] = {}
+    for r in result["rows"]:
+        for s in r["seeds"]:
+            by_commit.setdefault(s.get("commit") or str(result.get("commit")), set()).add(s["seed"])
+    if len(by_commit) > 1:
+        lines += ["", "Seeds by the commit they ran at: " + "; ".join(
+            f"{', '.join(map(str, sorted(v)))} at {k[:7]}" for k, v in by_commit.items()) + "."]
     lines += ["", f"Commit {result.get('commit')}; " + ", ".join(f"{k} {v}" for k, v in result.get("versions", {}).items()),
               "", "Commands (run from the checkout; OUT is this folder) and their wall times, one thread each:", ""]  # fmt: skip
     lines.append("* every evaluation: `python -m lmrl_tui --db OUT/store.db eval OUT/runs/NAME --task wordle "
@@ -228,6 +260,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=150, help="online rounds")
     ap.add_argument("--eval-games", type=int, default=1000)
     ap.add_argument("--algorithms", nargs="+", default=["bc", *ONLINE], choices=["bc", *ONLINE])
+    ap.add_argument("--merge", type=Path, nargs="+", default=[], help="earlier results.json files to add seeds from")
     args = ap.parse_args()
     out = args.out.resolve()
     (out / "logs").mkdir(parents=True, exist_ok=True)
@@ -237,7 +270,7 @@ def main() -> None:
         data(out, args.games)
         train_and_eval(out, args.seeds, args.bc_steps, args.rounds, args.jobs, algos, args.eval_games)
         _record(out, "run_wall_s", round(time.time() - t0, 1))
-    report(out)
+    report(out, args.merge)
 
 
 if __name__ == "__main__":

@@ -39,3 +39,39 @@ def test_the_bench_trains_evaluates_and_reports_over_seeds(tmp_path, monkeypatch
     capsys.readouterr()
     bench.main()
     assert json.loads((out / "results.json").read_text())["steps"]["train bc-s0"] == steps["train bc-s0"]
+
+
+def _eval_file(out, name, ret, success):
+    (out / "eval").mkdir(parents=True, exist_ok=True)
+    (out / "eval" / f"{name}.json").write_text(json.dumps(
+        {"mean_return": ret, "success_rate": success, "episodes": 1000, "eval_seconds": 1.0}))
+
+
+def test_report_merges_the_seeds_of_an_earlier_run(tmp_path, capsys):
+    """Seeds run in another session join the table: the earlier file's seeds that this folder lacks,
+    with their commands and commit; this folder's own seeds win; other reference returns are refused."""
+    bench = bench_script("wordle_online")
+    first, second = tmp_path / "first", tmp_path / "second"
+    for seed, (bc, online) in enumerate([(-4.6, -4.3), (-4.4, -4.2)]):
+        _eval_file(first, f"bc-s{seed}", bc, 0.4)
+        _eval_file(first, f"online-filtered-bc-s{seed}", online, 0.5)
+    (first / "steps.json").write_text(json.dumps({"train bc-s0": {"cmd": "python -m lmrl_tui train bc", "rc": 0,
+                                                                  "seconds": 9.0}}))  # fmt: skip
+    earlier = bench.report(first)
+    _eval_file(second, "bc-s1", -4.0, 0.6)  # seed 1 again: this folder's figure is kept
+    _eval_file(second, "bc-s2", -4.5, 0.45)
+    _eval_file(second, "online-filtered-bc-s2", -4.1, 0.55)
+    merged = bench.report(second, [first / "results.json"])
+    rows = {r["algorithm"]: r for r in merged["rows"]}
+    assert [s["seed"] for s in rows["bc"]["seeds"]] == [0, 1, 2]
+    assert [s["return"] for s in rows["bc"]["seeds"]] == [-4.6, -4.0, -4.5]
+    assert rows["bc"]["seeds"][0]["commit"] == earlier["commit"]
+    assert rows["online-filtered-bc"]["score_gain"]["n"] == 3 and rows["bc"]["score"]["n"] == 3
+    assert merged["steps"]["train bc-s0"]["seconds"] == 9.0  # the earlier run's command comes along
+    assert "| bc | 3 |" in (second / "results.md").read_text()
+    bad = json.loads((first / "results.json").read_text())
+    bad["reference"]["strong_mean_return"] += 1.0
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(SystemExit, match="reference"):
+        bench.report(second, [tmp_path / "bad.json"])
+    capsys.readouterr()
