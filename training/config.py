@@ -119,6 +119,13 @@ class TrainConfig:
     # Q-SFT
     qsft_reward: str = setting("return", "Q-SFT reward: return (the normalised episode return on the "
                                "last action) or step (the step rewards)")
+    qsft_target: str = setting("prob", "Q-SFT Bellman target at the next state: prob (max p̄(a'|s'): "
+                               "a conservative value that shrinks by π_β's probability each turn) or ratio "
+                               "(max p̄(a'|s')/π_β(a'|s') over the tokens π_β gives at least --qsft-support, "
+                               "so p_θ/π_β estimates Q; the reranker then scores an action by its last "
+                               "token's log p_θ − log π_β)")
+    qsft_support: float = setting(0.05, "Q-SFT ratio target: the least π_β probability of a next token "
+                                  "whose ratio counts (rarer tokens' ratios are mostly the loss's spill-over)")
     # decoding
     beta: float = setting(8.0, "value-guided decoding: weight of the value term on π_β's logits")
     top_k: int = setting(0, "sampling draws only among π_β's K most likely next tokens (0: all): the "
@@ -220,7 +227,10 @@ RECIPES: dict[tuple[str, str], dict[str, Any]] = {
     ("maze-fo", "mc"): {"dedupe": True, "truncation": "drop", "bc_weight": 0.0, "max_steps": 3000},
     ("maze-fo", "ilql"): {"dedupe": True, "truncation": "drop", "bc_weight": 0.0, "gamma": 0.98,
                           "tau": 0.7, "lr": 3e-4, "max_steps": 6000},
-    ("maze-fo", "qsft"): {"dedupe": True, "max_steps": 3000},
+    # Q-SFT: the ratio target (p_θ/π_β estimates Q), the timed-out step bootstrapped, and γ 0.8 per
+    # turn: with γ = 1 every cell has the same best normalised return (training/README.md)
+    ("maze-fo", "qsft"): {"dedupe": True, "truncation": "drop", "qsft_target": "ratio", "gamma": 0.8,
+                          "max_steps": 3000},
     # Text-Nav: MC's Q of a command the data rarely played is a guess (no conservatism); a little
     # of π_β's log-probability in the reranker keeps it to what the data did (training/README.md)
     ("textnav-fo", "mc"): {"logit_weight": 0.1},
@@ -286,6 +296,7 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
         ("tokenizer", ("bpe", "byte")),
         ("decoding", DECODINGS),
         ("qsft_reward", ("return", "step")),
+        ("qsft_target", ("prob", "ratio")),
         ("top_mode", ("ties", "count")),
         ("truncation", ("terminal", "drop")),
         ("lr_schedule", ("constant", "linear")),
@@ -295,6 +306,8 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
             raise ValueError(f"{name} must be one of {', '.join(allowed)}")
     if cfg.top_k < 0:
         raise ValueError("--top-k must be 0 (every token) or a number of tokens > 0")
+    if not 0.0 < cfg.qsft_support <= 1.0:
+        raise ValueError("--qsft-support must be a probability in (0, 1]")
     if cfg.max_minutes is not None and not (cfg.max_minutes > 0 and math.isfinite(cfg.max_minutes)):
         raise ValueError("--max-minutes must be a number of minutes > 0")
     if cfg.bisim_weight < 0 or not math.isfinite(cfg.bisim_weight):

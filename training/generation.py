@@ -2,7 +2,8 @@
 reranker over enumerable actions (score = Σ_tokens (min Q̄ − V) [+ w·Σ log π_β], §4.5, §13).
 
 :class:`Decoder` works for every algorithm: BC samples π_β; MC and ILQL perturb π_β by β·Q; Q-SFT
-samples p_θ directly (or reranks by log p_θ − log π_β with ``extra.qsft_policy = "ratio"``).
+samples p_θ directly; its reranker scores log p_θ, or with ``qsft_target = "ratio"`` the last token's
+log p_θ − log π_β (an estimate of log Q; ``extra.qsft_policy = "ratio"`` sums that over the tokens).
 """
 
 from __future__ import annotations
@@ -179,6 +180,9 @@ class Decoder:
         tok_score, lb = taken(score), taken(logp_beta)
         if self.algo == "mc":
             s = tok_score.gather(1, (n - 1).clamp(min=0).unsqueeze(1)).squeeze(1)
+        elif self.algo == "qsft" and getattr(self.cfg, "qsft_target", "prob") == "ratio":
+            last = (n - 1).clamp(min=0).unsqueeze(1)  # p_θ/π_β estimates Q (training/offline/qsft.py)
+            s = (tok_score - lb).gather(1, last).squeeze(1)
         elif self.algo == "qsft" and self.cfg.extra.get("qsft_policy") == "ratio":
             s = tok_score.sum(1) - lb.sum(1)
         else:

@@ -75,6 +75,7 @@ _BIG = {"smoke": 30, "cpu": 2000}
 RECIPES: dict[str, TaskRecipe] = {r.task: r for r in (
     TaskRecipe("maze-fo", "Maze FO", {"smoke": 30, "cpu": 1500, "gpu": 1240},
                offline_flags={"%bc": ("--top-mode", "count")},
+               budget_flags={"cpu": {"qsft": ("--max-steps", "3000")}},
                note="behaviour policy of envs/maze (success ~0.09); exact evaluation over the 25 starts "
                "(LMRL: 25 starts x 32 samples); %BC keeps exactly the top 10 % (ties would keep all)"),
     TaskRecipe("maze-po", "Maze PO", {"smoke": 30, "cpu": 1500, "gpu": 1240},

@@ -124,11 +124,13 @@ def test_generated_help_shows_each_field_and_its_default(algo, cls, capsys):
 
 def test_the_flags_are_those_of_before():
     """The generated flags are exactly the hand-listed ones they replace, plus those added since
-    (bisim_weight, goals, partner_model, side, head_act, max_minutes, top_k): no flag gained or lost by accident."""
+    (bisim_weight, goals, partner_model, side, head_act, max_minutes, top_k, qsft_target, qsft_support): no flag
+    gained or lost by accident."""
     offline = {"seed", "tokenizer", "vocab_size", "n_layer", "n_embd", "n_head", "dropout", "windows",
                "max_length", "lr", "weight_decay", "batch_size", "epochs", "max_steps", "grad_clip",
                "warmup_steps", "gamma", "discount_mode", "tau", "cql_weight", "polyak_alpha", "target",
-               "pi_beta", "bc_weight", "head_bias", "reward_scale", "qsft_reward", "beta", "decoding",
+               "pi_beta", "bc_weight", "head_bias", "reward_scale", "qsft_reward", "qsft_target", "qsft_support",
+               "beta", "decoding",
                "logit_weight", "eval_every", "eval_episodes", "save_every", "log_every", "top_mode",
                "truncation", "lr_schedule", "dedupe", "train_layers", "bisim_weight", "goals",
                "partner_model", "side", "head_act", "max_minutes", "top_k", "no_repeat"}  # fmt: skip

@@ -13,15 +13,16 @@ S0 = char_encode("s\n")
 S1 = {a: char_encode(f"s\n{a}\nx\n") for a in "AB"}
 
 
-def fit(algo: str, steps: int, lr: float = 0.05, **cfg_kw) -> tuple[TabularModel, TrainConfig]:
+def fit(algo: str, steps: int, lr: float = 0.05, beta: bool = False, **cfg_kw) -> tuple[TabularModel, TrainConfig]:
     torch.manual_seed(0)
     ds = toy_dataset(gamma=1.0, discount_mode="turn")
     if algo == "qsft":
         from training.offline.qsft import prepare_rewards
 
         prepare_rewards(ds, TrainConfig(algo="qsft"))
-    cfg = TrainConfig(algo=algo, gamma=1.0, discount_mode="turn", cql_weight=0.0, bc_weight=0.0, **cfg_kw)
-    model = TabularModel(algo)
+    cfg_kw = {"bc_weight": 1.0 if beta else 0.0, **cfg_kw}
+    cfg = TrainConfig(algo=algo, gamma=1.0, discount_mode="turn", cql_weight=0.0, **cfg_kw)
+    model = TabularModel(algo, beta=beta)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     batch = ds.collate(range(len(ds)))  # the whole uniform dataset every step
     for _ in range(steps):
@@ -81,3 +82,39 @@ def test_t12_qsft_toy_greedy_is_b_then_a():
     # with w in [0, 1], p(B|s0) is a conservative estimate of Q(s0, B) = 1 times π_β(B) = 0.5
     p_b = torch.softmax(model.logits.detach()[model.prefixes[tuple(S0)]], -1)[VOCAB["B"]]
     assert 0.05 < float(p_b) < 0.5
+
+
+def _probs(model: TabularModel, prefix: list[int], table=None) -> torch.Tensor:
+    logits = model.logits if table is None else table
+    return torch.softmax(logits.detach()[model.prefixes[tuple(prefix)]], -1)
+
+
+def test_t12_qsft_ratio_target_makes_p_over_pi_beta_the_q_value():
+    """With the ratio target p_θ ≈ π_β · Q plus the loss's spill-over, exactly: p*(a) = π_β(a) w(a) +
+    Σ_{a'≠a} π_β(a') (1 − w(a')) / (|V| − 1), here |V| = 6 and π_β = 0.5 / 0.5 at each choice (uniform
+    data). After a first A nothing wins, so w = 0.1 / 0.5 = 0.2 there (spill only); after B, saying A
+    wins (w = 1, the clip). So p(B|s0) = 0.5 + 0.5 · 0.8 / 5 = 0.58 and p(A|s0) = 0.5 · 0.2 = 0.10: the
+    ratio ranks B first by 5.8×. The default target multiplies each turn's value by π_β's 0.5 once
+    more, so there p_θ(B|s0) stays far lower."""
+    model, _ = fit("qsft", 600, polyak_alpha=0.1, beta=True, qsft_target="ratio")
+    pi_beta = _probs(model, S0, model.beta_logits)
+    assert float(pi_beta[VOCAB["B"]]) == pytest.approx(0.5, abs=0.01)
+    p = _probs(model, S0)
+    assert float(p[VOCAB["B"]]) == pytest.approx(0.58, abs=0.02)
+    assert float(p[VOCAB["A"]]) == pytest.approx(0.10, abs=0.02)
+    p1 = _probs(model, S1["B"])  # after B: A wins (w = 1), B loses (w = 0 + spill)
+    assert float(p1[VOCAB["A"]]) == pytest.approx(0.5 + 0.5 / 5, abs=0.02)
+    prob, _ = fit("qsft", 600, polyak_alpha=0.1, beta=True)
+    assert float(_probs(prob, S0)[VOCAB["B"]]) < 0.45
+
+
+def test_qsft_target_settings_are_checked():
+    from training.config import resolve
+
+    assert resolve(TrainConfig(algo="qsft", task="maze-fo")).qsft_target == "ratio"  # maze-fo's recipe
+    assert resolve(TrainConfig(algo="qsft", task="textnav-fo")).qsft_target == "prob"  # the default
+    with pytest.raises(ValueError, match="qsft_target must be one of prob, ratio"):
+        resolve(TrainConfig(algo="qsft", task="maze-fo", qsft_target="ratios"), {"qsft_target"})
+    for bad in (0.0, 1.5):
+        with pytest.raises(ValueError, match="--qsft-support must be a probability"):
+            resolve(TrainConfig(algo="qsft", task="maze-fo", qsft_support=bad), {"qsft_support"})

@@ -27,7 +27,8 @@ class Checkpoints(dict):
         self.store = maze_store(folder / "maze.db", episodes=12)
 
     def __missing__(self, algo: str):
-        self[algo] = tiny_checkpoint(self.folder, algo, self.store)
+        kw = {"qsft_target": "prob"} if algo == "qsft" else {}  # the ratio target: its own test below
+        self[algo] = tiny_checkpoint(self.folder, algo, self.store, **kw)
         return self[algo]
 
 
@@ -134,3 +135,26 @@ def test_logit_weight_adds_pi_betas_log_probability_to_the_reranker(checkpoints)
     diff = weighted.decoder.action_scores(prompt, acts)[0] - plain.decoder.action_scores(prompt, acts)[0]
     beta = torch.stack([t["logp_beta"].sum() for t in token_terms(plain.decoder, prompt, acts)])
     assert torch.allclose(diff, 0.5 * beta, atol=1e-4)
+
+
+def test_qsft_ratio_checkpoint_scores_and_explains_p_over_pi_beta(tmp_path):
+    """With ``qsft_target: ratio`` an action's Q is p_θ/π_β at its last token (π_β the shared head), in
+    the overlay and in the reranker alike, and the agent plays the action of highest Q."""
+    ck = tiny_checkpoint(tmp_path, "qsft", qsft_target="ratio", max_steps=3)
+    agent = load_agent(ck)
+    task = state_after(agent, seed=3, moves=1)
+    legal = task.legal_actions()
+    m = agent.decoder.model
+    prompt = history_to_str(task.history())
+    want = []
+    for action in legal:
+        h, logits, a = per_token(agent, prompt, action)
+        with torch.no_grad():
+            beta = m.beta_head(h)
+        want.append(float(torch.log_softmax(logits[-1], -1)[a[-1]] - torch.log_softmax(beta[-1], -1)[a[-1]]))
+    scores, _ = agent.decoder.action_scores(prompt, legal)
+    assert [float(s) for s in scores] == pytest.approx(want, abs=1e-4)
+    full = explain(agent, task.history(), legal, top=len(legal)).candidates
+    by_action = {c.action: c.q for c in full}
+    assert [math.log(by_action[x]) for x in legal] == pytest.approx(want, abs=1e-4)
+    assert agent.act(task.history()) == legal[max(range(len(legal)), key=want.__getitem__)]

@@ -1,7 +1,13 @@
 """Q-SFT (docs/algorithms.md §8): the LM's own token probabilities are trained as conservative Q-values with a
 weighted cross-entropy; weights w = r̃ + d·max_a' p̄(a'|s') from a polyak target of the LM head
 (or the whole LM with ``target: full``). π_β is a second head on the trunk trained by SFT
-(``pi_beta="shared"``) or a frozen copy of the initial LM."""
+(``pi_beta="shared"``) or a frozen copy of the initial LM.
+
+``qsft_target="ratio"``: w = r̃ + d·max_a' p̄(a'|s')/π_β(a'|s'), the max over the tokens π_β gives at
+least ``qsft_support``. The weighted cross-entropy's optimum is p_θ ≈ π_β·w, so with this target
+p_θ/π_β satisfies the Bellman optimality equation (p_θ ≈ π_β·Q, the bound the paper's Theorem 4.1
+states); with the default ``prob`` target each turn's value is multiplied by π_β's probability of the
+best next token, so values shrink geometrically with the turns left."""
 
 from __future__ import annotations
 
@@ -16,6 +22,8 @@ def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tens
     actions = batch["input_ids"][:, 1:]
     mask = batch["action_mask"]
     with torch.no_grad():
+        ratio = cfg.qsft_target == "ratio"
+        h_next = last_hidden(model, batch) if (model.target_lm is None or ratio) else None
         if model.target_lm is not None:
             tl = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=False,
                                   lm=model.target_lm).logits
@@ -23,10 +31,14 @@ def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tens
             nl = model.target_lm.get_output_embeddings()(hn) if hn is not None else None
         else:
             tl = model.target_lm_head(out.hidden.detach())
-            hn = last_hidden(model, batch)
-            nl = model.target_lm_head(hn) if hn is not None else None
-        pmax = torch.softmax(tl.float(), dim=-1).amax(-1)  # [B, T]
-        nmax = torch.softmax(nl.float(), dim=-1).amax(-1) if nl is not None else None
+            nl = model.target_lm_head(h_next) if h_next is not None else None
+        if ratio:
+            bl, bn = _beta_logits(model, batch, out.hidden.detach(), h_next)
+            pmax = _max_ratio(tl, bl, cfg.qsft_support)  # [B, T]
+            nmax = _max_ratio(nl, bn, cfg.qsft_support) if nl is not None else None
+        else:
+            pmax = torch.softmax(tl.float(), dim=-1).amax(-1)  # [B, T]
+            nmax = torch.softmax(nl.float(), dim=-1).amax(-1) if nl is not None else None
         p_next = gather_next(pmax, nmax, batch)
         w = qsft_weights(batch["rewards"], batch["discount"], p_next, torch.ones_like(p_next))
     loss = qsft_loss(out.logits[:, :-1], actions, w, mask)
@@ -36,6 +48,25 @@ def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tens
         loss = loss + cfg.bc_weight * lb
         stats["bc_loss"] = float(lb.detach())
     return loss, stats
+
+
+def _max_ratio(target_logits: torch.Tensor, beta_logits: torch.Tensor, support: float) -> torch.Tensor:
+    """max over the tokens with π_β ≥ ``support`` of p̄/π_β (0 where no token has that much)."""
+    p = torch.softmax(target_logits.float(), dim=-1)
+    b = torch.softmax(beta_logits.float(), dim=-1)
+    ratio = torch.where(b >= support, p / b.clamp(min=support), torch.zeros_like(p))
+    return ratio.amax(-1)
+
+
+def _beta_logits(model, batch, hidden: torch.Tensor, h_next: torch.Tensor | None):
+    """π_β's logits at every position of the window and at the next window's last prompt token (or
+    None): the shared head on the trunk's hidden states, else the frozen copy of the initial LM."""
+    if model.beta_head is not None:
+        return model.beta_head(hidden), (model.beta_head(h_next) if h_next is not None else None)
+    lm = model.pi_beta_lm
+    bl = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=False, lm=lm).logits
+    hb = last_hidden(model, batch, lm=lm)
+    return bl, (lm.get_output_embeddings()(hb) if hb is not None else None)
 
 
 def prepare_rewards(ds, cfg) -> None:

@@ -40,7 +40,8 @@ def toy_dataset(gamma: float = 1.0, discount_mode: str = "turn") -> PackedDatase
 class TabularModel(nn.Module):
     """Logits, Q1, Q2, V (and their targets) as tables over the distinct prefixes seen so far."""
 
-    def __init__(self, algo: str, vocab: int = len(VOCAB), max_prefixes: int = 64) -> None:
+    def __init__(self, algo: str, vocab: int = len(VOCAB), max_prefixes: int = 64, beta: bool = False) -> None:
+        """``beta``: a π_β table as well (``beta_head``), trained by the BC term of ``bc_weight``."""
         super().__init__()
         self.algo = algo
         self.vocab = vocab
@@ -54,6 +55,9 @@ class TabularModel(nn.Module):
         self.target_lm = None
         self.pi_beta_lm = None
         self.beta_head = None
+        if beta:
+            self.beta_logits = nn.Parameter(torch.zeros(max_prefixes, vocab))
+            self.beta_head = self._beta
         self.target_lm_head = self._target_logits if algo == "qsft" else None
 
     def prefix_index(self, ids: Sequence[int]) -> int:
@@ -80,6 +84,9 @@ class TabularModel(nn.Module):
 
     def _target_logits(self, h: torch.Tensor) -> torch.Tensor:
         return self.target_logits[h]
+
+    def _beta(self, h: torch.Tensor) -> torch.Tensor:
+        return self.beta_logits[h]
 
     def q_values(self, h: torch.Tensor, target: bool = False) -> list[torch.Tensor]:
         table = self.target_q if target else self.q
