@@ -153,13 +153,24 @@ def recipe(task: str, options: dict[str, str] | None = None) -> TaskRecipe:
     return replace(r, options={**base, **options})
 
 
+def _without(pairs: tuple[str, ...], names: tuple[str, ...]) -> list[str]:
+    """``pairs`` (flag, value, flag, value, ...) less the flags in ``names`` (a task's own budget
+    flags replace the budget's, and the command then shows each flag once)."""
+    out: list[str] = []
+    for flag, value in zip(pairs[::2], pairs[1::2], strict=True):
+        if flag not in names:
+            out += [flag, value]
+    return out
+
+
 def train_flags(task: str, algo: str, budget: str, options: dict[str, str] | None = None) -> list[str]:
     """The ``lmrl train ALGO`` flags of this task, algorithm and budget (besides task, out, seed);
     ``options`` replace the recipe's task options."""
     if budget not in BUDGETS:
         raise ValueError(f"budget must be one of {', '.join(BUDGETS)}")
     r = recipe(task, options)
-    flags = [*BUDGET_FLAGS[budget].get(algo, ()), *r.budget_flags.get(budget, {}).get(algo, ()),
+    own = r.budget_flags.get(budget, {}).get(algo, ())
+    flags = [*_without(BUDGET_FLAGS[budget].get(algo, ()), own[::2]), *own,
              *r.offline_flags.get(algo, ()), *_NO_FINAL_EVAL[algo]]
     if algo in OFFLINE and budget != "smoke":
         flags += ["--save-every", str(SAVE_EVERY)]

@@ -49,6 +49,9 @@ def test_a_task_sets_its_own_steps_for_one_budget():
     assert _last(train_flags("maze-po", "ilql", "cpu"), "--max-steps") == "3000"
     assert "--max-steps" not in train_flags("textnav-po", "ilql", "gpu")
     assert _last(train_flags("textnav-po", "ilql", "smoke"), "--max-steps") == "3"
+    assert _last(train_flags("maze-fo", "qsft", "cpu"), "--max-steps") == "3000"
+    for task, algo in (("textnav-po", "ilql"), ("maze-fo", "qsft")):  # the command shows the flag once
+        assert train_flags(task, algo, "cpu").count("--max-steps") == 1
 
 
 def test_algorithm_spellings():
