@@ -130,8 +130,11 @@ def train_and_eval(out: Path, seeds: list[int], bc_steps: int, rounds: int, jobs
         if algo != "bc" and not _trained(out, f"bc-s{seed}"):
             return  # (side_by_side starts this after its seed's BC)
         if not _trained(out, name):
+            from training.reproduce_report import git_commit
+
+            commit = git_commit()  # the code this run starts from (a long series outlives commits)
             res = _run(_train_cmd(out, algo, seed, bc_steps, rounds), out / "logs" / f"train-{name}.log")
-            _record(out, f"train {name}", res)
+            _record(out, f"train {name}", {**res, "commit": commit})
             if res["rc"] != 0:
                 print(f"{name}: training failed (rc {res['rc']}); see logs/train-{name}.log", file=sys.stderr)
                 return
@@ -187,7 +190,8 @@ def report(out: Path, merge: list[Path] | None = None) -> dict[str, Any]:
         ret = e["mean_return"]
         rows.setdefault(algo, {"algorithm": algo, "seeds": []})["seeds"].append({
             "seed": int(seed), "success": e["success_rate"], "return": ret, "score": 50 + 50 * (ret - lo) / (hi - lo),
-            "games": e.get("episodes"), "eval_s": e.get("eval_seconds"), "commit": commit})  # fmt: skip
+            "games": e.get("episodes"), "eval_s": e.get("eval_seconds"),
+            "commit": (_steps(out).get(f"train {algo}-s{seed}") or {}).get("commit") or commit})  # fmt: skip
     steps = _steps(out)
     for earlier in merge or []:
         _merge(rows, steps, earlier, (lo, hi))

@@ -28,6 +28,7 @@ def test_the_bench_trains_evaluates_and_reports_over_seeds(tmp_path, monkeypatch
     assert ref["strong_mean_return"] > ref["data_mean_return"]  # the score's 100 lies above its 50
     steps = result["steps"]
     assert steps["data"]["rc"] == 0 and "--policy consistent" in steps["data"]["cmd"]
+    assert steps["train bc-s0"]["commit"] == result["commit"] == result["rows"][0]["seeds"][0]["commit"]
     online = steps["train online-filtered-bc-s1"]["cmd"]
     assert "--init OUT/runs/bc-s1" in online and str(tmp_path) not in json.dumps(steps)
     assert steps["eval online-filtered-bc-s0"]["rc"] == 0 and "eval OUT/runs/online-filtered-bc-s0" in \
