@@ -184,6 +184,7 @@ def report(out: Path, merge: list[Path] | None = None) -> dict[str, Any]:
     lo, hi = _reference()
     commit = git_commit()
     rows: dict[str, dict[str, Any]] = {}
+    steps = _steps(out)
     for ev in sorted((out / "eval").glob("*.json")):
         algo, seed = ev.stem.rsplit("-s", 1)
         e = json.loads(ev.read_text())
@@ -191,8 +192,7 @@ def report(out: Path, merge: list[Path] | None = None) -> dict[str, Any]:
         rows.setdefault(algo, {"algorithm": algo, "seeds": []})["seeds"].append({
             "seed": int(seed), "success": e["success_rate"], "return": ret, "score": 50 + 50 * (ret - lo) / (hi - lo),
             "games": e.get("episodes"), "eval_s": e.get("eval_seconds"),
-            "commit": (_steps(out).get(f"train {algo}-s{seed}") or {}).get("commit") or commit})  # fmt: skip
-    steps = _steps(out)
+            "commit": (steps.get(f"train {algo}-s{seed}") or {}).get("commit") or commit})  # fmt: skip
     for earlier in merge or []:
         _merge(rows, steps, earlier, (lo, hi))
     for r in rows.values():

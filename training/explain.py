@@ -143,7 +143,7 @@ def explain(agent, history: Sequence[Text], legal: Sequence[str] | None = None, 
         state_value = sum(p * q for p, q in zip(beta_prob, q_last, strict=True))
         qs, vs = list(q_last), [state_value] * len(actions)
     elif algo == "qsft":
-        if getattr(dec.cfg, "qsft_target", "prob") == "ratio":  # p_θ/π_β at the last token estimates Q
+        if dec.cfg.qsft_target == "ratio":  # p_θ/π_β at the last token estimates Q
             p_theta = [math.exp(float(t["logp"][-1] - t["logp_beta"][-1])) for t in terms]
         else:
             p_theta = [math.exp(float(t["logp"].sum())) for t in terms]

@@ -180,7 +180,7 @@ class Decoder:
         tok_score, lb = taken(score), taken(logp_beta)
         if self.algo == "mc":
             s = tok_score.gather(1, (n - 1).clamp(min=0).unsqueeze(1)).squeeze(1)
-        elif self.algo == "qsft" and getattr(self.cfg, "qsft_target", "prob") == "ratio":
+        elif self.algo == "qsft" and self.cfg.qsft_target == "ratio":
             last = (n - 1).clamp(min=0).unsqueeze(1)  # p_θ/π_β estimates Q (training/offline/qsft.py)
             s = (tok_score - lb).gather(1, last).squeeze(1)
         elif self.algo == "qsft" and self.cfg.extra.get("qsft_policy") == "ratio":

@@ -21,8 +21,10 @@ def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tens
     out = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=True)
     actions = batch["input_ids"][:, 1:]
     mask = batch["action_mask"]
+    ratio = cfg.qsft_target == "ratio"
+    # the shared π_β head's logits, once: the ratio target reads them, the BC term trains them
+    beta_all = model.beta_head(out.hidden) if model.beta_head is not None and (ratio or cfg.bc_weight) else None
     with torch.no_grad():
-        ratio = cfg.qsft_target == "ratio"
         h_next = last_hidden(model, batch) if (model.target_lm is None or ratio) else None
         if model.target_lm is not None:
             tl = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=False,
@@ -33,7 +35,7 @@ def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tens
             tl = model.target_lm_head(out.hidden.detach())
             nl = model.target_lm_head(h_next) if h_next is not None else None
         if ratio:
-            bl, bn = _beta_logits(model, batch, out.hidden.detach(), h_next)
+            bl, bn = _beta_logits(model, batch, beta_all, h_next)
             pmax = _max_ratio(tl, bl, cfg.qsft_support)  # [B, T]
             nmax = _max_ratio(nl, bn, cfg.qsft_support) if nl is not None else None
         else:
@@ -43,8 +45,8 @@ def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tens
         w = qsft_weights(batch["rewards"], batch["discount"], p_next, torch.ones_like(p_next))
     loss = qsft_loss(out.logits[:, :-1], actions, w, mask)
     stats = {"qsft_loss": float(loss.detach()), "w_mean": float((w * mask).sum() / mask.sum().clamp(min=1))}
-    if model.beta_head is not None and cfg.bc_weight:
-        lb = bc_loss(model.beta_head(out.hidden), batch["input_ids"], mask)
+    if beta_all is not None and cfg.bc_weight:
+        lb = bc_loss(beta_all, batch["input_ids"], mask)
         loss = loss + cfg.bc_weight * lb
         stats["bc_loss"] = float(lb.detach())
     return loss, stats
@@ -58,11 +60,12 @@ def _max_ratio(target_logits: torch.Tensor, beta_logits: torch.Tensor, support: 
     return ratio.amax(-1)
 
 
-def _beta_logits(model, batch, hidden: torch.Tensor, h_next: torch.Tensor | None):
+def _beta_logits(model, batch, beta_all: torch.Tensor | None, h_next: torch.Tensor | None):
     """π_β's logits at every position of the window and at the next window's last prompt token (or
-    None): the shared head on the trunk's hidden states, else the frozen copy of the initial LM."""
+    None): the shared head's (``beta_all``, on the trunk's hidden states), else the frozen copy of the
+    initial LM's."""
     if model.beta_head is not None:
-        return model.beta_head(hidden), (model.beta_head(h_next) if h_next is not None else None)
+        return beta_all.detach(), (model.beta_head(h_next) if h_next is not None else None)
     lm = model.pi_beta_lm
     bl = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=False, lm=lm).logits
     hb = last_hidden(model, batch, lm=lm)
