@@ -44,7 +44,11 @@ from guided_llm import DATA_SEED, _run, lmrl  # noqa: E402
 
 from training.reproduce import side_by_side  # noqa: E402
 
+TASK = "wordle"
 OPTION = ["--option", "words=small"]
+"""The game: ``wordle --option words=small`` by default; ``--task wordle-lmrl --vocab-file PATH`` plays
+LMRL's own (its rule and its 431-word list, which is not shipped), where LMRL's normalised score
+applies (main sets both)."""
 BC_FLAGS = ["--n-layer", "4", "--n-embd", "128", "--batch-size", "64", "--lr-schedule", "linear",
             "--warmup-steps", "100", "--eval-episodes", "0", "--no-progress"]  # fmt: skip
 ONLINE = ("online-filtered-bc", "ppo")
@@ -59,7 +63,8 @@ def _steps(out: Path) -> dict[str, Any]:
 
 def _shown(cmd: list[str], out: Path) -> str:
     """The command as run from the checkout, with OUT for the results folder (no machine paths)."""
-    words = ["python" if a == sys.executable else a.replace(str(out), "OUT").replace(str(ROOT) + "/", "")
+    words = ["python" if a == sys.executable else
+             "vocab_file=PATH" if a.startswith("vocab_file=") else a.replace(str(out), "OUT").replace(str(ROOT) + "/", "")
              for a in cmd]  # fmt: skip
     return " ".join(words)
 
@@ -81,7 +86,7 @@ def _record(out: Path, key: str, value: Any) -> None:
 def data(out: Path, games: int) -> None:
     if "data" in _steps(out):
         return
-    cmd = lmrl("--db", str(out / "store.db"), "generate", "wordle", "--policy", "consistent", "--episodes",
+    cmd = lmrl("--db", str(out / "store.db"), "generate", TASK, "--policy", "consistent", "--episodes",
                str(games), "--seed", str(DATA_SEED), "--quiet", *OPTION)  # fmt: skip
     _record(out, "data", _run(cmd, out / "logs" / "data.log"))
 
@@ -99,7 +104,7 @@ def _train_cmd(out: Path, algo: str, seed: int, bc_steps: int, rounds: int) -> l
                  *ONLINE_FLAGS.get(algo, [])]  # fmt: skip
     if (run / "checkpoint").exists():
         flags.append("--resume")  # killed part-way: continue from its last checkpoint
-    return lmrl("--db", str(out / "store.db"), "train", algo, "--task", "wordle", *OPTION, "--seed", str(seed),
+    return lmrl("--db", str(out / "store.db"), "train", algo, "--task", TASK, *OPTION, "--seed", str(seed),
                 "--out", str(run), *flags)  # fmt: skip
 
 
@@ -109,7 +114,7 @@ def _eval(out: Path, name: str, games: int) -> dict[str, Any] | None:
     if (out / "eval" / f"{name}.json").exists():
         return None
     log = out / "eval" / f"{name}.log"
-    res = _run(lmrl("--db", str(out / "store.db"), "eval", str(out / "runs" / name), "--task", "wordle", *OPTION,
+    res = _run(lmrl("--db", str(out / "store.db"), "eval", str(out / "runs" / name), "--task", TASK, *OPTION,
                     "--episodes", str(games), "--seed", "0"), log)  # fmt: skip
     got = _last_json(log.read_text())
     if res["rc"] == 0 and got:
@@ -153,17 +158,23 @@ def _reference(games: int = 1000) -> tuple[float, float]:
 
     means = []
     for policy, n in (("behaviour", games), ("strong", 100)):
-        task = envs.make("wordle", words="small")
-        agent = make_agent("wordle", policy, role=envs.spec("wordle").roles[0])
+        task = envs.make(TASK, **_options())
+        agent = make_agent(TASK, policy, role=envs.spec(TASK).roles[0])
         rets = [envs.run_episode(task, agent, seed=s).total_return for s in range(n)]
         task.close()
         means.append(sum(rets) / len(rets))
     return means[0], means[1]
 
 
+def _options() -> dict[str, str]:
+    return dict(OPTION[i + 1].split("=", 1) for i in range(0, len(OPTION), 2))
+
+
 def _merge(rows: dict[str, dict[str, Any]], steps: dict[str, Any], earlier: Path, ref: tuple[float, float]) -> None:
     """Add ``earlier``'s per-seed figures for the (algorithm, seed) pairs ``rows`` lacks, and their steps."""
     prev = json.loads(earlier.read_text())
+    if prev.get("task", "wordle") != TASK:
+        raise SystemExit(f"{earlier}: a {prev.get('task', 'wordle')} table, not {TASK}")
     pref = prev["reference"]
     if (round(pref["data_mean_return"], 3), round(pref["strong_mean_return"], 3)) != tuple(round(x, 3) for x in ref):
         raise SystemExit(f"{earlier}: its score's reference returns differ from these ({pref} against {ref})")
@@ -191,7 +202,7 @@ def report(out: Path, merge: list[Path] | None = None) -> dict[str, Any]:
         ret = e["mean_return"]
         rows.setdefault(algo, {"algorithm": algo, "seeds": []})["seeds"].append({
             "seed": int(seed), "success": e["success_rate"], "return": ret, "score": 50 + 50 * (ret - lo) / (hi - lo),
-            "games": e.get("episodes"), "eval_s": e.get("eval_seconds"),
+            "games": e.get("episodes"), "eval_s": e.get("eval_seconds"), "lmrl": e.get("normalised_lmrl"),
             "commit": (steps.get(f"train {algo}-s{seed}") or {}).get("commit") or commit})  # fmt: skip
     for earlier in merge or []:
         _merge(rows, steps, earlier, (lo, hi))
@@ -201,12 +212,15 @@ def report(out: Path, merge: list[Path] | None = None) -> dict[str, Any]:
     for r in rows.values():
         for key in ("success", "return", "score"):
             r[key] = seed_ci([s[key] for s in r["seeds"]])
+        if all(s.get("lmrl") is not None for s in r["seeds"]):  # LMRL's game: its normalised score
+            r["lmrl"] = seed_ci([s["lmrl"] for s in r["seeds"]])
         paired = [s for s in r["seeds"] if s["seed"] in bc]
         if r["algorithm"] != "bc" and paired:  # each seed against the BC it started from
             r["gain_seeds"] = [s["seed"] for s in paired]
             r["score_gain"] = seed_ci([s["score"] - bc[s["seed"]]["score"] for s in paired])
             r["return_gain"] = seed_ci([s["return"] - bc[s["seed"]]["return"] for s in paired])
-    result = {"reference": {"data_mean_return": lo, "strong_mean_return": hi}, "steps": steps,
+    result = {"task": TASK, "options": _shown(OPTION, out).split(" ")[1::2],
+              "reference": {"data_mean_return": lo, "strong_mean_return": hi}, "steps": steps,
               "versions": versions(), "commit": commit,
               "rows": [rows[a] for a in ("bc", *ONLINE) if a in rows]}  # fmt: skip
     (out / "results.json").write_text(json.dumps(result, indent=1, default=str) + "\n")
@@ -222,20 +236,27 @@ def markdown(result: dict[str, Any]) -> str:
         return f"{fmt.format(scale * c['mean'])} ({fmt.format(scale * c['ci_low'])} to {fmt.format(scale * c['ci_high'])})"
 
     ref = result["reference"]
-    lines = ["# Wordle (`words=small`): BC, and online RL from it, over training seeds", "",
+    game = " ".join(f"--option {o}" for o in result.get("options", ["words=small"]))
+    task = result.get("task", "wordle")
+    lmrl = all("lmrl" in r for r in result["rows"]) and bool(result["rows"])
+    lines = [f"# {task} (`{game}`): BC, and online RL from it, over training seeds", "",
              "Written by `python bench/wordle_online.py run OUT` (issue #12): the `consistent` player's games, "
              "BC on them per training seed, online %BC / PPO from each seed's BC, every checkpoint evaluated "
              "on the evaluation seeds 0.. (disjoint from the data's 100000.. and the rollouts' 1000000..). "
              "The last column pairs each online run with the BC it started from.", "",
              f"Score: 50 = LMRL's behaviour recipe's mean return ({ref['data_mean_return']:.3f}), 100 = the strong "
-             f"player's ({ref['strong_mean_return']:.3f}). Mean over training seeds, 95 % t interval.", "",
-             "| algorithm | seeds | success | mean return | score | score per seed | score gain over its own BC |",
-             "|---|---|---|---|---|---|---|"]  # fmt: skip
+             f"player's ({ref['strong_mean_return']:.3f}). Mean over training seeds, 95 % t interval."
+             + (" LMRL: LMRL's normalised score (its constants: 0 = −6, 50 = −4.12, 100 = −1.935)." if lmrl else ""),
+             "",
+             "| algorithm | seeds | success | mean return | score | score per seed | score gain over its own BC |"
+             + (" LMRL |" if lmrl else ""),
+             "|---|---|---|---|---|---|---|" + ("---|" if lmrl else "")]  # fmt: skip
     for r in result["rows"]:
         per = " / ".join(f"{s['score']:.1f}" for s in r["seeds"])
         gain = ci(r["score_gain"]) if "score_gain" in r else "–"
         lines.append(f"| {r['algorithm']} | {len(r['seeds'])} | {ci(r['success'], 100)} % | "
-                     f"{ci(r['return'], fmt='{:.3f}')} | {ci(r['score'])} | {per} | {gain} |")  # fmt: skip
+                     f"{ci(r['return'], fmt='{:.3f}')} | {ci(r['score'])} | {per} | {gain} |"
+                     + (f" {ci(r['lmrl'])} |" if lmrl else ""))  # fmt: skip
     by_commit: dict[str, set[int]] = {}
     for r in result["rows"]:
         for s in r["seeds"]:
@@ -245,8 +266,8 @@ def markdown(result: dict[str, Any]) -> str:
             f"{', '.join(map(str, sorted(v)))} at {k[:7]}" for k, v in by_commit.items()) + "."]
     lines += ["", f"Commit {result.get('commit')}; " + ", ".join(f"{k} {v}" for k, v in result.get("versions", {}).items()),
               "", "Commands (run from the checkout; OUT is this folder) and their wall times, one thread each:", ""]  # fmt: skip
-    lines.append("* every evaluation: `python -m lmrl_tui --db OUT/store.db eval OUT/runs/NAME --task wordle "
-                 "--option words=small --episodes GAMES --seed 0`")
+    lines.append(f"* every evaluation: `python -m lmrl_tui --db OUT/store.db eval OUT/runs/NAME --task {task} "
+                 f"{game} --episodes GAMES --seed 0`")
     for key, step in result["steps"].items():
         if isinstance(step, dict) and "cmd" in step:
             lines.append(f"* {key} ({step['seconds']} s, rc {step['rc']}): `{step['cmd']}`")
@@ -265,7 +286,14 @@ def main() -> None:
     ap.add_argument("--eval-games", type=int, default=1000)
     ap.add_argument("--algorithms", nargs="+", default=["bc", *ONLINE], choices=["bc", *ONLINE])
     ap.add_argument("--merge", type=Path, nargs="+", default=[], help="earlier results.json files to add seeds from")
+    ap.add_argument("--task", choices=["wordle", "wordle-lmrl"], default="wordle",
+                    help="wordle-lmrl: LMRL's feedback rule (give --vocab-file for LMRL's game)")
+    ap.add_argument("--vocab-file", type=Path, help="the game's word list (LMRL-Gym's wordle_official_400.txt)")
     args = ap.parse_args()
+    global TASK, OPTION
+    TASK = args.task
+    if args.vocab_file:
+        OPTION = ["--option", f"vocab_file={args.vocab_file.resolve()}"]
     out = args.out.resolve()
     (out / "logs").mkdir(parents=True, exist_ok=True)
     if args.cmd == "run":

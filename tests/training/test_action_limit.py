@@ -49,3 +49,14 @@ def test_online_rollouts_generate_up_to_the_task_bound():
     assert bound("chess") == bound("endgames") == 14  # at 8, "e x d 8 = Q +" (10 BPE tokens) was cut
     assert bound("maze-fo") == 11 and bound("wordle") == 12  # wordle's own tuned default
     assert bound("twenty-questions") == 16 and bound("chess", max_new_tokens=5) == 5
+
+
+def test_wordle_lmrl_takes_wordles_online_defaults_unless_told():
+    """LMRL's feedback rule changes the clues, not the guesses or the returns: the lr, reward scale
+    and value warm-up measured on Wordle apply (before, wordle-lmrl ran at the generic lr 1e-4,
+    which degraded Wordle's BC policy)."""
+    from training.online.config import OnlineConfig, resolve_online
+
+    got = resolve_online(OnlineConfig(algo="online-filtered-bc", task="wordle-lmrl"))
+    assert (got.lr, got.reward_scale, got.n_rollouts, got.max_new_tokens) == (2e-5, 0.1, 256, 12)
+    assert resolve_online(OnlineConfig(algo="ppo", task="wordle-lmrl", lr=1e-4), {"lr"}).lr == 1e-4

@@ -94,6 +94,7 @@ TASK_DEFAULTS: dict[str, dict[str, Any]] = {
     "wordle": {"max_new_tokens": 12, "lr": 2e-5, "n_rollouts": 256, "reward_scale": 0.1,
                "value_bias": -0.3, "value_lr_mult": 30.0, "value_warmup": 3},
 }
+TASK_DEFAULTS["wordle-lmrl"] = TASK_DEFAULTS["wordle"]  # the same guesses and returns, LMRL's feedback rule
 
 
 def resolve_online(cfg: OnlineConfig, explicit: set[str] | None = None) -> OnlineConfig:
