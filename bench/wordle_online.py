@@ -240,7 +240,10 @@ def markdown(result: dict[str, Any]) -> str:
     task = result.get("task", "wordle")
     lmrl = all("lmrl" in r for r in result["rows"]) and bool(result["rows"])
     lines = [f"# {task} (`{game}`): BC, and online RL from it, over training seeds", "",
-             "Written by `python bench/wordle_online.py run OUT` (issue #12): the `consistent` player's games, "
+             "Written by `python bench/wordle_online.py run OUT"
+             + ("" if task == "wordle" else f" --task {task}")
+             + (" --vocab-file PATH" if "vocab_file=PATH" in game else "")
+             + "` (issue #12): the `consistent` player's games, "
              "BC on them per training seed, online %BC / PPO from each seed's BC, every checkpoint evaluated "
              "on the evaluation seeds 0.. (disjoint from the data's 100000.. and the rollouts' 1000000..). "
              "The last column pairs each online run with the BC it started from.", "",

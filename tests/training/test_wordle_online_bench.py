@@ -76,3 +76,35 @@ def test_report_merges_the_seeds_of_an_earlier_run(tmp_path, capsys):
     with pytest.raises(SystemExit, match="reference"):
         bench.report(second, [tmp_path / "bad.json"])
     capsys.readouterr()
+
+
+def test_report_on_lmrls_game_adds_lmrls_score_and_hides_the_word_list(tmp_path, monkeypatch, capsys):
+    """``--task wordle-lmrl --vocab-file PATH``: the table gains LMRL's normalised score, shows the list
+    as PATH (it is not ours to ship, nor is this machine's path), and refuses a ``wordle`` table's seeds."""
+    from envs.wordle.engine import packaged_words
+
+    bench = bench_script("wordle_online")
+    words = tmp_path / "list.txt"
+    words.write_text("\n".join(list(packaged_words("small.txt"))[:40]) + "\n")
+    plain = tmp_path / "plain"
+    _eval_file(plain, "bc-s0", -4.6, 0.4)
+    bench.report(plain)  # a words=small table
+    monkeypatch.setattr(bench, "TASK", "wordle-lmrl")
+    monkeypatch.setattr(bench, "OPTION", ["--option", f"vocab_file={words}"])
+    out = tmp_path / "lmrl"
+    for seed, (bc, online) in enumerate([(-4.6, -4.4), (-4.7, -4.4)]):
+        for name, ret in ((f"bc-s{seed}", bc), (f"online-filtered-bc-s{seed}", online)):
+            _eval_file(out, name, ret, 0.5)
+            e = json.loads((out / "eval" / f"{name}.json").read_text())
+            (out / "eval" / f"{name}.json").write_text(json.dumps({**e, "normalised_lmrl": 50 + 10 * (ret + 4.5)}))
+    result = bench.report(out)
+    assert result["task"] == "wordle-lmrl" and result["options"] == ["vocab_file=PATH"]
+    rows = {r["algorithm"]: r for r in result["rows"]}
+    assert rows["bc"]["lmrl"]["mean"] == pytest.approx(48.5) and rows["online-filtered-bc"]["lmrl"]["mean"] == 51
+    md = (out / "results.md").read_text()
+    assert md.startswith("# wordle-lmrl (`--option vocab_file=PATH`)") and "| LMRL |" in md
+    assert "--task wordle-lmrl --vocab-file PATH" in md
+    assert str(tmp_path) not in md + json.dumps(result)
+    with pytest.raises(SystemExit, match="a wordle table"):
+        bench.report(out, [plain / "results.json"])
+    capsys.readouterr()
