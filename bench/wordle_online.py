@@ -18,6 +18,10 @@ comparison has a confidence interval over seeds, not only over games:
     python bench/wordle_online.py run OUT [--seeds 0 1 2] [--jobs 2] [--games 60000] [--rounds 150]
     python bench/wordle_online.py report OUT [--merge EARLIER/results.json ...]
 
+``--task wordle-lmrl --vocab-file PATH`` (given to both) plays LMRL's own game instead: its feedback
+rule and its 431-word list (LMRL-Gym's ``wordle_official_400.txt``, not shipped), where the table
+adds LMRL's normalised score.
+
 ``--merge`` adds the seeds of an earlier run's ``results.json`` (e.g. ``results/wordle-online``) that
 ``OUT`` lacks, with their commands and the commit they ran at, so that seeds run in several sessions
 make one table.
