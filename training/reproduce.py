@@ -70,22 +70,42 @@ def side_by_side(order: Sequence[tuple[str, int]], jobs: int,
                  one: Callable[[str, int], Any], after_bc: Collection[str] = ONLINE) -> list[Any]:  # fmt: skip
     """``one(algo, seed)`` of every key of ``order``, ``jobs`` at a time; the call of an algorithm
     in ``after_bc`` (the online ones, and those a recipe starts from BC) starts once its seed's BC
-    call has returned (an exception there is raised in it too). BC must come before them in
-    ``order``, so a worker only ever waits for a call that is already going. The results, in
-    ``order``."""
+    call has returned (an exception there is raised in it too; a key without a BC call in ``order``
+    starts at once). A call that waits holds no worker: it is queued when its BC returns, so the
+    other calls keep every worker busy meanwhile (three seeds on two workers used to leave one
+    idle while the third seed's BC trained). The results, in ``order``."""
     from concurrent.futures import Future, ThreadPoolExecutor
 
-    futures: dict[tuple[str, int], Future] = {}
-
-    def waiting(algo: str, seed: int) -> Any:
-        if algo in after_bc:
-            futures["bc", seed].result()
-        return one(algo, seed)
-
+    results: dict[tuple[str, int], Future] = {key: Future() for key in order}
+    waiting: dict[tuple[str, int], list[tuple[str, int]]] = {}
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+
+        def start(key: tuple[str, int]) -> None:
+            pool.submit(one, *key).add_done_callback(lambda done: finish(key, done))
+
+        def finish(key: tuple[str, int], done: Future) -> None:
+            error = done.exception()
+            if error is None:
+                results[key].set_result(done.result())
+            else:
+                results[key].set_exception(error)
+            for later in waiting.pop(key, []):
+                if error is None:
+                    start(later)
+                else:
+                    results[later].set_exception(error)
+
+        # every key is registered before anything starts, so a BC cannot finish unseen
+        ready = []
         for key in order:
-            futures[key] = pool.submit(waiting, *key)
-        return [futures[key].result() for key in order]
+            algo, seed = key
+            if algo in after_bc and ("bc", seed) in results:
+                waiting.setdefault(("bc", seed), []).append(key)
+            else:
+                ready.append(key)
+        for key in ready:
+            start(key)
+        return [results[key].result() for key in order]
 
 
 def in_subprocesses(log_dir: Path, threads: int = 1) -> Runner:

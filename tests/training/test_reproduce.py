@@ -261,6 +261,38 @@ def test_jobs_run_side_by_side_and_an_online_run_waits_for_its_bc(tmp_path):
         Reproduction("maze-fo", tmp_path / "x", budget="smoke", runner=runner, jobs=0)
 
 
+def test_a_run_waiting_for_its_bc_holds_no_worker():
+    """Two workers, BC seed 1 slow: seed 1's PPO waits for it, but MC seed 0 (queued after that
+    PPO) starts while BC seed 1 still runs instead of waiting behind it; a failed BC fails its
+    PPO, not the others; results come back in order."""
+    import threading
+    import time
+
+    from training.reproduce import side_by_side
+
+    lock, events = threading.Lock(), []
+
+    def one(algo, seed):
+        with lock:
+            events.append(("start", algo, seed))
+        time.sleep(0.4 if (algo, seed) == ("bc", 1) else 0.01)
+        with lock:
+            events.append(("end", algo, seed))
+        if (algo, seed) == ("bc", 2):
+            raise RuntimeError("bc 2 failed")
+        return f"{algo}{seed}"
+
+    order = [("bc", 0), ("bc", 1), ("ppo", 0), ("ppo", 1), ("mc", 0)]
+    assert side_by_side(order, 2, one) == ["bc0", "bc1", "ppo0", "ppo1", "mc0"]
+    assert events.index(("start", "mc", 0)) < events.index(("end", "bc", 1))
+    assert events.index(("start", "ppo", 1)) > events.index(("end", "bc", 1))
+    assert events.index(("start", "ppo", 0)) > events.index(("end", "bc", 0))
+    events.clear()
+    with pytest.raises(RuntimeError, match="bc 2 failed"):
+        side_by_side([("bc", 2), ("ppo", 2), ("mc", 0)], 2, one)
+    assert ("start", "ppo", 2) not in events and ("end", "mc", 0) in events
+
+
 def test_a_recipe_can_start_an_offline_run_from_its_seeds_bc(tmp_path):
     """textnav-po's ILQL starts from the same seed's BC checkpoint (LMRL's workflow; measured in
     training/README.md), with the recipe's flags; BC is added, runs first and is waited for; other
