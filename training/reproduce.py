@@ -176,7 +176,9 @@ class Reproduction:
         self.out = Path(out).resolve()
         self.store_path = store_in(self.out)
         self.extra_flags = [str(f) for f in train_flags]
-        """``lmrl train`` flags of every run, after the recipe's (so they win), e.g. --bisim-weight=1."""
+        """``lmrl train`` flags after the recipe's (so they win), e.g. --bisim-weight=1 for every run,
+        ppo,online-filtered-bc:--rounds=24 for those algorithms' runs only."""
+        self._flags = [_scoped_flag(f) for f in self.extra_flags]
         self.runner = runner
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
 
@@ -223,7 +225,7 @@ class Reproduction:
             return json.loads(marker.read_text())
         argv = ["--db", str(self.store_path), "train", algo, "--task", self.task, "--out", str(folder),
                 "--seed", str(seed), "--no-progress", *train_flags(self.task, algo, self.budget, self.options),
-                *self.extra_flags]  # fmt: skip
+                *(flag for algos, flag in self._flags if algos is None or algo in algos)]  # fmt: skip
         if algo in ONLINE:
             argv += ["--init", str(self.out / "runs" / f"bc-s{seed}")]
         elif algo in self.from_bc:
@@ -281,6 +283,21 @@ class Reproduction:
                             train_flags=self.extra_flags)  # fmt: skip
 
 
+def _scoped_flag(text: str) -> tuple[frozenset[str] | None, str]:
+    """A ``--train-flag``: ``"--max-steps=400"`` (every run: ``(None, flag)``) or
+    ``"ppo,online-filtered-bc:--rounds=24"`` (those algorithms' runs only)."""
+    if text.startswith("-"):
+        return None, text
+    algos, sep, flag = text.partition(":")
+    if not sep or not flag.startswith("-"):
+        raise TrainingError(f"--train-flag {text!r}: write an lmrl train flag (--max-steps=400), or "
+                            "ALGORITHMS:FLAG for some algorithms only (ppo,online-filtered-bc:--rounds=24)")  # fmt: skip
+    try:
+        return frozenset(canonical(a.strip()) for a in algos.split(",")), flag
+    except ValueError as e:
+        raise TrainingError(f"--train-flag {text!r}: {e}") from None
+
+
 def _slug(algo: str) -> str:
     return algo.replace("%", "p")
 
@@ -316,7 +333,9 @@ def add_reproduce_command(subparsers: Any, parents: Iterable[argparse.ArgumentPa
                    "(wordle-lmrl on LMRL-Gym's own word list: LMRL's normalisation then applies)")  # fmt: skip
     p.add_argument("--train-flag", action="append", default=[], dest="train_flags", metavar="FLAG",
                    help="one more `lmrl train` flag for every run, after the recipe's (so it wins); write "
-                   "it with '=': --train-flag=--bisim-weight=1 --train-flag=--max-steps=400")  # fmt: skip
+                   "it with '=': --train-flag=--bisim-weight=1 --train-flag=--max-steps=400; "
+                   "ALGORITHMS:FLAG for some algorithms' runs only: "
+                   "--train-flag=ppo,online-filtered-bc:--rounds=24")  # fmt: skip
     p.add_argument("--jobs", type=int, default=1,
                    help="runs side by side, each its own process on one thread (default: 1, one after "
                    "another in this process); an online run starts once its seed's BC is done")  # fmt: skip

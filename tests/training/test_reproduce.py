@@ -223,6 +223,38 @@ def test_train_flags_reach_every_run_and_the_bisim_loss_the_table(tmp_path):
     assert "--bisim-weight=1 --max-steps=7" in res["algorithms"]["ilql"]["commands"][0]
 
 
+def test_a_train_flag_can_name_the_algorithms_it_is_for(tmp_path):
+    """``--train-flag=ppo,online-%bc:--rounds=24`` reaches only those runs (BC, which has no
+    --rounds, runs as before); the table's title and commands show it; a flag for an unknown
+    algorithm, or one that is no flag, is refused in one line before anything runs."""
+    from training.errors import TrainingError
+    from training.reproduce import Reproduction
+
+    trains: dict[str, list[str]] = {}
+
+    def runner(argv):
+        if "train" in argv:
+            trains[argv[argv.index("train") + 1] + argv[argv.index("--seed") + 1]] = argv
+            return 0, json.dumps({"step": 3, "run_id": 1, "checkpoint_id": 1})
+        return 0, json.dumps({"episodes": 25, "method": "exact", "mean_return": -10.0, "success_rate": 0.5,
+                              "normalised_lmrl": 60.0})  # fmt: skip
+
+    flags = ["ppo,online-%bc:--rounds=24", "--max-steps=5"]
+    res = Reproduction("maze-fo", tmp_path / "r", budget="smoke", seeds=1, algorithms=["ppo", "online-filtered-bc"],
+                       runner=runner, log=lambda _line: None, train_flags=flags).run()  # fmt: skip
+    assert sorted(trains) == ["bc0", "online-filtered-bc0", "ppo0"]
+    assert "--rounds=24" not in trains["bc0"] and trains["bc0"][-1] == "--max-steps=5"
+    for algo in ("ppo0", "online-filtered-bc0"):
+        assert trains[algo][trains[algo].index("--rounds=24") + 1] == "--max-steps=5"
+    assert "--rounds=24" in res["algorithms"]["ppo"]["commands"][0]
+    assert "--rounds=24" not in res["algorithms"]["bc"]["commands"][0]
+    assert "--train-flag=ppo,online-%bc:--rounds=24" in (tmp_path / "r" / "results.md").read_text()
+    for bad, says in (("dqn:--rounds=2", "unknown algorithm 'dqn'"), ("ppo:rounds=2", "ALGORITHMS:FLAG"),
+                      ("rounds=2", "ALGORITHMS:FLAG")):  # fmt: skip
+        with pytest.raises(TrainingError, match=says):
+            Reproduction("maze-fo", tmp_path / "x", budget="smoke", runner=runner, train_flags=[bad])
+
+
 def test_jobs_run_side_by_side_and_an_online_run_waits_for_its_bc(tmp_path):
     """``--jobs 2``: two runs at a time; PPO of a seed starts only after that seed's BC (trained
     and evaluated) is done; the records come back in the table's order."""
