@@ -168,12 +168,18 @@ def _ci(c: dict[str, Any], fmt: str, scale: float = 1.0) -> str:
     return f"{format(c['mean'] * scale, fmt)} ({format(c['ci_low'] * scale, fmt)} to {format(c['ci_high'] * scale, fmt)})"
 
 
+def _algorithms_flag(res: dict[str, Any]) -> str:
+    """`` --algorithms …`` for the title's command, unless the table has every algorithm."""
+    algos = list(res.get("algorithms", {}))
+    return "" if not algos or set(algos) == set(ALGORITHMS) else " --algorithms " + " ".join(algos)
+
+
 def markdown(res: dict[str, Any]) -> str:
     d = res["dataset"]
     lines = [
         f"# {res['task']}: LMRL-Gym Table 2 reproduction (budget `{res['budget']}`)", "",
         f"Written by `lmrl reproduce {res['task']} --budget {res['budget']} --seeds {len(res['training_seeds'])}"
-        f"{''.join(f' --train-flag={f}' for f in res.get('train_flags', []))}`.",
+        f"{_algorithms_flag(res)}{''.join(f' --train-flag={f}' for f in res.get('train_flags', []))}`.",
         f"Mean across training seeds {', '.join(map(str, res['training_seeds']))} with a 95 % CI "
         "(Student's t over the seeds' evaluation means). Normalised: LMRL's constants "
         "(0 = min, 50 = LMRL's dataset average, 100 = max; negatives clipped to 0 as in LMRL's Table 2).", "",

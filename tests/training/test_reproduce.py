@@ -171,6 +171,7 @@ def test_smoke_reproduction_writes_results_and_resumes(tmp_path):
         assert len(row["commands"]) == 6 and row["wall_s"] > 0
     md = (out / "results.md").read_text()
     assert "| Online PPO |" in md and "79.7" in md and "lmrl --db store.db train ppo" in md
+    assert "--seeds 3 --algorithms bc %bc ppo`" in md  # the title's command runs this table again
     assert "**Against BC**, on LMRL's normalised score" in md
     assert saved["versus_bc"]["ppo"]["starts_from_bc"] and saved["versus_bc"]["%bc"]["paired_seeds"] == [0, 1, 2]
     assert str(tmp_path) not in md and str(tmp_path) not in (out / "results.json").read_text()
