@@ -50,6 +50,10 @@ def test_a_task_sets_its_own_steps_for_one_budget():
     assert "--max-steps" not in train_flags("textnav-po", "ilql", "gpu")
     assert _last(train_flags("textnav-po", "ilql", "smoke"), "--max-steps") == "3"
     assert _last(train_flags("maze-fo", "qsft", "cpu"), "--max-steps") == "3000"
+    for algo in ("ppo", "online-filtered-bc"):  # maze-po's measured online recipe, each flag once
+        po = train_flags("maze-po", algo, "cpu")
+        assert _last(po, "--rounds") == "24" and _last(po, "--lr") == "1e-4" and po.count("--lr") == 1
+        assert _last(train_flags("maze-fo", algo, "cpu"), "--rounds") == "6"
     for task, algo in (("textnav-po", "ilql"), ("maze-fo", "qsft")):  # the command shows the flag once
         assert train_flags(task, algo, "cpu").count("--max-steps") == 1
 
