@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from textual import events
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Input
@@ -47,16 +48,22 @@ class LmrlHost(Protocol):
 FORM_KEYS = [
     Binding("tab", "app.focus_next", show=False, priority=True),
     Binding("shift+tab", "app.focus_previous", show=False, priority=True),
+    Binding("enter", "form_enter", show=False, priority=True),
 ]
-"""For the BINDINGS of a form: tab moves the focus the moment it is read, so what is typed right
-behind it goes to the next field (a plain tab moves it once the key has passed the field it
-leaves, and keys read meanwhile went to that field)."""
+"""For the BINDINGS of a form: tab, and enter in a text field or a closed drop-down, move the
+focus the moment they are read, so what is typed right behind them goes to the next field (a
+plain tab or enter moves it once the key has passed the field it leaves, and keys read meanwhile
+went to that field: a seed typed behind enter landed in the task list). Enter in the form's
+:attr:`LmrlScreen.LAST_FIELD` is left to that field (it submits the form)."""
 
 
 class LmrlScreen(ReportsWorkerErrors, _ScreenBase):
     """Mixin for every screen and dialog of the app; it comes first:
     ``class HomeScreen(LmrlScreen, Screen[None])``, ``class HelpScreen(LmrlScreen, ModalScreen[None])``.
     """
+
+    LAST_FIELD: str | None = None
+    """A form's last text field (its id): enter there starts, through its ``Input.Submitted``."""
 
     @property
     def lmrl_app(self) -> LmrlHost:
@@ -65,6 +72,19 @@ class LmrlScreen(ReportsWorkerErrors, _ScreenBase):
         if not isinstance(app, LmrlHost):
             raise TypeError(f"{type(self).__name__} needs an app with a store, not {type(app).__name__}")
         return app
+
+    def action_form_enter(self) -> None:
+        """Enter in a form (:data:`FORM_KEYS`): a text field other than the last, or a drop-down
+        whose list is closed (a :class:`~lmrl_tui.screens.dialogs.FormSelect`), hands the focus on
+        now; anything else (a button, a checkbox, an open list, the last field) gets the key."""
+        field = self.focused
+        if isinstance(field, Input):
+            moves_on = field.id != self.LAST_FIELD
+        else:
+            moves_on = hasattr(field, "action_next_field") and not getattr(field, "expanded", False)
+        if not moves_on:
+            raise SkipAction()
+        self.focus_next()
 
     def set_focus(self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False) -> None:
         # Before the Input gets its Focus event, so its blink timer never starts.

@@ -87,6 +87,7 @@ class TrainForm(LmrlScreen, ModalScreen[Launch | None]):
     launches ``lmrl train`` and gives back its :class:`Launch` (escape: None)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="train.cancel"), *FORM_KEYS]
+    LAST_FIELD = "out"
     AUTO_FOCUS = "#algo"
     WORKER_ERRORS = {"train-start": ErrorToast("Cannot start the run", in_place=True)}
 
@@ -245,7 +246,7 @@ class TrainForm(LmrlScreen, ModalScreen[Launch | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter moves to the next field; in the last one (the output folder) it starts."""
-        if event.input.id == "out":
+        if event.input.id == self.LAST_FIELD:
             self.action_start()
         else:
             self.focus_next()

@@ -55,3 +55,41 @@ async def test_text_that_comes_back_unused_goes_to_the_focused_field_once(store)
         assert seed.value == "713"
         await pilot.press("9")  # typed into the field: once, not again through the screen
         assert seed.value == "7139"
+
+
+async def test_keys_typed_behind_enter_in_a_field_reach_the_next_field(store):
+    """Enter in a text field moves on the moment it is read: the seed keeps "7", and what follows
+    goes on (it went into the seed as "78" while the field's Submitted message travelled)."""
+    app = make_app(store, player="kim")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await tasks_listed(app, pilot)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, NewEpisodeDialog) and dialog.focused is not None
+        assert dialog.focused.id == "task"
+        # all read at once: enter on the task list, the seed, enter, then on past the agent list
+        for key, char in [("enter", None), ("7", "7"), ("enter", None), ("8", "8"), ("enter", None)]:
+            app.post_message(events.Key(key, char))
+        await pilot.pause(0.3)
+        assert dialog.query_one("#seed", Input).value == "7"
+        assert dialog.focused is not None and dialog.focused.id == "checkpoint"
+        assert isinstance(app.screen, NewEpisodeDialog)  # nothing started
+
+
+async def test_enter_in_the_last_field_still_starts_and_on_start_presses_it(store):
+    app = make_app(store, player="kim")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await tasks_listed(app, pilot)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, NewEpisodeDialog)
+        dialog.query_one("#player", Input).focus()
+        await pilot.pause()
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, NewEpisodeDialog)  # the episode opened
