@@ -19,6 +19,16 @@ async def tasks_listed(app, pilot) -> None:
         await pilot.pause(0.02)
 
 
+async def open_dialog(app, pilot) -> NewEpisodeDialog:
+    """Enter on the first task, and the new-episode dialog once it has mounted."""
+    await tasks_listed(app, pilot)
+    await pilot.press("enter")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    assert isinstance(app.screen, NewEpisodeDialog)
+    return app.screen
+
+
 async def test_keys_typed_behind_enter_and_tab_reach_the_seed(store):
     app = make_app(store, player="kim")
     async with app.run_test(size=(140, 40)) as pilot:
@@ -41,11 +51,7 @@ async def test_keys_typed_behind_enter_and_tab_reach_the_seed(store):
 async def test_text_that_comes_back_unused_goes_to_the_focused_field_once(store):
     app = make_app(store, player="kim")
     async with app.run_test(size=(140, 40)) as pilot:
-        await tasks_listed(app, pilot)
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        dialog = app.screen
+        dialog = await open_dialog(app, pilot)
         seed, task = dialog.query_one("#seed", Input), dialog.query_one("#task", FormSelect)
         seed.focus()
         await pilot.pause()
@@ -62,12 +68,8 @@ async def test_keys_typed_behind_enter_in_a_field_reach_the_next_field(store):
     goes on (it went into the seed as "78" while the field's Submitted message travelled)."""
     app = make_app(store, player="kim")
     async with app.run_test(size=(140, 40)) as pilot:
-        await tasks_listed(app, pilot)
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        dialog = app.screen
-        assert isinstance(dialog, NewEpisodeDialog) and dialog.focused is not None
+        dialog = await open_dialog(app, pilot)
+        assert dialog.focused is not None
         assert dialog.focused.id == "task"
         # all read at once: enter on the task list, the seed, enter, then on past the agent list
         for key, char in [("enter", None), ("7", "7"), ("enter", None), ("8", "8"), ("enter", None)]:
@@ -78,15 +80,10 @@ async def test_keys_typed_behind_enter_in_a_field_reach_the_next_field(store):
         assert isinstance(app.screen, NewEpisodeDialog)  # nothing started
 
 
-async def test_enter_in_the_last_field_still_starts_and_on_start_presses_it(store):
+async def test_enter_in_the_last_field_still_starts_the_episode(store):
     app = make_app(store, player="kim")
     async with app.run_test(size=(140, 40)) as pilot:
-        await tasks_listed(app, pilot)
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        dialog = app.screen
-        assert isinstance(dialog, NewEpisodeDialog)
+        dialog = await open_dialog(app, pilot)
         dialog.query_one("#player", Input).focus()
         await pilot.pause()
         await pilot.press("enter")
