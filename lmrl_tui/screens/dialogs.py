@@ -258,12 +258,11 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         self.dismiss(None)
 
     @on(Input.Submitted)
-    def _next_field(self, event: Input.Submitted) -> None:
+    def _last_field_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the last field starts (in the others it moves on: ``action_form_enter``)."""
         event.stop()
         if event.input.id == self.LAST_FIELD:
             self._start()
-        else:
-            self.focus_next()
 
     def _value(self, field: str) -> str:
         found = self.query(f"#{field}")

@@ -245,11 +245,10 @@ class TrainForm(LmrlScreen, ModalScreen[Launch | None]):
             self.call_after_refresh(self.query_one("#error", Static).scroll_visible)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Enter moves to the next field; in the last one (the output folder) it starts."""
+        """Enter in the last field (the output folder) starts (in the others it moves on:
+        ``action_form_enter``)."""
         if event.input.id == self.LAST_FIELD:
             self.action_start()
-        else:
-            self.focus_next()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "cancel":
