@@ -7,9 +7,12 @@ thread, does not report a mate in fewer than 15 moves. Setups whose positions St
 always solves quickly (K+Q+R) end up rare or absent, as in LMRL's filter.
 
 The seed, depth, quota and attempt cap are fixed, so the output is reproducible with the same
-Stockfish build (Debian's stockfish 15.1). Usage::
+Stockfish build (Debian's stockfish 15.1). With another ``--seed`` and ``--out`` it makes validation
+or training positions of the same kind (for ``--option positions=PATH``); those never repeat a
+position of the shipped test set or of the ``--exclude`` files. Usage::
 
     python scripts/make_endgames.py [--out PATH] [--seed 645] [--depth 14] [--per-setup 100]
+        [--exclude PATH ...]
 """
 
 from __future__ import annotations
@@ -23,18 +26,26 @@ from pathlib import Path
 
 import chess
 
-from envs.chess.data import POSITIONS_FILE, SETUPS, random_endgame
+from envs.chess.data import (
+    POSITIONS_FILE,
+    SETUPS,
+    endgame_positions,
+    load_positions,
+    random_endgame,
+)
 from envs.chess.stockfish import Engine, engine_info, find_stockfish
 
 MIN_MATE = 15
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "envs" / "chess" / POSITIONS_FILE
 
 
-def generate(seed: int, depth: int, per_setup: int, attempts: int) -> list[dict]:
-    """Kept positions, setup by setup, in generation order."""
+def generate(
+    seed: int, depth: int, per_setup: int, attempts: int, exclude: set[str] = frozenset()
+) -> list[dict]:
+    """Kept positions, setup by setup, in generation order; none of ``exclude`` (FENs)."""
     path = find_stockfish()
     kept: list[dict] = []
-    seen: set[str] = set()
+    seen: set[str] = set(exclude)
     with Engine(path) as engine:
         for setup in SETUPS:
             rng = random.Random(f"{seed}:{setup}")
@@ -67,9 +78,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--depth", type=int, default=14, help="Stockfish search depth of the filter")
     ap.add_argument("--per-setup", type=int, default=100, help="positions kept per setup at most")
     ap.add_argument("--attempts", type=int, default=400, help="candidates tried per setup at most")
+    ap.add_argument("--exclude", type=Path, action="append", default=[],
+                    help="a positions file whose positions are not to be repeated (repeatable)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    rows = generate(args.seed, args.depth, args.per_setup, args.attempts)
+    exclude: set[str] = set()
+    if args.out.resolve() != DEFAULT_OUT.resolve():  # other sets never repeat a test position
+        exclude.update(p["fen"] for p in endgame_positions())
+    for path in args.exclude:
+        exclude.update(p["fen"] for p in load_positions(path))
+    rows = generate(args.seed, args.depth, args.per_setup, args.attempts, exclude)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as f:
         for row in rows:

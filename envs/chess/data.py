@@ -1,5 +1,6 @@
-"""Chess start positions: LMRL's random endgame generator and the shipped endgames test set
-(``assets/endgames/positions.jsonl``, made by ``scripts/make_endgames.py``)."""
+"""Chess start positions: LMRL's random endgame generator, the shipped endgames test set
+(``assets/endgames/positions.jsonl``, made by ``scripts/make_endgames.py``) and positions files of
+the same format (JSON lines, each ``{"fen": ..., "setup": ...}`` or, as LMRL's files, a JSON-quoted FEN)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import random
 from functools import lru_cache
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import chess
@@ -34,6 +36,55 @@ def endgame_positions() -> tuple[dict[str, Any], ...]:
     """The shipped endgames test set: ``{"fen", "setup", ...}`` per position."""
     text = files("envs.chess").joinpath(POSITIONS_FILE).read_text(encoding="utf-8")
     return tuple(json.loads(line) for line in text.splitlines() if line.strip())
+
+
+def setup_of(board: chess.Board) -> str:
+    """The setup name of an endgame board (``kQK``, ...): Black's pieces, then White's, kings last."""
+    order = "qrbnpk"
+    black = sorted((p.symbol() for p in board.piece_map().values() if not p.color), key=order.index)
+    white = sorted((p.symbol() for p in board.piece_map().values() if p.color), key=lambda c: order.index(c.lower()))
+    return "".join(black) + "".join(white)
+
+
+def position_table(positions: str | Path) -> tuple[dict[str, Any], ...]:
+    """``"test"``: the shipped test set; otherwise the positions file at that path."""
+    if str(positions) == "test":
+        return endgame_positions()
+    try:
+        return load_positions(positions)
+    except ValueError as e:
+        raise ValueError(
+            f"positions must be 'test' (the shipped set), 'random' or a positions file: {e}"
+        ) from None
+
+
+def load_positions(path: str | Path) -> tuple[dict[str, Any], ...]:
+    """A positions file: ``{"fen", "setup"}`` per line, each a legal start (White to move, not over).
+
+    Raises ``ValueError`` with the file and line for a missing, empty or malformed file."""
+    return _load_positions(str(Path(path).expanduser().resolve()))
+
+
+@lru_cache(maxsize=8)
+def _load_positions(path: str) -> tuple[dict[str, Any], ...]:
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"cannot read the positions file {path}: {e}") from None
+    rows: list[dict[str, Any]] = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            row = {"fen": row} if isinstance(row, str) else dict(row)
+            board = start_board(str(row["fen"]))
+        except (ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"{path}, line {n}: not a position ({e})") from None
+        rows.append({**row, "fen": board.fen(), "setup": row.get("setup") or setup_of(board)})
+    if not rows:
+        raise ValueError(f"the positions file {path} holds no position")
+    return tuple(rows)
 
 
 def start_board(fen: str) -> chess.Board:

@@ -204,6 +204,37 @@ def test_endgames_reset_picks_from_the_set_or_fresh_positions() -> None:
         assert r.board.is_valid() and not r.board.is_check() and r.board.turn == chess.WHITE
 
 
+def test_endgames_positions_file_in_either_format(tmp_path) -> None:
+    kqk = "8/5k2/8/8/8/8/8/Q3K3 w - - 0 1"
+    krrk = "8/8/8/7k/8/4R2K/1R6/8 w - - 0 1"
+    path = tmp_path / "train.jsonl"
+    path.write_text(json.dumps({"fen": kqk, "setup": "kQK"}) + "\n\n" + json.dumps(krrk) + "\n")
+    t = task("endgames", positions=str(path))
+    seen = set()
+    for s in range(12):
+        t.reset(s)
+        st = t.state()
+        seen.add((t.board.fen(), st["setup"], st["position_index"]))
+    assert seen == {(kqk, "kQK", 0), (krrk, "kRRK", 1)}  # LMRL's quoted FEN gets its setup too
+    only = task("endgames", positions=str(path), setups=["kRRK"])
+    assert {only.reset(s) and only.board.fen() for s in range(5)} == {krrk}
+    with pytest.raises(ValueError, match="no position of the setups kRK"):
+        task("endgames", positions=str(path), setups=["kRK"]).reset(0)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [(None, "cannot read"), ("", "holds no position"), ('{"fen": "8/8/8 w"}\n', "line 1: not a position"),
+     ('"4k3/8/8/8/8/8/8/4K2R b K - 0 1"\n', "White to move"), ("[1, 2]\n", "line 1")],
+)  # fmt: skip
+def test_a_bad_positions_file_gets_a_clear_message(tmp_path, text, message) -> None:
+    path = tmp_path / "p.jsonl"
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(ValueError, match="positions must be 'test'.*" + message):
+        ChessTask("endgames", positions=str(path))
+
+
 def test_random_endgame_matches_lmrl_generator_shape() -> None:
     import random
 
