@@ -136,3 +136,16 @@ def restore_rng(state: dict[str, Any]) -> None:
     py = state.get("py_rng")
     if py:
         random.setstate((3, tuple(int(x) for x in py), None))
+
+
+def copy_checkpoint(src: str | Path, dst: str | Path) -> None:
+    """Copy a checkpoint folder to ``dst``, replacing what is there whole (a crash leaves either the
+    old copy or the new one, never half of one)."""
+    import shutil
+
+    dst = Path(dst)
+    tmp = dst.with_name(dst.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(src, tmp)
+    shutil.rmtree(dst, ignore_errors=True)
+    tmp.rename(dst)

@@ -10,6 +10,7 @@ torch = pytest.importorskip("torch")
 
 from data.store import EpisodeRecord, StepRecord, Store, Who  # noqa: E402
 from training.checkpoint import load_checkpoint  # noqa: E402
+from training.errors import TrainingError  # noqa: E402
 from training.online.loop import OnlineConfig, OnlineTrainer, resolve_online  # noqa: E402
 from training.online.toy import (  # noqa: E402
     BANDIT,
@@ -314,3 +315,47 @@ def test_resume_of_a_run_saved_with_one_optimizer_group(bandit_init, tmp_path):
     resumed = OnlineTrainer(_cfg(bandit_init, rounds=2), store, tmp_path / "run", resume=True)
     assert len(resumed.opt.param_groups) == 1
     assert resumed.run()["rounds"] == 2
+
+
+def test_keep_best_keeps_the_best_evaluated_round_not_the_last(bandit_init, tmp_path, monkeypatch):
+    scores = iter([0.2, 0.5, 0.9, 0.3])  # rounds 0 (the start), 1, 2, 3: the run collapses at the end
+    monkeypatch.setattr(OnlineTrainer, "evaluate", lambda self: {"mean_return": next(scores)})
+    tr = OnlineTrainer(_cfg(bandit_init, rounds=3, n_rollouts=16, keep_best=True, eval_every=1,
+                            eval_episodes=4, save_every=0), None, tmp_path / "run")  # fmt: skip
+    res = tr.run()
+    assert res["best"] == {"round": 2, "mean_return": 0.9} and res["rounds"] == 3
+    best, last = tmp_path / "run" / "checkpoint-best", tmp_path / "run" / "checkpoint"
+    assert json.loads((best / "online_state.json").read_text())["round"] == 2
+    assert json.loads((last / "online_state.json").read_text())["round"] == 3
+    assert not (tmp_path / "run" / "checkpoint-best.tmp").exists()
+    p_best = action_probs(load_checkpoint(best)[0].lm, tr.tok, "s\n", BANDIT_ACTIONS)
+    p_last = action_probs(load_checkpoint(last)[0].lm, tr.tok, "s\n", BANDIT_ACTIONS)
+    assert p_best != p_last  # round 3's update moved the policy; the best copy is round 2's
+
+
+def test_keep_best_with_real_evaluations_on_their_own_seeds(bandit_init, tmp_path, monkeypatch):
+    import training.offline.loop as offline_loop
+
+    seeds = []
+    real = offline_loop.run_eval
+
+    def spy(*a, seed=0, **kw):
+        seeds.append(seed)
+        return real(*a, seed=seed, **kw)
+
+    monkeypatch.setattr(offline_loop, "run_eval", spy)
+    cfg = _cfg(bandit_init, rounds=2, n_rollouts=16, keep_best=True, eval_every=1, eval_episodes=8,
+               eval_seed=500_000)  # fmt: skip
+    res = OnlineTrainer(cfg, None, tmp_path / "run").run()
+    evals = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
+             if json.loads(x)["kind"] == "eval"]  # fmt: skip
+    assert seeds == [500_000] * 3 and [e["round"] for e in evals] == [0, 1, 2]
+    top = max(evals, key=lambda e: e["mean_return"])  # the first of equals: a later one must beat it
+    assert res["best"] == {"round": top["round"], "mean_return": top["mean_return"]}
+    state = json.loads((tmp_path / "run" / "checkpoint-best" / "online_state.json").read_text())
+    assert state["round"] == top["round"] and state["best"]["round"] == top["round"]
+
+
+def test_keep_best_needs_evaluations(bandit_init):
+    with pytest.raises(TrainingError, match="--keep-best"):
+        _cfg(bandit_init, keep_best=True, eval_every=0)

@@ -157,7 +157,7 @@ def _log(path: Path, row: dict[str, Any]) -> None:
         f.write(json.dumps(row, default=float) + "\n")
 
 
-def run_eval(model, tok, cfg: TrainConfig, store=None, episodes: int | None = None) -> dict[str, Any]:
+def run_eval(model, tok, cfg: TrainConfig, store=None, episodes: int | None = None, seed: int = 0) -> dict[str, Any]:
     """Evaluate the current model against its task (exact DP for maze-fo)."""
     from training.agent import CheckpointAgent
     from training.evaluate import evaluate
@@ -166,7 +166,7 @@ def run_eval(model, tok, cfg: TrainConfig, store=None, episodes: int | None = No
     was = model.training
     try:
         agent = CheckpointAgent(Decoder(model, tok, cfg), f"{cfg.algo}:training", {})
-        return evaluate(agent, cfg.task, episodes or cfg.eval_episodes, store=store,
+        return evaluate(agent, cfg.task, episodes or cfg.eval_episodes, seed=seed, store=store,
                         task_options=cfg.task_options)  # fmt: skip
     finally:
         model.train(was)

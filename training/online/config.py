@@ -69,6 +69,10 @@ class OnlineConfig:
     eval_every: int = setting(1, "evaluate against the task before the first round and every N "
                               "rounds (0: never)")
     eval_episodes: int = setting(32, "episodes of each evaluation")
+    eval_seed: int = setting(0, "first episode seed of the in-training evaluations (for --keep-best "
+                             "choose seeds that the final evaluation does not play, e.g. 500000)")
+    keep_best: bool = setting(False, "also keep the checkpoint of the best in-training evaluation (mean "
+                              "return; the starting policy counts, as round 0) in OUT/checkpoint-best")
     save_every: int = setting(1, "save a checkpoint every N rounds (and after the last)")
     progress: bool = setting(True, "draw a progress bar on stderr (--no-progress: none)", flag=False)
     extra: dict[str, Any] = setting(doc="free-form settings saved with the run (experiments)",
@@ -119,4 +123,7 @@ def resolve_online(cfg: OnlineConfig, explicit: set[str] | None = None) -> Onlin
         raise TrainingError("rounds, n-rollouts, rollout-batch and batch-size must be at least 1")
     if not 0 < cfg.keep <= 1:
         raise TrainingError("--keep must be in (0, 1]")
+    if cfg.keep_best and (cfg.eval_every < 1 or cfg.eval_episodes < 1):
+        raise TrainingError("--keep-best chooses by the in-training evaluations: give --eval-every and "
+                            "--eval-episodes of at least 1")
     return cfg

@@ -272,7 +272,22 @@ class OnlineTrainer:
     def evaluate(self) -> dict[str, Any]:
         from training.offline.loop import run_eval
 
-        return run_eval(self.inner.policy, self.tok, self.tcfg, self.store, self.cfg.eval_episodes)
+        return run_eval(self.inner.policy, self.tok, self.tcfg, self.store, self.cfg.eval_episodes,
+                        seed=self.cfg.eval_seed)  # fmt: skip
+
+    def improved(self, rnd: int, ev: dict[str, Any] | None) -> bool:
+        """With --keep-best: whether ``ev`` beats the best evaluation so far (then noted in the state)."""
+        best = self.state.get("best")
+        if not self.cfg.keep_best or ev is None or (best and ev["mean_return"] <= best["mean_return"]):
+            return False
+        self.state["best"] = {"round": rnd, "mean_return": ev["mean_return"]}
+        return True
+
+    def keep_best(self) -> None:
+        """Copy the checkpoint just saved to OUT/checkpoint-best."""
+        from training.checkpoint import copy_checkpoint
+
+        copy_checkpoint(self.ckpt, self.out / "checkpoint-best")
 
     def save(self, rnd: int, metrics: dict[str, Any]) -> None:
         from safetensors.torch import save_file
@@ -325,6 +340,9 @@ class OnlineTrainer:
             if self.main and cfg.eval_every and start == 0 and cfg.eval_episodes > 0:
                 last_eval = self.evaluate()
                 _log(metrics_path, {"kind": "eval", "round": 0, **last_eval})
+                if self.improved(0, last_eval):
+                    self.save(0, {"eval": last_eval})
+                    self.keep_best()
             for rnd in range(start, cfg.rounds):
                 t0 = time.perf_counter()
                 eps, everything = self.collect(pool, rnd)
@@ -349,16 +367,23 @@ class OnlineTrainer:
                 if bar is not None:
                     bar.update(1)
                     bar.set_postfix(ret=f"{row['mean_return']:.3f}")
+                fresh = None
                 if self.main and cfg.eval_every and n % cfg.eval_every == 0 and cfg.eval_episodes > 0:
-                    last_eval = self.evaluate()
+                    last_eval = fresh = self.evaluate()
                     _log(metrics_path, {"kind": "eval", "round": n, **last_eval})
                 final = {"rounds": n, "last_round": row, "eval": last_eval}
-                if self.main and (n == cfg.rounds or (cfg.save_every and n % cfg.save_every == 0)):
+                better = self.main and self.improved(n, fresh)
+                if self.main and (better or n == cfg.rounds or (cfg.save_every and n % cfg.save_every == 0)):
                     self.save(n, {"eval": last_eval, "mean_return": row["mean_return"]})
+                    if better:
+                        self.keep_best()
                 acc.wait_for_everyone()
             if self.main:
                 final["train_seconds"] = time.perf_counter() - t_start
                 final["checkpoint"] = str(self.ckpt)
+                if self.state.get("best"):
+                    final["best"] = self.state["best"]
+                    final["best_checkpoint"] = str(self.out / "checkpoint-best")
                 final["run_id"] = self.state["run_id"]
             status = "finished"
             return final
