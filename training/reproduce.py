@@ -240,7 +240,10 @@ class Reproduction:
             raise TrainingError(f"{_shown(argv, self.out)} failed (exit {rc}){self._see('train', folder)}")
         trained = _last_json(stdout)
         episodes = self.recipe.eval_episodes[self.budget]
-        ev = ["--db", str(self.store_path), "eval", str(folder), "--episodes", str(episodes), "--seed", "0"]
+        # an online run given --keep-best=true is judged by the checkpoint it kept
+        best = folder / "checkpoint-best"
+        target = best if algo in ONLINE and best.exists() else folder
+        ev = ["--db", str(self.store_path), "eval", str(target), "--episodes", str(episodes), "--seed", "0"]
         for k, v in sorted(self.recipe.options.items()):
             ev += ["--option", f"{k}={v}"]
         t0 = time.time()
@@ -255,7 +258,7 @@ class Reproduction:
                   "eval_wall_s": round(eval_wall, 1), "run_id": trained.get("run_id"),
                   "checkpoint_id": trained.get("checkpoint_id"),
                   "steps": trained.get("step", trained.get("steps")),
-                  "bisim_loss": trained.get("bisim_loss"),
+                  "bisim_loss": trained.get("bisim_loss"), "kept_best": trained.get("best"),
                   "evaluation": {k: v for k, v in result.items() if k != "checkpoint"}}  # fmt: skip
         folder.mkdir(parents=True, exist_ok=True)
         marker.write_text(json.dumps(record, indent=1, default=str) + "\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -394,3 +395,30 @@ def test_reproduce_with_jobs_runs_each_command_in_its_own_process(tmp_path, caps
         "train-bc-s0.log", "train-bc-s1.log", "train-ppo-s0.log", "train-ppo-s1.log"]  # fmt: skip
     with sqlite3.connect(out / "store.db") as db:
         assert db.execute("SELECT COUNT(*) FROM runs WHERE status = 'finished'").fetchone()[0] == 4
+
+
+def test_an_online_run_that_kept_its_best_is_evaluated_by_it(tmp_path):
+    """``--train-flag=ppo:--keep-best=true``: the run's checkpoint-best is what gets evaluated
+    (and its round is recorded); BC, which keeps none, is evaluated as before."""
+    from training.reproduce import Reproduction
+
+    evals: dict[str, str] = {}
+
+    def runner(argv):
+        if "train" in argv:
+            folder = Path(argv[argv.index("--out") + 1])
+            best = None
+            if argv[argv.index("train") + 1] == "ppo":
+                (folder / "checkpoint-best").mkdir(parents=True)
+                best = {"round": 2, "mean_return": -5.0}
+            return 0, json.dumps({"rounds": 3, "run_id": 1, "checkpoint_id": 1, "best": best})
+        evals[Path(argv[argv.index("eval") + 1]).parent.name] = Path(argv[argv.index("eval") + 1]).name
+        return 0, json.dumps({"episodes": 25, "method": "exact", "mean_return": -10.0, "success_rate": 0.5,
+                              "normalised_lmrl": 60.0})  # fmt: skip
+
+    Reproduction("maze-fo", tmp_path / "r", budget="smoke", seeds=1, algorithms=["ppo"], runner=runner,
+                 log=lambda _line: None, train_flags=["ppo:--keep-best=true"]).run()  # fmt: skip
+    assert evals == {"runs": "bc-s0", "ppo-s0": "checkpoint-best"}
+    record = json.loads((tmp_path / "r" / "runs" / "ppo-s0" / "reproduce.json").read_text())
+    assert record["kept_best"] == {"round": 2, "mean_return": -5.0}
+    assert record["eval_command"].endswith("eval runs/ppo-s0/checkpoint-best --episodes 2 --seed 0")
