@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
@@ -17,17 +18,18 @@ SETUPS = ("kQK", "kRK", "kQRK", "kRRK")
 POSITIONS_FILE = "assets/endgames/positions.jsonl"
 
 
-def random_endgame(setup: str, rng: random.Random) -> str:
+def random_endgame(setup: str, rng: random.Random, *, fresh: bool = False) -> str:
     """LMRL's ``large_piece_random_endgame``: pieces on random squares until the position is valid
-    with White to move and not in check."""
+    with White to move and not in check (and, ``fresh``, not one of the test set, as LMRL's data)."""
     board = chess.Board(None)
+    test = {p["fen"] for p in endgame_positions()} if fresh else ()
     while True:
         board.clear()
         squares = list(range(64))
         for symbol in setup:
             sq = squares.pop(rng.randrange(len(squares)))
             board.set_piece_at(sq, chess.Piece.from_symbol(symbol))
-        if board.is_valid() and not board.is_check():
+        if board.is_valid() and not board.is_check() and board.fen() not in test:
             return board.fen()
 
 
@@ -44,6 +46,27 @@ def setup_of(board: chess.Board) -> str:
     black = sorted((p.symbol() for p in board.piece_map().values() if not p.color), key=order.index)
     white = sorted((p.symbol() for p in board.piece_map().values() if p.color), key=lambda c: order.index(c.lower()))
     return "".join(black) + "".join(white)
+
+
+def positions_source(positions: str) -> str:
+    """``"test"``, ``"random"`` or the absolute path of a valid positions file (so that an episode's
+    stored options replay from any directory); ``ValueError`` for anything else."""
+    if positions in ("test", "random"):
+        return positions
+    path = str(Path(positions).expanduser().resolve())
+    position_table(path)
+    return path
+
+
+def pick_position(positions: str, setups: Sequence[str], rng: random.Random) -> tuple[int, str, str]:
+    """One position of ``setups`` from the test set (``"test"``) or a positions file: its index
+    in the table, its FEN and its setup."""
+    rows = position_table(positions)
+    table = [i for i, p in enumerate(rows) if p["setup"] in setups]
+    if not table:
+        raise ValueError(f"no position of the setups {', '.join(setups)} in {positions}")
+    i = table[rng.randrange(len(table))]
+    return i, rows[i]["fen"], rows[i]["setup"]
 
 
 def position_table(positions: str | Path) -> tuple[dict[str, Any], ...]:

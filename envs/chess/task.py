@@ -46,7 +46,7 @@ from typing import Any
 
 import chess
 
-from envs.chess.data import SETUPS, endgame_positions, position_table, random_endgame, start_board
+from envs.chess.data import SETUPS, pick_position, positions_source, random_endgame, start_board
 from envs.chess.stockfish import Engine, Strength, engine_info, find_stockfish, make_strength
 from envs.chess.text import (
     CHESS_HELP,
@@ -98,8 +98,7 @@ class ChessTask(TaskBase):
             opponent = "stockfish"
         if opponent not in ("stockfish", "random"):
             raise ValueError("opponent must be 'stockfish' or 'random'")
-        if positions != "random":
-            position_table(positions)  # a clear ValueError for a bad name or file, now
+        positions = positions_source(positions)  # a bad file is a clear ValueError now
         if isinstance(setups, str):  # a command line's --option setups=kQK,kRK
             setups = [s.strip() for s in setups.split(",") if s.strip()]
         bad = [s for s in setups if s not in SETUPS]
@@ -221,20 +220,11 @@ class ChessTask(TaskBase):
             fen = str(opts.get("fen") or self.fen)
         elif self.variant == "chess":
             fen = chess.STARTING_FEN
-        elif self.positions != "random":
-            # The test positions (or the file's) of the chosen setups (all four by default).
-            rows = position_table(self.positions)
-            table = [i for i, p in enumerate(rows) if p["setup"] in self.setups]
-            if not table:
-                raise ValueError(f"no position of the setups {', '.join(self.setups)} in {self.positions}")
-            self._position_index = table[self._rng.randrange(len(table))]
-            fen, self._setup = rows[self._position_index]["fen"], rows[self._position_index]["setup"]
+        elif self.positions != "random":  # the test set's (or the file's) of the chosen setups
+            self._position_index, fen, self._setup = pick_position(self.positions, self.setups, self._rng)
         else:
             self._setup = self._rng.choice(self.setups)
-            test = {p["fen"] for p in endgame_positions()}
-            fen = random_endgame(self._setup, self._rng)
-            while fen in test:  # fresh positions stay out of the test set (as LMRL's)
-                fen = random_endgame(self._setup, self._rng)
+            fen = random_endgame(self._setup, self._rng, fresh=True)
         self.board = start_board(fen)
         self._start_fen = self.board.fen()
         if self.partner is not None:

@@ -204,12 +204,14 @@ def test_endgames_reset_picks_from_the_set_or_fresh_positions() -> None:
         assert r.board.is_valid() and not r.board.is_check() and r.board.turn == chess.WHITE
 
 
-def test_endgames_positions_file_in_either_format(tmp_path) -> None:
+def test_endgames_positions_file_in_either_format(tmp_path, monkeypatch) -> None:
     kqk = "8/5k2/8/8/8/8/8/Q3K3 w - - 0 1"
     krrk = "8/8/8/7k/8/4R2K/1R6/8 w - - 0 1"
     path = tmp_path / "train.jsonl"
     path.write_text(json.dumps({"fen": kqk, "setup": "kQK"}) + "\n\n" + json.dumps(krrk) + "\n")
-    t = task("endgames", positions=str(path))
+    monkeypatch.chdir(tmp_path)
+    t = task("endgames", positions="train.jsonl")
+    assert t.spec.options["positions"] == str(path.resolve())  # stored absolute: replays from anywhere
     seen = set()
     for s in range(12):
         t.reset(s)
