@@ -28,8 +28,9 @@ class OptionSpec:
     """One option a task takes: its kind, default and valid values, for ``lmrl tasks``, the
     ``--option`` help and the new-episode dialog (the task itself still checks what it is given).
 
-    ``kind``: ``"int"``, ``"float"``, ``"text"``, ``"choice"`` (one of ``choices``), ``"choices"``
-    (a comma-separated list of ``choices``) or ``"bool"``."""
+    ``kind``: ``"int"``, ``"float"``, ``"text"`` (with ``choices``: one of them or a file's path),
+    ``"choice"`` (one of ``choices``), ``"choices"`` (a comma-separated list of ``choices``) or
+    ``"bool"``."""
 
     name: str
     kind: str
@@ -44,6 +45,8 @@ class OptionSpec:
             return "|".join(show_value(c) for c in (self.choices or (True, False)))
         if self.kind == "choices":
             return "any of " + ",".join(map(str, self.choices))
+        if self.kind == "text" and self.choices:  # named values, or a file
+            return "|".join(map(str, self.choices)) + "|a file"
         word = {"int": "a whole number", "float": "a number", "text": "text"}[self.kind]
         return word + (f" ≥ {self.minimum:g}" if self.minimum is not None else "")
 
@@ -131,8 +134,9 @@ _CHESS = (
 _SETUPS = ("kQK", "kRK", "kQRK", "kRRK")
 _ENDGAMES = (
     *_CHESS,
-    OptionSpec("positions", "choice", "test", ("test", "random"),
-               "LMRL's test positions, or fresh random ones"),
+    OptionSpec("positions", "text", "test", ("test", "random"),
+               "test (LMRL's test positions), random (fresh random ones) or a positions file "
+               "(JSON lines of FENs, e.g. from scripts/make_endgames.py)"),
     OptionSpec("setups", "choices", list(_SETUPS), _SETUPS, "which endgames (e.g. kQK or kQK,kRK)"),
 )  # fmt: skip
 _QUESTIONS = (

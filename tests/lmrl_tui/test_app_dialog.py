@@ -145,7 +145,7 @@ async def test_errors_are_shown_under_their_field_and_the_dialog_stays(store):
     assert store.count() == 1
 
 
-async def test_every_option_of_the_task_has_a_field_with_its_values(store):
+async def test_every_option_of_the_task_has_a_field_with_its_values(store, tmp_path):
     """Enumerated options are drop-downs of their values (the default marked), the others fields
     whose placeholder names what they take; what is chosen is played and stored."""
     app = make_app(store, player="ann")
@@ -154,8 +154,23 @@ async def test_every_option_of_the_task_has_a_field_with_its_values(store):
         for name in ("opponent", "elo", "skill_level", "depth", "movetime", "nodes", "threads", "max_moves",
                      "fen", "positions", "setups"):  # fmt: skip
             assert dialog.query(f"#opt-{name}"), name
-        positions = dialog.query_one("#opt-positions", Select)
-        assert positions.value == "test" and "test (default)" in [str(p) for p, _ in positions._options]
+        opponent = dialog.query_one("#opt-opponent", Select)
+        assert opponent.value == "stockfish" and "stockfish (default)" in [str(p) for p, _ in opponent._options]
+        positions = dialog.query_one("#opt-positions", Input)  # test, random or a positions file
+        assert "test|random|a file; blank: test" in positions.placeholder
+        positions.value = str(tmp_path / "missing.jsonl")
+        await pilot.click("#start")
+        await settle(app, pilot)
+        assert app.screen is dialog and "cannot read the positions file" in str(dialog.query_one("#error").render())
+        (tmp_path / "mine.jsonl").write_text('"8/8/8/7k/8/4R2K/1R6/8 w - - 0 1"\n')
+        positions.value = str(tmp_path / "mine.jsonl")
+        await pilot.click("#start")
+        await settle(app, pilot)
+        assert isinstance(app.screen, PlayScreen) and app.screen.session.state()["setup"] == "kRRK"
+        app.screen.dismiss()  # back home: the next episode is the drop-downs' and fields' defaults
+        await settle(app, pilot)
+        dialog = await open_dialog(app, pilot, "endgames", seed=2)
+        dialog.query_one("#opt-positions", Input).value = ""
         setups = dialog.query_one("#opt-setups", Input)
         assert "kQK,kRK,kQRK,kRRK" in setups.placeholder
         setups.value = "kQK,kXK"
