@@ -92,8 +92,10 @@ def load_positions(path: str | Path) -> tuple[dict[str, Any], ...]:
 def _load_positions(path: str) -> tuple[dict[str, Any], ...]:
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"cannot read the positions file {path}: {e}") from None
+    except OSError as e:
+        raise ValueError(f"cannot read the positions file {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"the positions file {path} is not UTF-8 text") from None
     rows: list[dict[str, Any]] = []
     for n, line in enumerate(lines, 1):
         if not line.strip():

@@ -226,12 +226,14 @@ def test_endgames_positions_file_in_either_format(tmp_path, monkeypatch) -> None
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [(None, "cannot read"), ("", "holds no position"), ('{"fen": "8/8/8 w"}\n', "line 1: not a position"),
+    [(None, "cannot read .*: No such file or directory$"), (b"\xff\xfe", "is not UTF-8 text"), ("", "holds no position"), ('{"fen": "8/8/8 w"}\n', "line 1: not a position"),
      ('"4k3/8/8/8/8/8/8/4K2R b K - 0 1"\n', "White to move"), ("[1, 2]\n", "line 1")],
 )  # fmt: skip
 def test_a_bad_positions_file_gets_a_clear_message(tmp_path, text, message) -> None:
     path = tmp_path / "p.jsonl"
-    if text is not None:
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    elif text is not None:
         path.write_text(text)
     with pytest.raises(ValueError, match="positions must be 'test'.*" + message):
         ChessTask("endgames", positions=str(path))
