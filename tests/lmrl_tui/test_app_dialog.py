@@ -3,6 +3,7 @@ it remembers from the last episode of a task, and errors shown under the field t
 
 from __future__ import annotations
 
+import pytest
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Select
 
@@ -214,11 +215,12 @@ async def test_a_scripted_asker_builds_its_question_bank_off_the_ui_thread(store
         assert app.screen.session.agent.name == "strong"
 
 
-async def test_a_refusal_under_a_long_form_is_scrolled_into_view(store, tmp_path):
+@pytest.mark.parametrize("size", [(160, 50), (100, 24)])
+async def test_a_refusal_under_a_long_form_is_scrolled_into_view(store, tmp_path, size):
     """The task refuses its options (a missing positions file): the message under the form, below
     the fold of a small terminal, is brought into view with its reason."""
     app = make_app(store, player="ann")
-    async with app.run_test(size=(100, 24)) as pilot:
+    async with app.run_test(size=size) as pilot:
         dialog = await open_dialog(app, pilot, "endgames", seed=2)
         dialog.query_one("#opt-positions", Input).value = str(tmp_path / "missing.jsonl")
         dialog.query_one("#player", Input).focus()
@@ -231,3 +233,4 @@ async def test_a_refusal_under_a_long_form_is_scrolled_into_view(store, tmp_path
         error = dialog.query_one("#error")
         assert "cannot read the positions file" in str(error.render()) and "No such file" in str(error.render())
         assert app.screen is dialog and form.region.contains_region(error.region)
+        assert error.region.bottom <= dialog.query_one("#buttons").region.y  # not under the buttons
