@@ -380,6 +380,7 @@ class ChessTask(TaskBase):
             "done": self._done,
             "setup": self._setup,
             "position_index": self._position_index,
+            "positions": self.positions if self.variant == "endgames" else None,
             "opponent": {
                 "kind": self.opponent,
                 "description": st.describe() if st else self._partner_description(),

@@ -151,9 +151,7 @@ class ChessView(TaskView):
         opponent = state.get("opponent") or {}
         lines = [status_line(state), f"Black: {opponent.get('description', '')}"]
         if state.get("setup"):
-            lines.append(f"Endgame {state['setup']}" + (
-                f" · test position {state['position_index']}" if state.get("position_index") is not None else ""
-            ))  # fmt: skip
+            lines.append(f"Endgame {state['setup']}" + position_label(state))
         lines.append(
             f"Moves {state['agent_moves']}/{state['max_moves']} · illegal {state['illegal_moves']}"
         )
@@ -223,3 +221,11 @@ class ChessView(TaskView):
 
 
 TASK_VIEWS = {"chess": ChessView, "endgames": ChessView}
+
+
+def position_label(state: dict) -> str:
+    """`` · test position 12`` or `` · position 12 of train.jsonl`` (none for a fresh random one)."""
+    index, source = state.get("position_index"), state.get("positions") or "test"
+    if index is None:
+        return ""
+    return f" · test position {index}" if source == "test" else f" · position {index} of {source.rsplit('/', 1)[-1]}"

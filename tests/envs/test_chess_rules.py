@@ -217,6 +217,7 @@ def test_endgames_positions_file_in_either_format(tmp_path, monkeypatch) -> None
         t.reset(s)
         st = t.state()
         seen.add((t.board.fen(), st["setup"], st["position_index"]))
+        assert st["positions"] == str(path.resolve())
     assert seen == {(kqk, "kQK", 0), (krrk, "kRRK", 1)}  # LMRL's quoted FEN gets its setup too
     only = task("endgames", positions=str(path), setups=["kRRK"])
     assert {only.reset(s) and only.board.fen() for s in range(5)} == {krrk}

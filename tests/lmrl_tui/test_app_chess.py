@@ -10,7 +10,7 @@ from envs.chess.task import ChessTask
 from envs.core.session import HumanAgent
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.play import PlayScreen
-from lmrl_tui.views.chess import ChessView, move_list, render_board
+from lmrl_tui.views.chess import ChessView, move_list, position_label, render_board
 
 pytestmark = pytest.mark.stockfish
 
@@ -139,3 +139,15 @@ async def test_a_move_played_after_opening_the_legal_moves_records_the_hint(stor
         assert session.done
     steps = store.steps(session.episode_id)
     assert steps[0]["info"]["hints"] == ["legal_moves"] and "hints" not in steps[1]["info"]
+
+
+def test_the_endgame_line_names_where_the_position_comes_from(tmp_path):
+    path = tmp_path / "train.jsonl"
+    path.write_text('"8/8/8/7k/8/4R2K/1R6/8 w - - 0 1"\n')
+    for positions, label in (("test", " · test position "), (str(path), " · position 0 of train.jsonl"),
+                             ("random", "")):  # fmt: skip
+        task = ChessTask("endgames", positions=positions)
+        task.reset(3)
+        got = position_label(task.state())
+        assert got.startswith(label) and (label or got == ""), (positions, got)
+        task.close()
