@@ -138,14 +138,18 @@ def restore_rng(state: dict[str, Any]) -> None:
         random.setstate((3, tuple(int(x) for x in py), None))
 
 
-def copy_checkpoint(src: str | Path, dst: str | Path) -> None:
+def copy_checkpoint(src: str | Path, dst: str | Path, store=None, run_id: int | None = None, step: int = 0,
+                    meta: dict[str, Any] | None = None) -> None:  # fmt: skip
     """Copy a checkpoint folder to ``dst``, replacing what is there whole (a crash leaves either the
-    old copy or the new one, never half of one)."""
-    import shutil
-
+    old copy or the new one, never half of one); with a ``store``, list the copy among the run's
+    checkpoints (so the app and ``lmrl eval`` find it)."""
     dst = Path(dst)
     tmp = dst.with_name(dst.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.copytree(src, tmp)
     shutil.rmtree(dst, ignore_errors=True)
     tmp.rename(dst)
+    if store is not None:
+        from data import runs
+
+        runs.add_checkpoint(store, run_id, str(dst.resolve()), step, meta or {})

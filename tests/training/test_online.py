@@ -346,7 +346,8 @@ def test_keep_best_with_real_evaluations_on_their_own_seeds(bandit_init, tmp_pat
     monkeypatch.setattr(offline_loop, "run_eval", spy)
     cfg = _cfg(bandit_init, rounds=2, n_rollouts=16, keep_best=True, eval_every=1, eval_episodes=8,
                eval_seed=500_000)  # fmt: skip
-    res = OnlineTrainer(cfg, None, tmp_path / "run").run()
+    store = Store(tmp_path / "s.db")
+    res = OnlineTrainer(cfg, store, tmp_path / "run").run()
     evals = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
              if json.loads(x)["kind"] == "eval"]  # fmt: skip
     assert seeds == [500_000] * 3 and [e["round"] for e in evals] == [0, 1, 2]
@@ -354,6 +355,10 @@ def test_keep_best_with_real_evaluations_on_their_own_seeds(bandit_init, tmp_pat
     assert res["best"] == {"round": top["round"], "mean_return": top["mean_return"]}
     state = json.loads((tmp_path / "run" / "checkpoint-best" / "online_state.json").read_text())
     assert state["round"] == top["round"] and state["best"]["round"] == top["round"]
+    kept = [r for r in store.db.execute("SELECT path, step, meta FROM checkpoints WHERE run_id = ?", [res["run_id"]])
+            if r[0].endswith("checkpoint-best")]  # fmt: skip
+    assert kept and kept[-1][1] == top["round"] and json.loads(kept[-1][2])["kept_best"] == res["best"]
+    assert kept[-1][0] == str((tmp_path / "run" / "checkpoint-best").resolve())
 
 
 def test_keep_best_needs_evaluations(bandit_init):

@@ -283,11 +283,11 @@ class OnlineTrainer:
         self.state["best"] = {"round": rnd, "mean_return": ev["mean_return"]}
         return True
 
-    def keep_best(self) -> None:
-        """Copy the checkpoint just saved to OUT/checkpoint-best."""
+    def keep_best(self, rnd: int) -> None:
+        """Copy the checkpoint just saved to OUT/checkpoint-best (listed in the store)."""
         from training.checkpoint import copy_checkpoint
-
-        copy_checkpoint(self.ckpt, self.out / "checkpoint-best")
+        copy_checkpoint(self.ckpt, self.out / "checkpoint-best", self.store, self.state["run_id"], rnd,
+                        {"kept_best": self.state["best"]})  # fmt: skip
 
     def save(self, rnd: int, metrics: dict[str, Any]) -> None:
         from safetensors.torch import save_file
@@ -342,7 +342,7 @@ class OnlineTrainer:
                 _log(metrics_path, {"kind": "eval", "round": 0, **last_eval})
                 if self.improved(0, last_eval):
                     self.save(0, {"eval": last_eval})
-                    self.keep_best()
+                    self.keep_best(0)
             for rnd in range(start, cfg.rounds):
                 t0 = time.perf_counter()
                 eps, everything = self.collect(pool, rnd)
@@ -376,7 +376,7 @@ class OnlineTrainer:
                 if self.main and (better or n == cfg.rounds or (cfg.save_every and n % cfg.save_every == 0)):
                     self.save(n, {"eval": last_eval, "mean_return": row["mean_return"]})
                     if better:
-                        self.keep_best()
+                        self.keep_best(n)
                 acc.wait_for_everyone()
             if self.main:
                 final["train_seconds"] = time.perf_counter() - t_start
