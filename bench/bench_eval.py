@@ -15,6 +15,11 @@ one thread. It prints both times, their ratio and both mean returns (equal under
 
     .venv/bin/python bench/bench_eval.py [--episodes 50] [--batch-size 64] [--repeats 3] [--tasks twenty-questions textnav-fo]
     .venv/bin/python bench/bench_eval.py --tasks twenty-questions --decoding greedy --baseline 6236c7a
+    .venv/bin/python bench/bench_eval.py --tasks twenty-questions --repeats 1 --generate
+
+``--generate`` also times ``lmrl generate --policy CHECKPOINT`` (:func:`data.generate.generate`) on
+the same checkpoint and seeds, one episode at a time against :data:`data.generate.SIDE_BY_SIDE` at
+once, and says whether both stored the same episodes.
 """
 
 from __future__ import annotations
@@ -70,6 +75,25 @@ def median_of(repeats: int, task_id: str, agent, episodes: int, batch_size: int)
     return statistics.median(times), eps
 
 
+def generated(task_id: str, agent, episodes: int, side_by_side: int, db: Path) -> tuple[float, list]:
+    """``lmrl generate``'s wall time for ``episodes`` episodes of ``agent`` (``side_by_side`` at a
+    time; 1: one at a time, as before) and the stored (seed, actions) per episode."""
+    import data.generate as gen
+    from data.store import Store
+
+    gen.SIDE_BY_SIDE = side_by_side
+    store = Store(db)
+    try:
+        t0 = time.perf_counter()
+        gen.generate(store, task_id, agent, episodes, seed=0)
+        wall = time.perf_counter() - t0
+        rows = store.db.execute("SELECT e.seed, s.action FROM steps s JOIN episodes e ON e.id = s.episode_id "
+                                "ORDER BY e.id, s.idx").fetchall()  # fmt: skip
+    finally:
+        store.close()
+    return wall, rows
+
+
 def source_at(rev: str, root: Path) -> Path:
     """The tracked files of git revision ``rev`` in ``root/rev`` (``git archive``)."""
     folder = root / f"src-{rev}"
@@ -100,6 +124,8 @@ def main() -> None:
     ap.add_argument("--decoding", default=None, help="e.g. rerank (default: the checkpoint's, sample for BC)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeats", type=int, default=3, help="runs each way; their median is printed")
+    ap.add_argument("--generate", action="store_true",
+                    help="also time lmrl generate --policy CHECKPOINT: one episode at a time vs side by side")
     ap.add_argument("--baseline", metavar="REV", default=None,
                     help="also time whole lmrl eval processes: git revision REV's against this checkout's")
     args = ap.parse_args()
@@ -128,6 +154,15 @@ def main() -> None:
             print(f"eval_{name}_batched_s {bat:.2f} s")
             print(f"eval_{name}_batched_speedup {seq / bat:.1f} x")
             print(f"eval_{name}_same_episodes {int(same)} bool")
+            if args.generate:
+                from data.generate import SIDE_BY_SIDE
+
+                one, rows1 = generated(task_id, agent, args.episodes, 1, Path(tmp) / f"{name}-gen1.db")
+                many, rowsb = generated(task_id, agent, args.episodes, SIDE_BY_SIDE, Path(tmp) / f"{name}-genb.db")
+                print(f"generate_{name}_sequential_s {one:.2f} s")
+                print(f"generate_{name}_side_by_side_s {many:.2f} s")
+                print(f"generate_{name}_speedup {one / many:.1f} x")
+                print(f"generate_{name}_same_episodes {int(rows1 == rowsb)} bool")
             if args.baseline:
                 base = source_at(args.baseline, Path(tmp))
                 dec = ["--decoding", args.decoding] if args.decoding else []

@@ -1,6 +1,7 @@
 """Bulk generation: play episodes of a task with an agent and record them in the store
-(``lmrl generate``). Episodes are played with :func:`envs.run_episode` from seeds ``seed ..`` and
-written ``batch`` at a time, each batch in one transaction. A run that fails part-way (a model
+(``lmrl generate``). Episodes are played with :func:`envs.run_episode` from seeds ``seed ..`` (an
+agent that can play many at once, a checkpoint's ``play_many``, plays :data:`SIDE_BY_SIDE` of
+them side by side) and written ``batch`` at a time, each batch in one transaction. A run that fails part-way (a model
 endpoint that dies, Ctrl-C) still writes the episodes that finished, and says how many in a note
 on the error.
 """
@@ -42,6 +43,10 @@ class GenerateResult:
         return self.successes / max(self.written, 1)
 
 
+SIDE_BY_SIDE = 32
+"""Episodes a checkpoint policy plays at once (as ``lmrl eval``)."""
+
+
 def generate(
     store: Store,
     task_id: str,
@@ -75,19 +80,27 @@ def generate(
     started = time.perf_counter()
     successes, total_return = 0, 0.0
     recorder = BatchRecorder(store, batch)
+    # A checkpoint plays SIDE_BY_SIDE episodes at once (one batched forward per turn); a model
+    # partner is one agent, so with one the episodes go one at a time.
+    many = getattr(agent, "play_many", None) if partner is None else None
+    n = 0
     try:
-        for n in range(episodes):
-            ep = envs.run_episode(task, agent, seed + n)
-            last = ep.transitions[-1].info if ep.transitions else None
-            success = episode_success(task.spec, last, ep.total_return)
-            successes += bool(success)
-            total_return += ep.total_return
-            recorder.add(episode_record(
-                task.spec.id, task.spec.version, seed + n, ep.first_observation, ep.transitions, who,
-                partner=partner_who, source=source, options=opts, success=success,
-            ))  # fmt: skip
-            if on_episode is not None:
-                on_episode(n + 1)
+        while n < episodes:
+            k = min(SIDE_BY_SIDE, episodes - n) if many else 1
+            eps = many(task_id, list(range(seed + n, seed + n + k)), opts) if many else [
+                envs.run_episode(task, agent, seed + n)]
+            for ep in eps:
+                last = ep.transitions[-1].info if ep.transitions else None
+                success = episode_success(task.spec, last, ep.total_return)
+                successes += bool(success)
+                total_return += ep.total_return
+                recorder.add(episode_record(
+                    task.spec.id, task.spec.version, seed + n, ep.first_observation, ep.transitions, who,
+                    partner=partner_who, source=source, options=opts, success=success,
+                ))  # fmt: skip
+                n += 1
+                if on_episode is not None:
+                    on_episode(n)
         recorder.flush()
     except BaseException as e:
         _keep_finished(recorder, e)

@@ -50,6 +50,14 @@ class CheckpointAgent:
         self._task = task
         self._gen = self.generator_for(seed)
 
+    def play_many(self, task_id: str, seeds: Sequence[int], options: dict[str, Any] | None = None) -> list:
+        """The episodes of the consecutive ``seeds``, played side by side with one batched forward
+        per turn (what ``lmrl generate`` stores for a checkpoint); each episode draws from its
+        seed's generator, so they are those that playing one at a time gives."""
+        from training.evaluate import play_episodes
+
+        return play_episodes(task_id, self, len(seeds), seeds[0], options, progress=False)
+
     def choices(self, task, history: Sequence[Text] | None = None) -> list[str] | None:
         """What the reranker chooses among in ``task``'s state: its legal actions, else the
         candidates (with ``no_repeat``, those the agent's turns in ``history`` did not say);
