@@ -2,8 +2,8 @@
 (``lmrl generate``). Episodes are played with :func:`envs.run_episode` from seeds ``seed ..`` (an
 agent that can play many at once, a checkpoint's ``play_many``, plays :data:`SIDE_BY_SIDE` of
 them side by side) and written ``batch`` at a time, each batch in one transaction. A run that fails part-way (a model
-endpoint that dies, Ctrl-C) still writes the episodes that finished, and says how many in a note
-on the error.
+endpoint that dies, Ctrl-C) still writes the episodes that finished (a checkpoint's: those of the
+chunks of :data:`SIDE_BY_SIDE` that finished), and says how many in a note on the error.
 """
 
 from __future__ import annotations
