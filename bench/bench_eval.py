@@ -87,8 +87,8 @@ def generated(task_id: str, agent, episodes: int, side_by_side: int, db: Path) -
         t0 = time.perf_counter()
         gen.generate(store, task_id, agent, episodes, seed=0)
         wall = time.perf_counter() - t0
-        rows = store.db.execute("SELECT e.seed, s.action FROM steps s JOIN episodes e ON e.id = s.episode_id "
-                                "ORDER BY e.id, s.idx").fetchall()  # fmt: skip
+        eps = sorted(store.recent_episodes(episodes), key=lambda e: e["id"])
+        rows = [(e["seed"], [s["action"] for s in store.steps(e["id"])]) for e in eps]
     finally:
         store.close()
     return wall, rows
