@@ -28,6 +28,15 @@ async def settle(app, pilot) -> None:
     await pilot.pause()
 
 
+async def wait_until(pilot, ready, tries: int = 200) -> None:
+    """Pause until ``ready()`` (a worker's failure reaches the dialog as a message, which a loaded
+    machine may deliver some pauses after the worker ended)."""
+    for _ in range(tries):
+        if ready():
+            return
+        await pilot.pause()
+
+
 def field_error(dialog: NewEpisodeDialog, field: str) -> str:
     return str(dialog.query_one(f"#{field}-error").render())
 
@@ -137,6 +146,7 @@ async def test_errors_are_shown_under_their_field_and_the_dialog_stays(store):
         dialog.query_one("#checkpoint", Input).value = "no-such-policy"
         await pilot.click("#start")
         await settle(app, pilot)
+        await wait_until(pilot, lambda: field_error(dialog, "checkpoint") != "")
         assert app.screen is dialog and "unknown policy 'no-such-policy'" in field_error(dialog, "checkpoint")
         assert field_error(dialog, "opt-max_guesses") == ""
         assert dialog.query_one("#seed", Input).value == "4"  # the form is kept
@@ -230,7 +240,8 @@ async def test_a_refusal_under_a_long_form_is_scrolled_into_view(store, tmp_path
         await settle(app, pilot)
         await pilot.press("enter")  # enter in the last field starts
         await settle(app, pilot)
-        error = dialog.query_one("#error")
+        error, buttons = dialog.query_one("#error"), dialog.query_one("#buttons")
+        await wait_until(pilot, lambda: error.region.height and error.region.bottom <= buttons.region.y)
         assert "cannot read the positions file" in str(error.render()) and "No such file" in str(error.render())
         assert app.screen is dialog and form.region.contains_region(error.region)
-        assert error.region.bottom <= dialog.query_one("#buttons").region.y  # not under the buttons
+        assert error.region.bottom <= buttons.region.y  # not under the buttons
