@@ -2,8 +2,9 @@
 each position of a positions file, and count the wins and the way each game ended (checkmate,
 fivefold repetition, insufficient material after a piece was given away, stalemate, 75-move rule).
 
-A positions file is JSON lines with a ``fen`` each, the format of the shipped test set
-(``envs/chess/assets/endgames/positions.jsonl``). ``scripts/make_endgames.py --seed S --out PATH``
+A positions file is JSON lines with a ``fen`` each (or LMRL's JSON-quoted FENs), the format of
+the shipped test set (``envs/chess/assets/endgames/positions.jsonl``; read by
+:func:`envs.chess.data.load_positions`). ``scripts/make_endgames.py --seed S --out PATH``
 makes a validation set with the test set's filter from other random positions, so a recipe can be
 chosen without playing the test set.
 
@@ -22,6 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 import envs
+from envs.chess.data import load_positions
 
 
 def play(positions: list[str], agent, task_options: dict | None = None) -> dict:
@@ -54,7 +56,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     from training.agent import load_agent
 
-    positions = [json.loads(line)["fen"] for line in args.positions.read_text().splitlines() if line.strip()]
+    positions = [p["fen"] for p in load_positions(args.positions)]
     for run in args.runs:
         agent = load_agent(run, decoding=args.decoding, logit_weight=args.logit_weight)
         print(json.dumps({"run": run, "decoding": args.decoding, **play(positions, agent)}), flush=True)

@@ -1,9 +1,10 @@
 """Bulk generation: play episodes of a task with an agent and record them in the store
 (``lmrl generate``). Episodes are played with :func:`envs.run_episode` from seeds ``seed ..`` (an
 agent that can play many at once, a checkpoint's ``play_many``, plays :data:`SIDE_BY_SIDE` of
-them side by side) and written ``batch`` at a time, each batch in one transaction. A run that fails part-way (a model
-endpoint that dies, Ctrl-C) still writes the episodes that finished (a checkpoint's: those of the
-chunks of :data:`SIDE_BY_SIDE` that finished), and says how many in a note on the error.
+them side by side) and written ``batch`` at a time, each batch in one transaction. A run that
+fails part-way (a model endpoint that dies, Ctrl-C) still writes the episodes that finished (a
+checkpoint's: those of the chunks of :data:`SIDE_BY_SIDE` that finished), and says how many in a
+note on the error.
 """
 
 from __future__ import annotations
@@ -86,9 +87,10 @@ def generate(
     n = 0
     try:
         while n < episodes:
-            k = min(SIDE_BY_SIDE, episodes - n) if many else 1
-            eps = many(task_id, list(range(seed + n, seed + n + k)), opts) if many else [
-                envs.run_episode(task, agent, seed + n)]
+            if many:
+                eps = many(task_id, list(range(seed + n, seed + min(n + SIDE_BY_SIDE, episodes))), opts)
+            else:
+                eps = [envs.run_episode(task, agent, seed + n)]
             for ep in eps:
                 last = ep.transitions[-1].info if ep.transitions else None
                 success = episode_success(task.spec, last, ep.total_return)

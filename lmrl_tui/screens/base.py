@@ -86,6 +86,14 @@ class LmrlScreen(ReportsWorkerErrors, _ScreenBase):
             raise SkipAction()
         self.focus_next()
 
+    def reveal_form_error(self) -> None:
+        """Bring a form's message under its fields (``#error``, the last thing above its docked
+        buttons) into view: scroll the form to its end (``scroll_visible`` counts the space under
+        the docked buttons as visible, so only the message's first line showed)."""
+        from textual.containers import VerticalScroll
+
+        self.call_after_refresh(self.query_one(VerticalScroll).scroll_end, animate=False)
+
     def set_focus(self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False) -> None:
         # Before the Input gets its Focus event, so its blink timer never starts.
         if isinstance(widget, Input) and self.app.is_headless:

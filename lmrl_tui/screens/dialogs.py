@@ -309,8 +309,8 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         first = next((f for f in self._labels if f in errors), None)
         if first is not None:
             self.query_one(f"#{first}").focus()
-        elif errors.get(None):  # under the form, the last thing above the docked buttons
-            self.call_after_refresh(self.query_one(VerticalScroll).scroll_end, animate=False)
+        elif errors.get(None):
+            self.reveal_form_error()
 
     @on(Button.Pressed, "#start")
     def _start(self) -> None:

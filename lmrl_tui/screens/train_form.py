@@ -241,8 +241,8 @@ class TrainForm(LmrlScreen, ModalScreen[Launch | None]):
             if field.display and field.focusable:
                 field.focus()
                 self.call_after_refresh(self.query_one(f"#{first}-error").scroll_visible)
-        elif overall:  # below the fields: bring it into view
-            self.call_after_refresh(self.query_one("#error", Static).scroll_visible)
+        elif overall:  # below the fields
+            self.reveal_form_error()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter in the last field (the output folder) starts (in the others it moves on:

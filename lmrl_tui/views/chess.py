@@ -10,6 +10,7 @@ hot-seat play the person on Black types Black's replies into the same line when 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import PurePath
 from typing import Any
 
 from rich.text import Text as RichText
@@ -228,4 +229,4 @@ def position_label(state: dict) -> str:
     index, source = state.get("position_index"), state.get("positions") or "test"
     if index is None:
         return ""
-    return f" · test position {index}" if source == "test" else f" · position {index} of {source.rsplit('/', 1)[-1]}"
+    return f" · test position {index}" if source == "test" else f" · position {index} of {PurePath(source).name}"
