@@ -29,7 +29,7 @@ from lmrl_tui.messages import (
     RunsRequested,
     SessionNoteRequested,
 )
-from lmrl_tui.prefs import LastChoices
+from lmrl_tui.prefs import LastChoices, choice_scope
 from lmrl_tui.screens.home import HomeScreen
 from lmrl_tui.screens.player import PlayerChosen, PlayerPrompt, SessionNoteDialog
 from lmrl_tui.workers import ErrorToast, ReportsWorkerErrors, show_error
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from envs.core import Agent
     from lmrl_tui.screens.dialogs import StartedEpisode
     from lmrl_tui.screens.play import PlayScreen
+    from lmrl_tui.starting import PlayRequest
 
 # What only a played episode, a dialog or the help screen needs is imported where it is used, so
 # that the home screen is drawn sooner (bench/bench_spine.py --start-only).
@@ -66,23 +67,29 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
             super().__init__()
             self.episodes = episodes
 
-    def __init__(self, store: Store, *, player: str | None = None, ask_player: bool = False) -> None:
+    def __init__(self, store: Store, *, player: str | None = None, ask_player: bool = False,
+                 start: PlayRequest | None = None) -> None:  # fmt: skip
         """``player``: who plays (``--player``); else the name remembered from last time. With
         ``ask_player`` (the ``lmrl`` command; tests leave it off) a start that knows no name
-        asks for one; with ``$LMRL_ASK_PLAYER=1`` every start does and nothing is remembered."""
+        asks for one; with ``$LMRL_ASK_PLAYER=1`` every start does and nothing is remembered.
+        ``start``: open this configured episode at once (``lmrl play``, ``lmrl serve --task``)."""
         super().__init__()
         self.store = store
         self.db_path: Path = store.path
         self._last_id_at_start = store.last_episode_id()
-        self.choices = LastChoices()
-        """The new-episode dialog's last choices per task (kept across restarts)."""
         self.served = os.environ.get(ASK_PLAYER_ENV) == "1"
         """A served browser session: the player name is asked each time and never saved."""
+        self.choices = LastChoices(persist=not self.served)
+        """The new-episode dialog's last choices per task, store and player (kept across restarts,
+        except in a served session)."""
+        self.start_request = start
         self.player = player or (None if self.served else self.choices.player)
         self.asks_player = self.player is None and (ask_player or self.served)
         self.session_note: str | None = None
         """The note the person wrote about this session (kept with each episode played in it)."""
         self._played: list[PlaySession] = []
+        self.kept_here: set[int] = set()
+        """Episodes left unfinished in this app to go on with later (offered by u on the home screen)."""
 
     freeze_after_start = False
     """Move what exists once the home screen is drawn out of the garbage collector's sight
@@ -177,20 +184,53 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
                 show_error(self, e, ErrorToast("Could not save the session note", timeout=10))
         return PlayScreen(session)
 
+    async def action_quit(self) -> None:
+        """ctrl+q: with an unfinished episode that has steps on screen, ask first whether to keep
+        it to resume later or abandon it (or stay); else quit at once."""
+        from lmrl_tui.screens.leave import LeaveDialog
+        from lmrl_tui.screens.play import PlayScreen
+
+        if isinstance(self.screen, LeaveDialog):
+            return  # already asking
+        playing = [s for s in self.screen_stack if isinstance(s, PlayScreen) and s.has_unfinished_steps]
+        if playing:
+            playing[-1].ask_to_leave(quitting=True)
+            return
+        self.exit()
+
+    def action_unfinished(self) -> None:
+        """Offer the unfinished episodes: those an earlier app left and those kept in this one."""
+        self._find_unfinished(say_none=True)
+
     @work(thread=True, exclusive=True, group="unfinished", exit_on_error=False)
-    def _find_unfinished(self) -> None:
-        # Only those left by an earlier app: an episode this app has begun meanwhile is in progress
-        # because it is being played, here.
-        episodes = self.store.unfinished_episodes(up_to_id=self._last_id_at_start)
+    def _find_unfinished(self, say_none: bool = False) -> None:
+        # Only those left by an earlier app or kept here: an episode this app has begun meanwhile
+        # is in progress because it is being played, here.
+        episodes = [e for e in self.store.unfinished_episodes()
+                    if e["id"] <= self._last_id_at_start or e["id"] in self.kept_here]  # fmt: skip
         if self.served:  # other people's games on the same store (maybe being played now) are theirs
             episodes = [e for e in episodes if e["player"] == self.player]
-        if episodes:
+        if episodes or say_none or self.start_request is not None:
             self.post_message(self.UnfinishedFound(episodes))
 
     def on_lmrl_app_unfinished_found(self, message: LmrlApp.UnfinishedFound) -> None:
         from lmrl_tui.screens.leave import UnfinishedDialog
 
-        self.push_screen(UnfinishedDialog(message.episodes), self._show_session)
+        if not message.episodes:
+            if self.start_request is not None:
+                self.open_requested()
+            else:
+                self.notify("No unfinished episodes.")
+            return
+        self.push_screen(UnfinishedDialog(message.episodes), self._unfinished_answered)
+
+    def _unfinished_answered(self, session: PlaySession | None) -> None:
+        """A resumed episode shows; else the configured episode asked for at start, if any."""
+        if session is not None:
+            self.start_request = None
+            self._show_session(session)
+        else:
+            self.open_requested()
 
     # -- requests from the screens ------------------------------------------------------------
     def on_new_episode_requested(self, message: NewEpisodeRequested) -> None:
@@ -223,8 +263,25 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
 
         dialog = NewEpisodeDialog(
             task_id, player=self.player if player is None else player, seed=seed, checkpoint=checkpoint,
-            remembered=self.choices.for_task(task_id),
+            remembered=self.choices.for_task(task_id, self.choice_scope),
         )  # fmt: skip
+        self.push_screen(dialog, self.episode_started)
+
+    @property
+    def choice_scope(self) -> str:
+        """Whose remembered choices the dialog offers: this store's and this player's."""
+        return choice_scope(self.db_path, self.player)
+
+    def open_requested(self) -> None:
+        """Open the configured episode asked for at start (``lmrl play``): its dialog starts at
+        once, and explains in place what does not work."""
+        from lmrl_tui.screens.dialogs import NewEpisodeDialog
+
+        request, self.start_request = self.start_request, None
+        if request is None:
+            return
+        dialog = NewEpisodeDialog(request.task_id, player=self.player, seed=request.seed,
+                                  remembered=request.fields, start_now=True)  # fmt: skip
         self.push_screen(dialog, self.episode_started)
 
     def episode_started(self, started: StartedEpisode | None) -> None:
@@ -232,7 +289,8 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
         if started is None:
             return
         self.player = started.choice.player
-        self.choices.remember(started.choice.task_id, started.fields, None if self.served else self.player)
+        self.choices.remember(started.choice.task_id, started.fields, None if self.served else self.player,
+                              self.choice_scope)  # fmt: skip
         self._show_session(started.session)
 
     def _show_session(self, session: PlaySession | None) -> None:
@@ -296,8 +354,10 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
         self.push_screen(BrowseScreen())
 
 
-def make_app(db: str | Path | Store | None = None, *, player: str | None = None, ask_player: bool = False) -> LmrlApp:
+def make_app(db: str | Path | Store | None = None, *, player: str | None = None, ask_player: bool = False,
+             start: PlayRequest | None = None) -> LmrlApp:  # fmt: skip
     """Build the app on a store (a path, an open Store, or the default database); ``ask_player``:
-    ask who plays when no name is known (the ``lmrl`` command; see :class:`LmrlApp`)."""
+    ask who plays when no name is known (the ``lmrl`` command; see :class:`LmrlApp`); ``start``:
+    open that configured episode at once (``lmrl play``)."""
     store = db if isinstance(db, Store) else Store(db)
-    return LmrlApp(store, player=player, ask_player=ask_player)
+    return LmrlApp(store, player=player, ask_player=ask_player, start=start)

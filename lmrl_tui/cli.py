@@ -14,6 +14,7 @@ from lmrl_tui.argtypes import app_only as _app_only
 from lmrl_tui.argtypes import positive as _positive
 from lmrl_tui.argtypes import seed as _seed
 from lmrl_tui.cli_data import add_data_commands, run_hf_export
+from lmrl_tui.cli_play import add_play_command, cmd_app
 
 EXIT_USAGE = 2
 
@@ -80,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--format", choices=["lmrl", "jsonl"], default="jsonl")
     i.add_argument("--task", default=None, help="task id (needed for the lmrl format)")
 
-    for add in (add_train_command, add_eval_command, add_reproduce_command, add_serve_command, add_data_commands):
+    for add in (add_play_command, add_train_command, add_eval_command, add_reproduce_command, add_serve_command,
+                add_data_commands):  # fmt: skip
         add(sub, [common])
     return p
 
@@ -267,15 +269,6 @@ def cmd_import(args: argparse.Namespace, store: Any) -> int:
     return 0
 
 
-def cmd_app(args: argparse.Namespace, store: Any) -> int:
-    from lmrl_tui.app import make_app
-
-    app = make_app(store, player=args.player, ask_player=True)
-    app.freeze_after_start = True
-    app.run()
-    return 0
-
-
 def _print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=False)]
     for row in (header, *rows):
@@ -353,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_tasks(args) if args.command == "tasks" else int(args.run(args, None))
         store = _open_store(args)
         try:
-            if args.command is None:
+            if args.command in (None, "play"):
                 return cmd_app(args, store)
             if hasattr(args, "run"):  # train ALGO and eval: runners from training.algorithms
                 if args.command == "train" and getattr(args, "out", None):

@@ -51,14 +51,19 @@ class ServeSettings:
     max_sessions: int = 16
     hidden_env: tuple[str, ...] = ()
     """Environment variables the app processes must not see (the token's)."""
+    play: tuple[str, ...] = ()
+    """``lmrl play`` arguments: every browser session opens straight into that episode."""
 
 
-def served_command(db_path: str | os.PathLike[str], hidden_env: Sequence[str] = (), python: str = sys.executable) -> str:
+def served_command(db_path: str | os.PathLike[str], hidden_env: Sequence[str] = (), python: str = sys.executable,
+                   play: Sequence[str] = ()) -> str:  # fmt: skip
     """The shell command textual-serve runs per browser: the app on ``db_path``, asking for the
-    player's name, without the variables ``hidden_env`` (the access token stays out of the app)."""
+    player's name, without the variables ``hidden_env`` (the access token stays out of the app);
+    ``play``: ``lmrl play`` arguments, to open every session straight into that episode."""
     db = shlex.quote(str(Path(db_path).resolve()))
     unset = "".join(f"-u {shlex.quote(name)} " for name in hidden_env)
-    return f"env {unset}{ASK_PLAYER_ENV}=1 {shlex.quote(python)} -m lmrl_tui --db {db}"
+    args = "".join(f"{shlex.quote(a)} " for a in play)
+    return f"env {unset}{ASK_PLAYER_ENV}=1 {shlex.quote(python)} -m lmrl_tui {args}--db {db}"
 
 
 def cookie_name(port: int) -> str:
@@ -123,7 +128,8 @@ class LmrlServer(Server):
     request (so the page works whatever name or address the browser used)."""
 
     def __init__(self, settings: ServeSettings, db_path: str | os.PathLike[str]) -> None:
-        super().__init__(served_command(db_path, settings.hidden_env), host=settings.host, port=settings.port, title=TITLE)
+        super().__init__(served_command(db_path, settings.hidden_env, play=settings.play), host=settings.host,
+                         port=settings.port, title=TITLE)  # fmt: skip
         self.settings = settings
         self.sessions: set[asyncio.Task[Any]] = set()
         """The websocket handlers running now (one per browser, each with its app process)."""

@@ -106,18 +106,24 @@ def add_serve_command(subparsers: Any, parents: list[argparse.ArgumentParser]) -
                         help="generate a fresh token and print the link to share (also on loopback)")  # fmt: skip
     s.add_argument("--max-sessions", type=positive, default=16,
                    help="browsers served at once; more are refused (default: 16)")  # fmt: skip
+    from lmrl_tui.cli_play import add_play_arguments
+
+    add_play_arguments(s, required=False)
     s.set_defaults(run=run_serve)
     return s
 
 
 def run_serve(args: argparse.Namespace, store: Any) -> int:
     """Check the arguments, then serve until Ctrl+C (or SIGTERM)."""
+    from lmrl_tui.cli_play import play_argv, play_request
+
     chosen = serve_settings(args)
+    play_request(args)  # flags that do not fit the task: one line now, not in every browser
     try:
         from lmrl_tui.serve import ServeSettings, serve
     except ImportError as e:
         raise ServeArgumentError(f"lmrl serve needs textual-serve ({e}): pip install 'lmrl-tui[serve]'") from None
-    settings = ServeSettings(**asdict(chosen), hidden_env=(TOKEN_ENV,))
+    settings = ServeSettings(**asdict(chosen), hidden_env=(TOKEN_ENV,), play=play_argv(args))
     try:
         serve(settings, store.path)
     except OSError as e:

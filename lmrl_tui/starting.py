@@ -8,9 +8,10 @@ field, so the dialog shows the message under it and keeps the form.
 from __future__ import annotations
 
 import gc
+import getpass
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import envs
@@ -34,12 +35,51 @@ from envs.core.session import HumanAgent
 PARTNER_EMBEDDED = "embedded"
 
 
+# -- the text of the form's fields --------------------------------------------------------------
+def default_player() -> str:
+    try:
+        return getpass.getuser() or "player"
+    except Exception:  # noqa: BLE001 - no login name in some containers
+        return "player"
+
+
+def parse_options(text: str) -> dict[str, Any] | None:
+    """``key=value`` pairs separated by spaces or commas (``words=small``); blank means None."""
+    from envs.core import parse_option
+
+    parts = [p for p in text.replace(",", " ").split() if p]
+    return dict(parse_option(p) for p in parts) if parts else None
+
+
+def parse_seed(text: str) -> int | None:
+    """Blank means a random seed; otherwise a non-negative integer below 2**63."""
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        seed = int(text)
+    except ValueError:
+        raise ValueError(f"the seed must be a whole number, not {text!r}") from None
+    if not 0 <= seed < 2**63:
+        raise ValueError("the seed must be between 0 and 2**63 - 1")
+    return seed
+
+
 class FieldError(Exception):
     """A choice that cannot be used; ``field`` is the dialog field's id (None: the whole form)."""
 
     def __init__(self, field: str | None, message: str) -> None:
         super().__init__(message)
         self.field = field
+
+
+@dataclass(frozen=True)
+class PlayRequest:
+    """One configured episode: the task, the seed (None: random) and the dialog's fields."""
+
+    task_id: str
+    seed: int | None
+    fields: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -8,94 +8,29 @@ end as they happen. No UI and no database in here.
 
 from __future__ import annotations
 
-import queue
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from envs.core.agents import HUMAN, episode_source
+from envs.core.agents import episode_source
 from envs.core.api import (
     Agent,
     InvalidInput,
     Step,
     Task,
-    Text,
     clean_text,
     history_to_str,
     step_notes,
 )
 from envs.core.episode import episode_success
+from envs.core.human import HUMAN_VIAS, LIST, TYPED, HumanAgent, SessionClosed, how_given
 from envs.core.registry import make
 
-
-class HumanAgent:
-    """A person on one side of a task. ``act`` blocks (in a worker thread) until the UI answers.
-
-    The UI sets ``on_request`` to learn that a reply is wanted, then calls :meth:`answer`.
-    """
-
-    kind = HUMAN
-
-    def __init__(self, name: str = HUMAN, role: str = "agent") -> None:
-        self.name = name
-        self.role = role
-        self.on_request: Callable[[str, Sequence[Text]], None] | None = None
-        self._answers: queue.Queue[tuple[str, str] | None] = queue.Queue()
-        self.last_typed: str | None = None
-        """What the person typed for the last reply, as typed (None once recorded)."""
-        self.last_reply: str | None = None
-        """The last reply as the task took it (``"Yes."`` for a typed ``"Yes, usually."``)."""
-        self.last_think_ms: int | None = None
-
-    def reset(self, task: Task, seed: int | None = None) -> None:
-        self._answers = queue.Queue()
-
-    def act(self, history: Sequence[Text]) -> str:
-        started = time.monotonic()
-        if self.on_request is not None:
-            self.on_request(self.role, history)
-        got = self._answers.get()
-        if got is None:
-            raise SessionClosed("the session was closed while waiting for a reply")
-        reply, self.last_typed = got
-        self.last_reply = reply
-        self.last_think_ms = int((time.monotonic() - started) * 1000)
-        return reply
-
-    def answer(self, text: str, typed: str | None = None) -> None:
-        """Give the reply the waiting :meth:`act` returns; ``typed`` is what the person typed when
-        the task tidied it into ``text`` (``parse_reply``), kept as typed for the record."""
-        text = clean_text(text)
-        self._answers.put((text, text if typed is None else clean_text(typed)))
-
-    def cancel(self) -> None:
-        """Wake a waiting :meth:`act` with :class:`SessionClosed`."""
-        self._answers.put(None)
-
-    def replay(self, replies: Sequence[str]) -> None:
-        """Answer the next :meth:`act` calls with ``replies`` (recorded ones: an episode being
-        replayed); one call more raises :class:`SessionClosed` instead of waiting for a person."""
-        for reply in replies:
-            self._answers.put((reply, reply))
-        self._answers.put(None)
-
-    def replayed(self) -> bool:
-        """After :meth:`replay`: whether exactly its replies were used. Forgets any left over."""
-        exact = False
-        try:
-            exact = self._answers.get_nowait() is None and self._answers.empty()
-        except queue.Empty:
-            pass
-        self._answers = queue.Queue()
-        self.last_typed = self.last_reply = None
-        return exact
-
-
-class SessionClosed(RuntimeError):
-    pass
+__all__ = ["HUMAN_VIAS", "EpisodeSession", "HumanAgent", "RecordedStep", "ResumeError", "SessionClosed",
+           "SessionListener", "StepOutcome"]  # fmt: skip
 
 
 class ResumeError(RuntimeError):
@@ -160,6 +95,8 @@ class EpisodeSession:
     started: bool = field(init=False, default=False)
     done: bool = field(init=False, default=False)
     success: bool | None = field(init=False, default=None)
+    kept: bool = field(init=False, default=False)
+    """Left unfinished to go on with later (:meth:`suspend`): still in progress in the store."""
     attempts: list[dict[str, Any]] = field(init=False, default_factory=list)
     hints: list[str] = field(init=False, default_factory=list)
     """The hints a person opened since the last step (recorded with the next one)."""
@@ -260,16 +197,20 @@ class EpisodeSession:
         if name not in self.hints:
             self.hints.append(name)
 
-    def human_input(self, typed: str, *, chosen: bool = False) -> StepOutcome | None:
+    def human_input(self, typed: str, *, chosen: bool = False, via: str = TYPED,
+                    pressed: str | None = None) -> StepOutcome | None:  # fmt: skip
         """Apply what the human typed; raises InvalidInput (recorded as an attempt) if unusable.
 
-        ``chosen``: the person picked ``typed`` from a list of the task's commands instead of
-        typing it; the step records the command with ``typed`` None and ``info["chosen"]``."""
+        ``via`` says how the person gave it (recorded as ``info["via"]``): ``typed`` (the step keeps
+        ``typed`` as typed), or ``key`` / ``button`` with ``pressed`` the key's name or the button's
+        label, or ``list`` (``chosen``: picked from a list of the task's commands); nothing was
+        typed then, so the step records ``typed`` None."""
         think_ms = int((time.monotonic() - self._turn_started) * 1000)
         typed = clean_text(typed)
-        if chosen:
+        via = LIST if chosen else via
+        if via != TYPED:
             action = self.task.parse_input(typed)
-            return self._apply(action, typed=None, think_ms=think_ms, notes={"chosen": "list"})
+            return self._apply(action, typed=None, think_ms=think_ms, notes=how_given(via, pressed, typed))
         try:
             action = self.task.parse_input(typed)
         except InvalidInput as e:
@@ -277,24 +218,26 @@ class EpisodeSession:
                 self.attempts.append({"typed": typed[:500], "error": str(e), "think_ms": think_ms})
                 raise
             action = typed if typed.endswith("\n") else typed + "\n"
-        return self._apply(action, typed=typed, think_ms=think_ms)
+        return self._apply(action, typed=typed, think_ms=think_ms, notes={"via": TYPED})
 
-    def takeover_input(self, typed: str, proposed: str, player: str | None, *, chosen: bool = False) -> StepOutcome:
+    def takeover_input(self, typed: str, proposed: str, player: str | None, *, chosen: bool = False,
+                       via: str = TYPED, pressed: str | None = None) -> StepOutcome:  # fmt: skip
         """A person plays the agent's turn while watching it (a correction of the agent, DAgger
         style): the step's info records ``takeover``, what the agent would have played
-        (``agent_proposed``, asked for before this call) and who took over (``player``).
+        (``agent_proposed``, asked for before this call) and who took over (``player``), and how
+        the move was given (``via``, as in :meth:`human_input`).
         Raises InvalidInput (recorded as an attempt) like :meth:`human_input`."""
         think_ms = int((time.monotonic() - self._turn_started) * 1000)
         typed = clean_text(typed)
+        via = LIST if chosen else via
         notes: dict[str, Any] = {"takeover": True, "agent_proposed": clean_text(proposed), "player": player}
         try:
             action = self.task.parse_input(typed)
         except InvalidInput as e:
             self.attempts.append({"typed": typed[:500], "error": str(e), "think_ms": think_ms})
             raise
-        if chosen:
-            notes["chosen"] = "list"
-        return self._apply(action, typed=None if chosen else typed, think_ms=think_ms, notes=notes)
+        notes.update(how_given(via, pressed, typed))
+        return self._apply(action, typed=typed if via == TYPED else None, think_ms=think_ms, notes=notes)
 
     def agent_action(self) -> str:
         """Ask the agent for its next action (may be slow: call from a worker thread)."""
@@ -326,11 +269,9 @@ class EpisodeSession:
                 info["hints"] = self.hints
                 self.hints = []
             partner = self.partner
-            if isinstance(partner, HumanAgent) and partner.last_typed is not None:
-                info["partner"] = {"typed": partner.last_typed[:2000], "think_ms": partner.last_think_ms}
-                if partner.last_reply is not None and partner.last_reply != partner.last_typed:
-                    info["partner"]["reply"] = partner.last_reply
-                partner.last_typed = partner.last_reply = None
+            if isinstance(partner, HumanAgent) and partner.last_said is not None:
+                info["partner"] = partner.last_said
+                partner.last_said = None
             out = StepOutcome(action, st, typed, think_ms)
             if self.listener is not None:  # before the state moves on: a failed write stops here
                 self.listener.step_taken(self, len(self.transitions), out, info)
@@ -345,6 +286,19 @@ class EpisodeSession:
                 self._close_task()
             self._turn_started = time.monotonic()
             return out
+
+    def suspend(self) -> None:
+        """Leave an unfinished episode to go on with later: it stays in progress (its steps are
+        recorded; :meth:`resume` replays them in a new session), and this session plays no more.
+        The listener hears nothing. Unusable inputs tried since the last step are dropped: they
+        belong to no step, and the resumed turn starts afresh."""
+        if isinstance(self.partner, HumanAgent):
+            self.partner.cancel()
+        if self.started and not self.done:
+            self.kept = True
+            self.done = True
+            self.attempts = []
+        self._close_task()
 
     def abandon(self) -> None:
         """Leave an unfinished episode: it is kept, marked abandoned, never mixed into datasets.

@@ -40,9 +40,11 @@ class LmrlHost(Protocol):
     store: Store
     db_path: Path
     player: str | None
+    kept_here: set[int]
 
     def freeze_garbage(self) -> None: ...
     def sweep_frozen(self) -> None: ...
+    def action_unfinished(self) -> None: ...
 
 
 FORM_KEYS = [
@@ -76,10 +78,15 @@ class LmrlScreen(ReportsWorkerErrors, _ScreenBase):
     def action_form_enter(self) -> None:
         """Enter in a form (:data:`FORM_KEYS`): a text field other than the last, or a drop-down
         whose list is closed (a :class:`~lmrl_tui.screens.dialogs.FormSelect`), hands the focus on
-        now; anything else (a button, a checkbox, an open list, the last field) gets the key."""
+        now, and so does a checkbox (enter never toggles one: space does); anything else (a
+        button, an open list, the last field) gets the key."""
+        from textual.widgets import Checkbox  # forms only: the home screen need not load it
+
         field = self.focused
         if isinstance(field, Input):
             moves_on = field.id != self.LAST_FIELD
+        elif isinstance(field, Checkbox):
+            moves_on = True
         else:
             moves_on = hasattr(field, "action_next_field") and not getattr(field, "expanded", False)
         if not moves_on:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import getpass
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,41 +31,15 @@ from lmrl_tui.starting import (
     EpisodeChoice,
     FieldError,
     close_agent,
+    default_player,
     load_sides,
     loading_note,
     needs_loading,
     open_choice,
+    parse_options,
+    parse_seed,
 )
 from lmrl_tui.workers import ErrorToast
-
-
-def default_player() -> str:
-    try:
-        return getpass.getuser() or "player"
-    except Exception:  # noqa: BLE001 - no login name in some containers
-        return "player"
-
-
-def parse_options(text: str) -> dict[str, Any] | None:
-    """``key=value`` pairs separated by spaces or commas (``words=small``); blank means None."""
-    from envs.core import parse_option
-
-    parts = [p for p in text.replace(",", " ").split() if p]
-    return dict(parse_option(p) for p in parts) if parts else None
-
-
-def parse_seed(text: str) -> int | None:
-    """Blank means a random seed; otherwise a non-negative integer below 2**63."""
-    text = text.strip()
-    if not text:
-        return None
-    try:
-        seed = int(text)
-    except ValueError:
-        raise ValueError(f"the seed must be a whole number, not {text!r}") from None
-    if not 0 <= seed < 2**63:
-        raise ValueError("the seed must be between 0 and 2**63 - 1")
-    return seed
 
 
 @dataclass
@@ -99,7 +72,11 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
     the next one, and starts the episode only from the last field (or the Start button).
     ``remembered``: the fields chosen for this task last time (see :mod:`lmrl_tui.prefs`)."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel"), *FORM_KEYS]
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+        Binding("ctrl+s", "start", "Start", id="dialog.start", priority=True),
+        *FORM_KEYS,
+    ]
     AUTO_FOCUS = "#task"
     WORKER_ERRORS = {"load-agent": ErrorToast("Cannot load the agent", in_place=True)}
     LAST_FIELD = "player"
@@ -123,8 +100,11 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         seed: int | None = None,
         checkpoint: str | None = None,
         remembered: dict[str, Any] | None = None,
+        start_now: bool = False,
     ) -> None:
         super().__init__()
+        self.start_now = start_now
+        """Start as soon as the form shows (``lmrl play``): what does not work is explained in place."""
         self.task_id = task_id
         self.player = player or default_player()
         self.seed = seed
@@ -147,8 +127,8 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         agents = agent_choices(self.task_id)
         with VerticalScroll(can_focus=False):
             yield Static(f"[b]New episode[/b] · {spec.title}", id="title")
-            yield Static("enter or tab: next field · space: open a list · enter in the last field or on "
-                         "Start: start · escape: cancel", id="keys")  # fmt: skip
+            yield Static("ctrl+s: start, from any field · enter or tab: next field · space: open a list or "
+                         "tick a box · escape: cancel", id="keys")  # fmt: skip
             with Vertical(id="form"):
                 yield from self._row("task", "Task", FormSelect(
                     [(f"{envs.spec(t).title} ({t})", t) for t in envs.ids()],
@@ -311,6 +291,15 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
             self.query_one(f"#{first}").focus()
         elif errors.get(None):
             self.reveal_form_error()
+
+    def on_mount(self) -> None:
+        if self.start_now:
+            self.call_after_refresh(self._start)
+
+    def action_start(self) -> None:
+        """ctrl+s: start with what the form shows, from any field."""
+        if not self._loading:
+            self._start()
 
     @on(Button.Pressed, "#start")
     def _start(self) -> None:

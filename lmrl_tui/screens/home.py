@@ -101,6 +101,7 @@ class HomeScreen(LmrlScreen, Screen[None]):
         Binding("l", "ladder", "Ladder", id="home.ladder"),
         Binding("a", "annotators", "Annotators", id="home.annotators"),
         Binding("n", "session_note", "Session note", id="home.note"),
+        Binding("u", "unfinished", "Unfinished", id="home.unfinished"),
         Binding("question_mark,f1", "help", "Help", id="home.help"),
         Binding("r", "refresh_stats", "Refresh", id="home.refresh"),
     ]
@@ -342,6 +343,10 @@ class HomeScreen(LmrlScreen, Screen[None]):
 
     def action_session_note(self) -> None:
         self.post_message(SessionNoteRequested())
+
+    def action_unfinished(self) -> None:
+        """Offer the episodes kept to resume (or left in progress by an app that stopped)."""
+        self.lmrl_app.action_unfinished()
 
     def action_help(self) -> None:
         self.post_message(AboutRequested())

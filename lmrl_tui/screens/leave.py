@@ -4,7 +4,7 @@ stopped left ``in_progress``."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from textual import on, work
@@ -46,16 +46,103 @@ class ConfirmDialog(LmrlScreen, ModalScreen[bool]):
         self.dismiss(yes)
 
 
-class LeaveDialog(ConfirmDialog):
-    """Leave the episode (True) or stay (False)? Enter leaves, escape stays."""
+class LeaveDialog(LmrlScreen, ModalScreen[str | None]):
+    """Leave an unfinished episode: keep it to resume later (``"keep"``, focused: enter), abandon
+    it (``"abandon"``), or stay (None: escape). Keys k, a and s say the same."""
 
     BINDINGS = [
-        Binding("escape,s", "choose(False)", "Stay", id="leave.stay"),
-        Binding("l", "choose(True)", "Leave", id="leave.leave"),
+        Binding("escape,s", "choose(None)", "Stay", id="leave.stay"),
+        Binding("k", "choose('keep')", "Keep to resume", id="leave.keep"),
+        Binding("a", "choose('abandon')", "Abandon", id="leave.abandon"),
     ]
-    AUTO_FOCUS = "#leave"
-    YES = ("Leave", "warning", "leave")
-    NO = ("Stay", "stay")
+    AUTO_FOCUS = "#keep"
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.question, id="question")
+            with Horizontal(id="buttons"):
+                yield Button("Keep to resume", variant="primary", id="keep")
+                yield Button("Abandon", variant="warning", id="abandon")
+                yield Button("Stay", id="stay")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(None if event.button.id == "stay" else event.button.id)
+
+    def action_choose(self, choice: str | None) -> None:
+        self.dismiss(choice)
+
+
+class LeavingEpisode:
+    """The play screen's way out of an episode (escape, and ctrl+q through the app): at once when
+    nothing would be lost; else ask (:class:`LeaveDialog`) whether to keep it to resume later,
+    abandon it, or stay. Expects the play screen's ``session``, ``thinking``, ``cancel_thinking``,
+    ``_stop_auto``, ``_stop_episode`` and ``_end_and_pop``."""
+
+    session: PlaySession
+    thinking: bool
+    app: Any
+    lmrl_app: Any
+
+    if TYPE_CHECKING:
+        def cancel_thinking(self) -> None: ...
+        def notify(self, message: str, **kw: Any) -> None: ...
+        def _stop_auto(self) -> None: ...
+        def _stop_episode(self) -> None: ...
+        def _end_and_pop(self) -> None: ...
+
+    def action_leave(self) -> None:
+        """Leave the episode: at once when nothing would be lost, else after asking."""
+        if self.thinking:  # escape while the agent thinks: cancel its move, stay
+            self.cancel_thinking()
+            return
+        if not self.has_unfinished_steps:
+            self._end_and_pop()
+            return
+        self.ask_to_leave(quitting=False)
+
+    @property
+    def has_unfinished_steps(self) -> bool:
+        """Whether leaving now would leave an unfinished episode that has steps (so we ask)."""
+        s = self.session
+        return s.started and not s.done and bool(s.transitions)
+
+    def ask_to_leave(self, *, quitting: bool) -> None:
+        """Ask whether to keep the episode to resume later, abandon it, or stay; ``quitting``:
+        the app closes after a keep or an abandon (ctrl+q), else the home screen shows."""
+        s = self.session
+        n = len(s.transitions)
+        where = "quit lmrl" if quitting else "leave it"
+        question = (
+            f"Episode {s.episode_id} has {n} step{'s' if n != 1 else ''} and is not over. Before you "
+            f"{where}:\n"
+            "· Keep it (enter, k): it stays in progress, and lmrl offers to resume it at the next "
+            "start (u on the home screen too).\n"
+            "· Abandon it (a): kept in the store, marked abandoned, never used as data.\n"
+            "· Stay (escape, s)."
+        )
+        self.app.push_screen(LeaveDialog(question), lambda choice: self._leave_answered(choice, quitting))
+
+    def _leave_answered(self, choice: str | None, quitting: bool = False) -> None:
+        if choice is None:
+            return
+        eid = self.session.episode_id
+        if choice == "keep" and not self.session.done:
+            self._stop_auto()
+            self.session.suspend()
+            if eid is not None:
+                self.lmrl_app.kept_here.add(eid)
+            self.notify(f"Episode {eid} kept: resume it at the next start, or with u on the home screen.")
+        elif not self.session.done:
+            self._stop_episode()
+            self.notify(f"Episode {eid} kept, marked abandoned.")
+        if quitting:
+            self.app.exit()
+        elif self.app.screen is self:
+            self.app.pop_screen()
 
 
 class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):

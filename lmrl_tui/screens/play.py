@@ -26,7 +26,7 @@ from lmrl_tui.messages import PlayAgainRequested
 from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.screens.footer import Footer
 from lmrl_tui.screens.info import HelpScreen, SummaryScreen, about_markdown
-from lmrl_tui.screens.leave import LeaveDialog
+from lmrl_tui.screens.leave import LeavingEpisode
 from lmrl_tui.screens.watching import WatchControls
 from lmrl_tui.starting import agent_label
 from lmrl_tui.views import view_class
@@ -41,7 +41,7 @@ THINKING_NOTE_AFTER = 0.15
 """Seconds an agent's step runs before the status says it is thinking."""
 
 
-class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
+class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
     """One episode: the task's view, whose turn it is, what the model sees, the moves so far."""
 
     BINDINGS = [
@@ -204,37 +204,38 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
             except InvalidInput as e:
                 self.view.show_error(str(e))
                 return
-            s.partner.answer(reply, typed=event.raw)
+            s.partner.answer(reply, typed=event.raw, via=event.via, pressed=event.pressed)
             self.view.set_turn(s.task.spec.roles[0], s.human_acts)
             return
+        how = (event.via, event.pressed)
         if self.takeover and not s.done and not self._busy:
-            self.take_over_step(event.typed, event.chosen)
+            self.take_over_step(event.typed, event.chosen, how)
             return
         if not s.human_acts or s.done or self._busy:
             return
         if self.needs_worker:
             self._busy = True
             self.view.set_turn(s.task.spec.roles[0], False)
-            self._human_step_worker(event.typed, event.chosen)
+            self._human_step_worker(event.typed, how)
         else:
-            self._apply_human(event.typed, event.chosen)
+            self._apply_human(event.typed, how)
 
     def on_task_view_hint_shown(self, event: TaskView.HintShown) -> None:
         event.stop()
         self.session.note_hint(event.name)
 
-    def _apply_human(self, typed: str, chosen: bool = False) -> None:
+    def _apply_human(self, typed: str, how: tuple[str, str | None] = ("typed", None)) -> None:
         try:
-            out = self.session.human_input(typed, chosen=chosen)
+            out = self.session.human_input(typed, via=how[0], pressed=how[1])
         except InvalidInput as e:
             self.view.show_error(str(e))
             return
         self._after_step(out)
 
     @work(thread=True, exclusive=True, group="step", exit_on_error=False)
-    def _human_step_worker(self, typed: str, chosen: bool = False) -> None:
+    def _human_step_worker(self, typed: str, how: tuple[str, str | None] = ("typed", None)) -> None:
         try:
-            out = self.session.human_input(typed, chosen=chosen)
+            out = self.session.human_input(typed, via=how[0], pressed=how[1])
         except InvalidInput as e:  # not a failure: the person is told and types again
             self.post_message(self.InputRejected(str(e)))
             return
@@ -325,6 +326,8 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
         """Hide the watch controls (step, auto-play, speed) while a person is the acting side."""
         if action in self._AGENT_ONLY and self.session.human_acts:
             return False
+        if action == "take_over" and isinstance(self.session.partner, HumanAgent):
+            return False  # a person plays the other side: the keyboard is theirs, never a takeover
         if action == "policy_map" and not hasattr(self.view, "show_policy_map"):
             return False  # a map of moves per cell: the maze's view draws one
         return True
@@ -357,35 +360,17 @@ class PlayScreen(WatchControls, LmrlScreen, Screen[None]):
         self.speed_index = max(self.speed_index - 1, 0)
         self._refresh()
 
-    def action_leave(self) -> None:
-        """Leave the episode: at once when nothing would be lost, else after asking."""
-        s = self.session
-        if self.thinking:  # escape while the agent thinks: cancel its move, stay
-            self.cancel_thinking()
-            return
-        if s.done or not s.transitions:
-            self._end_and_pop()
-            return
-        n = len(s.transitions)
-        question = (
-            f"Leave episode {s.episode_id}? It has {n} step{'s' if n != 1 else ''}; it is kept, "
-            "marked abandoned, and cannot be continued.\n(enter: leave, escape: stay)"
-        )
-        self.app.push_screen(LeaveDialog(question), self._leave_answered)
-
-    def _leave_answered(self, leave: bool | None) -> None:
-        if leave and self.app.screen is self:
-            self.notify(f"Episode {self.session.episode_id} kept, marked abandoned.")
-            self._end_and_pop()
-
     def _end_and_pop(self) -> None:
         """Abandon (unless it ended) before leaving: the home screen reads the store as it shows."""
         self._stop_episode()
         self.app.pop_screen()
 
-    def _stop_episode(self) -> None:
+    def _stop_auto(self) -> None:
         if self._auto_timer is not None:
             self._auto_timer.stop()
+
+    def _stop_episode(self) -> None:
+        self._stop_auto()
         self.session.abandon()
 
     def on_unmount(self) -> None:

@@ -27,7 +27,7 @@ from textual.worker import get_current_worker
 from envs.core import InvalidInput
 from envs.core.explanation import ARROWS
 from envs.core.process_agent import ProcessAgent
-from envs.core.session import SessionClosed
+from envs.core.session import HumanAgent, SessionClosed
 from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.starting import close_agent
 from lmrl_tui.views.overlay import ValueOverlay
@@ -233,8 +233,8 @@ class WatchControls(LmrlScreen):
     # -- taking over ------------------------------------------------------------------------------
     def action_take_over(self) -> None:
         s = self.session
-        if s.agent is None or s.done:
-            return
+        if s.agent is None or s.done or isinstance(s.partner, HumanAgent):
+            return  # with a person as the partner, the keyboard is theirs
         if self.takeover:
             self.hand_back()
             return
@@ -257,22 +257,23 @@ class WatchControls(LmrlScreen):
         if not self._busy:
             self._next_turn()
 
-    def take_over_step(self, typed: str, chosen: bool) -> None:
-        """The person's move for the agent: checked and played in a worker."""
+    def take_over_step(self, typed: str, chosen: bool, how: tuple[str, str | None] = ("typed", None)) -> None:
+        """The person's move for the agent (``how``: via what and the key or button pressed):
+        checked and played in a worker."""
         self._busy = True
         self.view.set_turn(self.session.task.spec.roles[0], False)
         player = self.lmrl_app.player or "you"
-        self._takeover_worker(typed, chosen, player)
+        self._takeover_worker(typed, chosen, player, how)
 
     @work(thread=True, exclusive=True, group="step", exit_on_error=False)
-    def _takeover_worker(self, typed: str, chosen: bool, player: str) -> None:
+    def _takeover_worker(self, typed: str, chosen: bool, player: str, how: tuple[str, str | None]) -> None:
         s = self.session
         with self._model_lock:
             n = len(s.transitions)
             if self._proposal is None or self._proposal[0] != n:
                 self._proposal = (n, s.agent_action())  # what the agent would have played here
             try:
-                out = s.takeover_input(typed, self._proposal[1], player, chosen=chosen)
+                out = s.takeover_input(typed, self._proposal[1], player, chosen=chosen, via=how[0], pressed=how[1])
             except InvalidInput as e:
                 self.post_message(self.InputRejected(str(e)))
                 return

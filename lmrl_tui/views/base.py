@@ -21,15 +21,19 @@ class TaskView(Widget):
 
     class Submitted(Message):
         """The person acted: ``typed`` is their raw input, ``role`` the side they play;
-        ``chosen``: they picked it from a list of the task's commands instead of typing it.
+        ``chosen``: they picked it from a list of the task's commands instead of typing it;
+        ``via``: how they gave it (``typed``, ``key``, ``button``; ``list`` when ``chosen``) and
+        ``pressed`` the key's name or the button's label (the record says so, never "typed").
         Blank input is never a move: the play screen ignores it."""
 
         def __init__(self, typed: str, role: str = "agent", *, chosen: bool = False,
-                     raw: str | None = None) -> None:
+                     raw: str | None = None, via: str = "typed", pressed: str | None = None) -> None:
             super().__init__()
             self.typed = typed
             self.role = role
             self.chosen = chosen
+            self.via = "list" if chosen else via
+            self.pressed = pressed
             self.raw = typed if raw is None else raw
             """What the person typed when the view already tidied it into ``typed``."""
 

@@ -9,9 +9,11 @@ two-sided chat whose ``state()`` has a ``transcript``:
   ``max_turns`` and ``secret`` a list of the state keys that are hidden from the agent.
 
 The secret is shown to a person who plays the partner (the oracle, the buyer) and to everyone when
-the episode is over. A person answering as a yes/no oracle gets Yes/No buttons (and the y/n keys)
-and may also type a reply such as ``sometimes`` (the task says what it accepts and how the asker
-reads it); a typed reply is sent as typed (the task reads ``y``/``yes`` as ``"Yes."``).
+the episode is over. A person answering as a yes/no oracle types into the reply line, which has the
+focus when a reply is due (``y``, ``yes``, or a reply such as ``sometimes``: the task says what it
+accepts and how the asker reads it; a typed reply is sent and recorded as typed), or presses the
+Yes/No buttons (recorded as a button; the y/n keys answer once the focus is on a button, recorded
+as a key).
 
 A person guessing in a question task sees what can be guessed (the task's ``state()["guessable"]``)
 beside the dialogue, with a search line that filters it; a guess of something outside the list is
@@ -247,17 +249,24 @@ class ChatView(TaskView):
         if self.replying is not None:
             inp.disabled = False
             inp.placeholder = (
-                "Yes / No, or type a reply such as sometimes"
+                "Type yes, no or a reply such as sometimes; Enter sends"
                 if self.yes_no
                 else "Answer (yes, no or a sentence), Enter to send"
             )
             text = f"Answer as the {self.replying}: the secret is shown above"
             if self.yes_no:
-                text += " · y = Yes, n = No"
+                text += " · or press the Yes / No buttons"
         elif self._human_turn and not self.state.get("done"):
             inp.disabled = False
             inp.placeholder = "Type your question and press Enter"
             text = f"Your turn ({self._acting or self.roles[0]}): ask a question or name your guess"
+        elif self._person_answers and not self.state.get("done"):
+            # The person's reply line stays open between questions: what they type ahead goes
+            # into it (never to a key binding) and waits there for the next question.
+            inp.disabled = False
+            inp.placeholder = "Your reply goes here once the question comes"
+            acting = self._acting or to_act(self.state) or self.roles[0]
+            text = self.agent_turn_text(acting, f"{acting.capitalize()} is thinking…")
         else:
             inp.disabled = True
             inp.placeholder = ""
@@ -277,7 +286,7 @@ class ChatView(TaskView):
         self._acting = role
         self._human_turn = human and role == self.roles[0]
         self._redraw()
-        if self._human_turn:
+        if self._human_turn or (self._person_answers and not self.state.get("done")):
             self.query_one("#chat-input", Input).focus()
 
     def request_reply(self, role: str, history: Sequence[Text]) -> None:
@@ -285,10 +294,9 @@ class ChatView(TaskView):
         m = _QUESTION.search(history[-1].text) if history else None
         self.pending = m.group(1).split("\n")[0] if m else None
         self._redraw()
-        if self.yes_no:
-            self.query_one("#chat-yes", Button).focus()
-        else:
-            self.query_one("#chat-input", Input).focus()
+        # The reply line has the focus, so what the person types is their reply (typed keys never
+        # reach a binding); the buttons (and y/n once the focus is on them) answer as pressed.
+        self.query_one("#chat-input", Input).focus()
 
     # -- input --------------------------------------------------------------------------------
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -301,6 +309,8 @@ class ChatView(TaskView):
             event.input.value = ""
             return
         if not self._human_turn:
+            if self._person_answers and typed.strip():  # typed ahead: kept for the question
+                self.show_error(f"No question yet: wait for the {self.roles[0]}; your reply is kept.")
             return
         event.input.value = ""
         self.post_message(self.Submitted(typed, role=self.roles[0]))
@@ -308,9 +318,9 @@ class ChatView(TaskView):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         if event.button.id == "chat-yes":
-            self._send_reply("Yes.")
+            self._send_reply("Yes.", via="button", pressed="Yes")
         elif event.button.id == "chat-no":
-            self._send_reply("No.")
+            self._send_reply("No.", via="button", pressed="No")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("reply_yes", "reply_no"):
@@ -325,12 +335,13 @@ class ChatView(TaskView):
         return len(self.roles) > 1 and self.roles[1] in self.human_roles
 
     def action_reply_yes(self) -> None:
-        self._send_reply("Yes.")
+        self._send_reply("Yes.", via="key", pressed="y")
 
     def action_reply_no(self) -> None:
-        self._send_reply("No.")
+        self._send_reply("No.", via="key", pressed="n")
 
-    def _send_reply(self, typed: str) -> None:
+    def _send_reply(self, typed: str, via: str = "typed", pressed: str | None = None) -> None:
+        """Send the person's reply; ``via`` says how it was given (typed, a button, a key)."""
         role = self.replying
         if role is None:
             return
@@ -342,11 +353,11 @@ class ChatView(TaskView):
             self.show_error("Answer yes or no." if self.yes_no else "Type an answer first.")
             return
         elif self.yes_no:  # "sometimes": the task checks it; the reply stands until it is taken
-            self.post_message(self.Submitted(text, role=role))
+            self.post_message(self.Submitted(text, role=role, via=via, pressed=pressed, raw=typed))
             return
         self.replying = None
         self.pending = None
-        self.post_message(self.Submitted(text, role=role))
+        self.post_message(self.Submitted(text, role=role, via=via, pressed=pressed, raw=typed))
         self._redraw()
 
 

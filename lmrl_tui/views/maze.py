@@ -69,10 +69,14 @@ def bumped(state: dict[str, Any]) -> bool:
 class MazeView(TaskView):
     can_focus = True
     BINDINGS = [
-        Binding("up,w", "move('up')", "Up", id="maze.up"),
-        Binding("down,s", "move('down')", "Down", id="maze.down"),
-        Binding("left,a", "move('left')", "Left", id="maze.left"),
-        Binding("right,d", "move('right')", "Right", id="maze.right"),
+        Binding("up", "move('up', 'up')", "Up", id="maze.up"),
+        Binding("w", "move('up', 'w')", "Up", id="maze.up.w", show=False),
+        Binding("down", "move('down', 'down')", "Down", id="maze.down"),
+        Binding("s", "move('down', 's')", "Down", id="maze.down.s", show=False),
+        Binding("left", "move('left', 'left')", "Left", id="maze.left"),
+        Binding("a", "move('left', 'a')", "Left", id="maze.left.a", show=False),
+        Binding("right", "move('right', 'right')", "Right", id="maze.right"),
+        Binding("d", "move('right', 'd')", "Right", id="maze.right.d", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -122,7 +126,8 @@ class MazeView(TaskView):
             hint = RichText("\n").join([RichText("You bumped into a wall (−1)", style="bold red"), hint])
         update_static(self.query_one("#hint", Static), hint)
 
-    def action_move(self, direction: str) -> None:
+    def action_move(self, direction: str, key: str | None = None) -> None:
+        """A move by a key press: recorded as the key pressed, not as typed text."""
         if getattr(self, "_human", False):
-            self.post_message(self.Submitted(direction))
+            self.post_message(self.Submitted(direction, via="key", pressed=key or direction))
 TASK_VIEWS = {"maze-fo": MazeView, "maze-po": MazeView}

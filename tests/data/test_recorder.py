@@ -163,5 +163,5 @@ def test_hints_and_list_choices_are_noted_on_the_step(store):
     s.human_input("take stale food from table", chosen=True)
     s.human_input("w")
     steps = store.steps(recorder.episode_id)
-    assert steps[0]["info"] == {"hints": ["legal_moves"], "chosen": "list"} and steps[0]["typed"] is None
-    assert steps[1]["info"] == {} and (steps[1]["typed"], steps[1]["action"]) == ("w", "go west\n")
+    assert steps[0]["info"] == {"hints": ["legal_moves"], "chosen": "list", "via": "list"} and steps[0]["typed"] is None
+    assert steps[1]["info"] == {"via": "typed"} and (steps[1]["typed"], steps[1]["action"]) == ("w", "go west\n")

@@ -46,7 +46,7 @@ async def test_escape_asks_first_when_the_episode_has_steps(store):
         await pilot.click("#stay")
         await pilot.pause()
         assert app.screen is screen and len(screen.session.transitions) == 2
-        await pilot.press("escape", "enter")  # the dialog's Leave is focused
+        await pilot.press("escape", "a")  # abandon (enter would keep it: Keep is focused)
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
         await app.workers.wait_for_complete()
@@ -76,12 +76,12 @@ async def test_leaving_while_a_scripted_guesser_waits_for_the_person_is_silent(s
         screen.speed_index = 5
         await _await_reply_request(pilot, screen)
         task = screen.session.task
-        await pilot.press("y" if tq_answer(screen.view.pending, task.secret).text == "Yes." else "n")
+        await pilot.press("y" if tq_answer(screen.view.pending, task.secret).text == "Yes." else "n", "enter")
         await _await_reply_request(pilot, screen)  # the second question waits for the person
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, LeaveDialog)
-        await pilot.click("#leave")
+        await pilot.click("#abandon")
         await app.workers.wait_for_complete()
         for _ in range(5):
             await pilot.pause(0.05)
@@ -212,7 +212,7 @@ async def test_a_crashed_episode_with_a_human_partner_resumes_with_the_recorded_
         screen.speed_index = 5
         await _await_reply_request(pilot, screen)  # the guesser asks its 4th question; bob answers
         truthful = tq_answer(screen.view.pending, resumed.task.secret).text
-        await pilot.press("y" if truthful == "Yes." else "n")
+        await pilot.press("y" if truthful == "Yes." else "n", "enter")
         for _ in range(50):
             await pilot.pause(0.02)
             if len(resumed.transitions) == 4:
@@ -230,7 +230,7 @@ async def test_rejected_attempts_after_the_last_step_are_kept_when_the_person_le
         await pilot.press(*"crane", "enter", *"cranx", "enter", "escape")
         await pilot.pause()
         assert isinstance(app.screen, LeaveDialog)
-        await pilot.press("enter")
+        await pilot.press("a")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
         app.start_session("wordle", None, None, 5, "cy")  # then the app is closed with one pending

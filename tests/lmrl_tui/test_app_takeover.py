@@ -61,7 +61,8 @@ def check_takeover_episode(store, episode_id: int, agent_steps: set[int], propos
     assert taken and all(not s["info"].get("takeover") for s in steps if s["idx"] in agent_steps)
     for s in taken:
         assert s["info"]["takeover"] is True and s["info"]["player"] == "ann"
-        assert s["info"]["agent_proposed"] in ACTIONS and s["typed"] in KEY_FOR.values()
+        assert s["info"]["agent_proposed"] in ACTIONS and s["typed"] is None
+        assert s["info"]["via"] == "key" and s["info"]["key"] in KEY_FOR.values()
     assert ep["meta"]["takeover"] is True and ep["meta"]["takeover_steps"] == len(taken)
     check_proposals(steps, ep["seed"], proposals_from)
     return taken

@@ -1,0 +1,140 @@
+"""``lmrl play TASK [--as ROLE] [--vs WHO] [--seed N] [--option KEY=VALUE ...]``: the app opened
+straight into one configured episode (``lmrl serve`` takes the same flags, so every annotator of a
+campaign gets the same episode).
+
+The flags become the new-episode dialog's fields, and the dialog starts at once: a choice that
+does not work (an unknown checkpoint, a bad option) is explained under its field, with the form
+kept, exactly as when a person fills it in. Nothing here imports textual or torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from lmrl_tui.starting import PlayRequest
+
+BUILT_IN = ("built-in", "builtin", "embedded")
+PERSON = ("person", "human", "hot-seat")
+
+
+class PlayFlagsError(ValueError):
+    """Flags that do not make an episode (one line for the command's error)."""
+
+
+def add_play_command(subparsers: Any, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    """``lmrl play``: the app, opened straight into one configured episode."""
+    p = subparsers.add_parser("play", parents=parents, help="open the app straight into one configured episode "
+                              "(lmrl play twenty-questions --as oracle --vs strong --option secret=guitar)")  # fmt: skip
+    add_play_arguments(p, required=True)
+    p.add_argument("--player", default=argparse.SUPPRESS, help="your player name in the app")
+    return p
+
+
+def cmd_app(args: argparse.Namespace, store: Any) -> int:
+    """The app (``lmrl``), or the app opened into the episode of ``lmrl play``'s flags (checked
+    first: flags that do not fit the task are one line and exit status 1)."""
+    from lmrl_tui.app import make_app
+
+    start = play_request(args) if args.command == "play" else None
+    app = make_app(store, player=getattr(args, "player", None), ask_player=True, start=start)
+    app.freeze_after_start = True
+    app.run()
+    return 0
+
+
+def add_play_arguments(p: argparse.ArgumentParser, *, required: bool) -> None:
+    """The flags of ``lmrl play`` (``required``: the task is); ``lmrl serve`` adds them optional."""
+    from envs.core.options import options_help
+    from lmrl_tui.argtypes import seed as seed_type
+    from training.args import task_option
+
+    if required:
+        p.add_argument("task", help="the task id (lmrl tasks lists them)")
+    else:
+        p.add_argument("--task", dest="task", default=None,
+                       help="open every browser session straight into an episode of this task (with the flags below)")  # fmt: skip
+    p.add_argument("--as", dest="as_role", default=None, metavar="ROLE",
+                   help="the side the person plays (default: the agent's side: the guesser, the seller, White); "
+                   "e.g. oracle or buyer")  # fmt: skip
+    p.add_argument("--vs", dest="vs", default=None, metavar="WHO",
+                   help="who plays the other side: built-in (the task's own partner, the default), person "
+                   "(hot-seat), a scripted policy (strong, behaviour, random: when you play the partner side), "
+                   "a checkpoint folder, hf:MODEL or http:MODEL@BASE_URL")  # fmt: skip
+    p.add_argument("--seed", dest="play_seed", type=seed_type, default=None, metavar="N", help="the episode's seed (default: random)")
+    p.add_argument("--option", dest="play_options", type=task_option, action="append", default=[],
+                   metavar="KEY=VALUE", help="task option (repeatable) · " + " · ".join(options_help().splitlines()))
+
+
+def play_request(args: argparse.Namespace) -> PlayRequest | None:
+    """The episode the flags ask for (None when no task is named: ``lmrl serve`` without
+    ``--task``); raises :class:`PlayFlagsError` for flags that do not fit the task."""
+    task_id = getattr(args, "task", None)
+    if task_id is None:
+        if getattr(args, "as_role", None) or getattr(args, "vs", None) or getattr(args, "play_options", None):
+            raise PlayFlagsError("--as, --vs and --option need --task")
+        return None
+    return PlayRequest(task_id, args.play_seed, play_fields(task_id, args.as_role, args.vs, args.play_options))
+
+
+def play_fields(task_id: str, as_role: str | None, vs: str | None,
+                options: list[tuple[str, Any]] | None = None) -> dict[str, Any]:  # fmt: skip
+    """The new-episode dialog's fields for a person playing ``as_role`` of ``task_id`` against
+    ``vs`` (see the module docstring)."""
+    import envs
+    from envs.core.agents import HUMAN
+    from lmrl_tui.starting import PARTNER_EMBEDDED
+
+    spec = envs.spec(task_id)  # an unknown task: UnknownTask, the command's one line
+    roles = tuple(spec.roles)
+    role = as_role or roles[0]
+    if role not in roles:
+        raise PlayFlagsError(f"{task_id}: --as takes {' or '.join(roles)}, not {role!r}")
+    policies = envs.policies(task_id)
+    fields: dict[str, Any] = {"agent": HUMAN, "checkpoint": "", "partner": PARTNER_EMBEDDED,
+                              "partner_model": "", "strict": False}  # fmt: skip
+    if role == roles[0]:
+        if vs is None or vs in BUILT_IN:
+            pass
+        elif len(roles) < 2:
+            raise PlayFlagsError(f"{task_id} has one side: --vs does not apply")
+        elif vs in PERSON:
+            fields["partner"] = HUMAN
+        elif vs in policies:
+            raise PlayFlagsError(f"the {roles[1]} of {task_id} is built in or a person or a model; "
+                                 f"scripted policies play the {roles[0]} (use --as {roles[1]} --vs {vs})")  # fmt: skip
+        else:
+            fields["partner_model"] = vs
+    else:
+        fields["partner"] = HUMAN
+        who = vs or "strong"
+        if who in PERSON:
+            fields["agent"] = HUMAN
+        elif who in BUILT_IN:
+            raise PlayFlagsError(f"the {roles[0]} has no built-in player: --vs takes {', '.join(policies)}, "
+                                 "person, a checkpoint folder, hf:MODEL or http:MODEL@BASE_URL")  # fmt: skip
+        elif who in policies or who in ("optimal",):
+            fields["agent"] = "strong" if who == "optimal" else who
+        else:
+            fields["agent"], fields["checkpoint"] = "strong", who
+    if options:
+        from envs.core.options import show_value
+
+        fields["options"] = " ".join(f"{k}={show_value(v)}" for k, v in options)
+    return fields
+
+
+def play_argv(args: argparse.Namespace) -> tuple[str, ...]:
+    """The ``lmrl play`` arguments that open the episode of ``args`` (``lmrl serve --task``: each
+    browser session's app runs them); () without a task."""
+    if getattr(args, "task", None) is None:
+        return ()
+    from envs.core.options import show_value
+
+    argv = ["play", args.task]
+    for flag, value in (("--as", args.as_role), ("--vs", args.vs), ("--seed", args.play_seed)):
+        if value is not None:
+            argv += [flag, str(value)]
+    for key, value in args.play_options:
+        argv += ["--option", f"{key}={show_value(value)}"]
+    return tuple(argv)
