@@ -282,6 +282,8 @@ WRITING_COMMANDS = frozenset({"generate", "import", "train", "eval"})
 def _open_store(args: argparse.Namespace) -> Any:
     from data.store import Store
 
+    if args.db is not None and not str(args.db).strip():
+        raise CliError("--db needs a file name (leave it out for the default store)")
     store = Store(args.db, verify=args.command in WRITING_COMMANDS)
     store.on_lock_wait = _report_lock_wait
     return store
@@ -367,7 +369,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except ImportError as e:
         _trace(debug)
-        print(f"lmrl: error: {e} (for training: pip install 'lmrl-tui[train]')", file=sys.stderr)
+        from envs.core.agents import TRAIN_EXTRA
+
+        print(f"lmrl: error: {e} (for training: {TRAIN_EXTRA})", file=sys.stderr)
         return 1
     except ValueError as e:  # bad task options and the like
         _trace(debug)

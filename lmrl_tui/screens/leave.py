@@ -176,9 +176,10 @@ class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):
         with Vertical():
             yield Static(f"[b]{n} unfinished episode{'s' if n != 1 else ''}[/b]")
             yield Static(
-                "lmrl stopped while these were played; they are still marked in progress. Resume one "
-                "(its steps are replayed from its seed) or mark it abandoned (kept, never used as "
-                "data). If lmrl is open in another terminal with one of them, choose Not now.\n"
+                "These were kept to resume, or lmrl stopped while they were played; they are still "
+                "marked in progress. Resume one (its steps are replayed from its seed) or mark it "
+                "abandoned (kept, never used as data). If lmrl is open in another terminal with one "
+                "of them, choose Not now.\n"
                 "Keys: enter or r resumes the highlighted one, a marks it abandoned, escape: not now.",
                 id="explain",
             )

@@ -135,6 +135,9 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
         state.setdefault("model_text", s.model_text())
         self.view.show_state(state)
         who = (s.player or "you") if s.human_acts else agent_label(s.task_id, s.agent, s.agent_choice)
+        roles = s.task.spec.roles
+        if isinstance(s.partner, HumanAgent) and len(roles) > 1:  # a person plays the other side too
+            who = f"{roles[0]}: {who} · {roles[1]}: {s.partner.name} (a person)"
         mode = ""
         if not s.human_acts:
             mode = f"  auto-play {'on' if self.auto else 'off'} ({SPEEDS[self.speed_index]:g}s)"

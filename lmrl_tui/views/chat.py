@@ -169,7 +169,11 @@ class ChatView(TaskView):
 
     def render_transcript(self) -> RichText:
         out = RichText()
-        for i, (role, text, note) in enumerate(chat_lines(self.state, self.roles)):
+        lines = chat_lines(self.state, self.roles)
+        if self.pending is not None and lines and lines[-1][0] == self.roles[0] and (
+                lines[-1][1].strip() == self.pending.strip()):  # fmt: skip
+            lines = lines[:-1]  # the task has the line already (mid-step): shown once, as awaited
+        for i, (role, text, note) in enumerate(lines):
             if i:
                 out.append("\n")
             style = ROLE_STYLES[0] if role == self.roles[0] else ROLE_STYLES[1]

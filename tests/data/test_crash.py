@@ -47,6 +47,6 @@ def test_sigkill_keeps_completed_steps(tmp_path):
     (ep,) = s.recent_episodes(5)
     assert ep["status"] == "in_progress" and ep["ended_at"] is None
     steps = s.steps(ep["id"])
-    assert [st["typed"] for st in steps] == ["left", "right", "left", "right", "left"]
+    assert [(st["typed"], st["info"]["key"]) for st in steps] == [(None, k) for k in ["left", "right", "left", "right", "left"]]
     assert ep["n_steps"] == 5 and ep["return"] == -5
     s.close()

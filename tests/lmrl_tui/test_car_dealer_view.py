@@ -254,3 +254,20 @@ def test_car_dealer_screen_snapshot(snap_compare, tmp_path):
             await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
+
+
+async def test_the_seller_s_line_awaiting_the_buyer_shows_once(store):
+    app = make_app(store, player="ann")
+    partner = HumanAgent("ann")
+    async with app.run_test(size=(140, 40)) as pilot, cancel_on_error(partner):
+        screen = app.start_session("car-dealer", envs.make_policy("car-dealer", "strong"), partner, 5, "ann")
+        screen.speed_index = 5
+        await pilot.pause()
+        view = screen.query_one(CarDealerView)
+        for turn in range(2):
+            assert await wait_for_reply_request(pilot, screen, view)
+            shown = str(view.render_transcript())
+            assert view.pending and shown.count(view.pending) == 1, shown
+            assert shown.count("(waiting for your answer)") == 1
+            await reply(pilot, screen, "Something cheap, please")
+        partner.cancel()
