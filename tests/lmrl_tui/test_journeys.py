@@ -10,7 +10,7 @@ was done, and how: what was typed as typed, a key as that key, a button as that 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +24,6 @@ from lmrl_tui.screens.home import HomeScreen
 from lmrl_tui.screens.leave import LeaveDialog, UnfinishedDialog
 from lmrl_tui.screens.play import PlayScreen
 from lmrl_tui.starting import PlayRequest
-
 
 
 @dataclass
@@ -103,7 +102,7 @@ async def person_acts(pilot, app, n: int, done: Done) -> None:
             line = line if before == 0 else "is it very very old" if task != "car-dealer" else "Do you want a test drive?"
             await type_line(pilot, line)
             done.steps.append((line, "typed", None))
-        await wait_for(pilot, lambda: len(screen.session.transitions) == before + 1 or screen.session.done,
+        await wait_for(pilot, lambda n=before: len(screen.session.transitions) == n + 1 or screen.session.done,
                        "the move to be played")  # fmt: skip
         await agent_turn(pilot, app)
 
@@ -127,7 +126,7 @@ async def person_replies(pilot, app, n: int, done: Done) -> None:
             text = "sometimes" if i == 0 else "y"
             await type_line(pilot, text)
             done.steps.append((text, "typed", None))
-        await wait_for(pilot, lambda: len(screen.session.transitions) > start, "the reply to be taken")
+        await wait_for(pilot, lambda n=start: len(screen.session.transitions) > n, "the reply to be taken")
 
 
 async def quit_keeping(pilot, app) -> None:
@@ -180,12 +179,7 @@ def check_rows(store, done: Done, *, partner: bool) -> dict[str, Any]:
     return ep
 
 
-Act = Callable[[Any, Any, int, Done], Awaitable[None]]
-
-ACTING = [t for t in envs.ids()]
-
-
-@pytest.mark.parametrize("task_id", ACTING)
+@pytest.mark.parametrize("task_id", envs.ids())
 async def test_a_person_plays_the_acting_side_quits_resumes_and_the_rows_say_what_they_did(store, task_id):
     done = Done()
     app = make_app(store, player="ann")

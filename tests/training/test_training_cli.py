@@ -56,8 +56,10 @@ def test_train_then_eval_records_run_checkpoint_and_evaluation(tmp_path, capsys)
 
     args = ep.parse_args([str(tmp_path / "run"), "--task", "maze-fo", "--episodes", "2", "--decoding", "rerank"])
     assert run_eval(args, store) == 0
-    res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    said = capsys.readouterr()
+    res = json.loads(said.out.strip().splitlines()[-1])
     assert res["method"] == "exact" and res["normalised_lmrl"] is not None
+    assert "evaluated exactly over its 25 start cells" in said.err and "--episodes" in said.err
     row = store.db.execute("SELECT policy, checkpoint_id, normalised_store FROM evaluations").fetchone()
     assert row[0].startswith("pbc:") and row[1] == 1 and row[2] is not None
 

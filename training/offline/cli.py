@@ -157,6 +157,10 @@ def run_eval(args: argparse.Namespace, store) -> int:
         res = evaluate(agent, task, args.episodes, seed=args.seed, exact=not args.sampled, store=store,
                        task_options=options, batch_size=args.batch_size,
                        progress=False if args.no_progress else None)  # fmt: skip
+        if res.get("method") == "exact":  # --episodes is not used: say so, not silently
+            print(f"lmrl eval: {task} is evaluated exactly over its {res.get('cells', 'all')} start cells "
+                  "(every start, no sampling; --episodes and --seed do not apply; --sampled plays "
+                  "episodes instead)", file=sys.stderr)  # fmt: skip
         if options:
             res["task_options"] = options
         if args.logit_weight is not None:
