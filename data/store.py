@@ -133,12 +133,11 @@ class Store:
     def _migrate(self) -> None:
         known = set(MIGRATION_NAMES)
         applied = set(self._applied_migrations())
-        newer = sorted(applied - known)
+        version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])  # set by each migration run
+        newer = sorted(applied - known) + ([f"version {version}"] if version > len(MIGRATION_NAMES) else [])
         if newer:
-            raise StoreError(
-                f"{self.path} was written by a newer lmrl-tui (schema steps {', '.join(newer)}); "
-                "upgrade lmrl-tui to open it"
-            )
+            raise StoreError(f"{self.path} was written by a newer lmrl-tui (schema steps {', '.join(newer)}); "
+                             "upgrade lmrl-tui to open it")  # fmt: skip
         tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not applied and tables - {"_sqlite_migrations"}:
             raise StoreError(f"{self.path} is an SQLite database, but not an lmrl-tui one")
@@ -152,6 +151,7 @@ class Store:
         try:
             with self._writing():  # a second process opening a new file waits, then finds it done
                 migrations.apply(self.db)
+                self._conn.execute(f"PRAGMA user_version = {len(MIGRATION_NAMES)}")
         except sqlite3.OperationalError as e:
             raise StoreError(f"cannot write to {self.path} ({e})") from None
 

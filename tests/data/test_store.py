@@ -120,6 +120,25 @@ def test_newer_schema_is_refused(db_path):
         Store(db_path)
 
 
+def test_a_store_of_a_newer_schema_version_is_refused_and_left_alone(db_path, capsys):
+    import sqlite3
+
+    from lmrl_tui.cli import main
+
+    Store(db_path).close()
+    with sqlite3.connect(db_path) as con:
+        assert con.execute("PRAGMA user_version").fetchone()[0] >= 1  # what this version wrote
+        con.execute("PRAGMA user_version = 99")  # as a newer lmrl-tui would
+    before = db_path.read_bytes()
+    with pytest.raises(StoreError, match="newer lmrl-tui .*version 99"):
+        Store(db_path)
+    for command in (["stats"], ["export", "--task", "maze-fo"], ["generate", "maze-fo", "--episodes", "1"]):
+        assert main(["--db", str(db_path), *command]) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "newer lmrl-tui" in err[0]
+    assert db_path.read_bytes() == before
+
+
 def test_corrupt_file(tmp_path):
     p = tmp_path / "bad.db"
     p.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
