@@ -264,7 +264,7 @@ async def test_the_seller_s_line_awaiting_the_buyer_shows_once(store):
         screen.speed_index = 5
         await pilot.pause()
         view = screen.query_one(CarDealerView)
-        for turn in range(2):
+        for _ in range(2):
             assert await wait_for_reply_request(pilot, screen, view)
             shown = str(view.render_transcript())
             assert view.pending and shown.count(view.pending) == 1, shown
