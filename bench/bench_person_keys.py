@@ -1,6 +1,6 @@
 """What a person waits for at the keyboard (headless app, Textual's Pilot): the new-episode dialog
 opening (enter on the home screen until its first field has the focus), and an answer as the
-Twenty Questions oracle (the key until the scripted guesser's next question waits for the person),
+Twenty Questions oracle (y or n typed and enter, until the scripted guesser's next question waits for the person),
 with the CPU each answer costs the app and the longest event-loop stall while answering.
 
 Prints one figure per line as ``name value unit``. Usage:
@@ -73,7 +73,7 @@ async def figures(folder: Path, answers: int, dialogs: int) -> dict[str, tuple[f
             if not waits:
                 timer = app.set_interval(TICK, tick)
                 worst, last = 0.0, time.perf_counter()
-            await pilot.press(key)
+            await pilot.press(key, "enter")  # typed into the reply line, which has the focus
             while (view.replying is None or view.pending is None) and not screen.session.done:
                 await asyncio.sleep(0.001)
             waits.append((time.perf_counter() - t) * 1000)
