@@ -17,7 +17,7 @@ import time
 import unicodedata
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -65,9 +65,9 @@ class Served:
 
 
 @contextmanager
-def served(db: Path, token: str | None = None, timeout: float = 30) -> Iterator[Served]:
-    """``lmrl serve`` on a free loopback port, writing to ``db``; killed (its whole process group,
-    the app processes too) at the end."""
+def served(db: Path, token: str | None = None, timeout: float = 30, extra: Sequence[str] = ()) -> Iterator[Served]:
+    """``lmrl serve`` on a free loopback port, writing to ``db`` (``extra``: more of its flags,
+    e.g. a configured episode); killed (its whole process group, the app processes too) at the end."""
     port = free_port()
     log = db.parent / f"serve-{port}.log"
     cmd = [sys.executable, "-m", "lmrl_tui", "--db", str(db), "serve", "--host", LOOPBACK, "--port", str(port)]
@@ -75,6 +75,7 @@ def served(db: Path, token: str | None = None, timeout: float = 30) -> Iterator[
     env.pop("LMRL_SERVE_TOKEN", None)
     if token is not None:
         cmd += ["--token", token]
+    cmd += list(extra)
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True)
     server = Served(proc, port, token, log)

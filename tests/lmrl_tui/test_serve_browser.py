@@ -189,3 +189,26 @@ def test_a_second_browser_is_not_offered_the_episode_the_first_is_playing(tmp_pa
             assert wait_for_episode(db, "maze-fo", 1, finished=False)[0]["status"] == "in_progress"
         finally:
             browser.close()
+
+
+def test_a_campaign_s_configured_episode_opens_in_every_browser_and_records_as_typed(tmp_path) -> None:
+    """``lmrl serve --task … --as oracle``: the person names themselves, lands in the episode, and
+    types ``sometimes`` into the focused reply line; the store keeps it as typed."""
+    from playwright.sync_api import sync_playwright
+
+    db = tmp_path / "served.db"
+    flags = ["--task", "twenty-questions", "--as", "oracle", "--vs", "strong", "--seed", "3",
+             "--option", "secret=guitar"]  # fmt: skip
+    with served(db, extra=flags) as server, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            term = BrowserTerminal(browser.new_page(viewport={"width": 1280, "height": 800}))
+            reach_home(term, server.url)
+            term.wait_for("waiting for your answer", timeout=60)
+            term.type("sometimes")
+            term.press("Enter")
+            ep, steps = wait_for_episode(db, "twenty-questions", 1, finished=False, seed=3)
+        finally:
+            browser.close()
+    assert ep["partner_kind"] == "human" and ep["agent_name"] == "strong" and ep["options"]["secret"] == "guitar"
+    assert steps[0]["info"]["partner"] == {**steps[0]["info"]["partner"], "via": "typed", "typed": "sometimes"}
