@@ -305,7 +305,10 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
             f"Return: [b]{s.total_return:g}[/b]",
             f"Steps: {len(s.transitions)}",
         ]
-        if s.success is not None:
+        said = self.view.result_text()  # e.g. a walk-away in Car Dealer is no "failure" to the seller
+        if said:
+            lines.append(f"Result: [{'green' if s.success else 'yellow'}]{escape(said)}[/]")
+        elif s.success is not None:
             lines.append("Result: " + ("[green]success[/green]" if s.success else "[red]failure[/red]"))
         if "optimal_return" in state:
             lines.append(f"Best possible return from this start: {state['optimal_return']:g}")

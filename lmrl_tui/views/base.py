@@ -74,6 +74,11 @@ class TaskView(Widget):
         ``state()`` after it) when its reward alone does not explain it; None: nothing to add."""
         return None
 
+    def result_text(self) -> str | None:
+        """The episode's outcome in the task's own words for the summary (``No sale: the buyer
+        walked away``); None: the summary says success or failure."""
+        return None
+
     def hints_shown(self) -> list[str]:
         """The hints on screen now (a step taken while one is shown is an assisted step)."""
         return []

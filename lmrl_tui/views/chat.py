@@ -194,6 +194,9 @@ class ChatView(TaskView):
             )
         return out
 
+    def result_text(self) -> str | None:
+        return self._ending() if self.state.get("done") else None
+
     def _ending(self) -> str:
         secret = self.state.get("secret")
         name = secret.get("name") if isinstance(secret, dict) else None

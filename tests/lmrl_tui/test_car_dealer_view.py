@@ -12,6 +12,7 @@ from data.session import PlaySession
 from envs.car_dealer.text import find_car
 from envs.core.session import HumanAgent
 from lmrl_tui.app import make_app
+from lmrl_tui.screens.info import SummaryScreen
 from lmrl_tui.screens.play import PlayScreen
 from lmrl_tui.views.car_dealer import CarDealerView, lot_matches, offer_label
 
@@ -155,6 +156,10 @@ async def test_person_as_buyer_asking_for_a_tesla_is_offered_one_and_may_walk_aw
         await pilot.pause()
         assert screen.session.done and screen.session.success is False
         assert "No sale" in str(view.render_transcript())
+        summary = app.screen  # a walk-away is no "failure": the summary says what happened
+        assert isinstance(summary, SummaryScreen)
+        result = next(line for line in summary.lines if line.startswith("Result:"))
+        assert "No sale: the buyer walked away" in result and "failure" not in result
     steps = store.steps(store.recent_episodes(1)[0]["id"])
     assert steps[-1]["info"]["decision"]["msrp"] == find_car(view.offers[0]["car"]).price
     assert steps[-1]["observation"] == "Too pricey for me. \n"
@@ -185,6 +190,10 @@ async def test_person_as_buyer_must_decide_when_the_talk_is_forced_to_end(store)
         await pilot.pause()
         assert screen.session.done and screen.session.success is False
         assert "No sale" in str(view.render_transcript())
+        summary = app.screen  # a walk-away is no "failure": the summary says what happened
+        assert isinstance(summary, SummaryScreen)
+        result = next(line for line in summary.lines if line.startswith("Result:"))
+        assert "No sale: the buyer walked away" in result and "failure" not in result
     steps = store.steps(store.recent_episodes(1)[0]["id"])
     assert steps[-1]["info"]["forced"] and steps[-1]["info"]["decision"]["msrp"] == expected
     assert steps[-1]["observation"] == "Hmm, tell me more.\n"
