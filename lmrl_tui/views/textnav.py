@@ -5,7 +5,8 @@ The admissible commands are a selectable list; the person types a command in the
 right arrow completes it from the list) or plays one from the list explicitly: Up/Down move the
 list's highlight and ctrl+o plays it, or click it (or Enter on the focused list). A step played
 from the list is stored as chosen, not as typed. An empty Enter does nothing. In textnav-po the
-map shows only the rooms visited so far.
+map shows only the rooms visited so far, and names none of them (the task's text hides the room's
+name from the agent: the person gets no more).
 """
 
 from __future__ import annotations
@@ -52,7 +53,9 @@ def render_map(state: dict[str, Any]) -> RichText:
             if name is None or name not in shown:
                 out.append(" " * CELL)
             else:
-                label = SHORT_NAMES.get(name, name)[: CELL - 2].center(CELL - 2)
+                # PO hides where you are (LMRL's PO text never names the room): no names on its map
+                shown_name = ("you" if name == state["room"] else "seen") if partial else SHORT_NAMES.get(name, name)
+                label = shown_name[: CELL - 2].center(CELL - 2)
                 if name == state["room"]:
                     style = "bold black on yellow"
                 elif name in visited:
