@@ -63,7 +63,7 @@ from envs.textnav.engine import (
     inventory_text,
     room_block,
 )
-from envs.textnav.text import Unclear, read_command
+from envs.textnav.text import Unclear, go_to_room, named_room, read_command
 
 ADMISSIBLE_PREFIX = "Admissible commands: "
 WIN_TEXT = "*** You won: the stale food is in the closed fridge. ***\n"
@@ -277,11 +277,15 @@ class TextNavTask(TaskBase):
 
     def parse_input(self, typed: str) -> str:
         """An admissible command, as typed or in other words (``east``, ``n``, ``grab the stale
-        food``, ``put stale food in fridge``: see :mod:`envs.textnav.text`); raises
+        food``, ``put stale food in fridge``, ``go to the kitchen`` next door in the fully observed
+        house: see :mod:`envs.textnav.text`); raises
         :class:`InvalidInput` with "Did you mean: ...?" when it could mean several or none."""
         if not typed.strip():
             raise InvalidInput("Type a command or pick one from the list.")
         try:
+            room = named_room(typed) if " ".join(typed.split()).lower() not in self._entry[0] else None
+            if room is not None:  # "go to the living room": by the room's name
+                return go_to_room(room, ROOMS[self._room], {d: ROOMS[r] for d, r in EXITS[self._room].items()}, self._fo) + "\n"
             return read_command(typed, self._entry[0]) + "\n"
         except Unclear as e:
             raise InvalidInput(str(e)) from None

@@ -18,7 +18,7 @@ import difflib
 import re
 from collections.abc import Mapping
 
-from envs.textnav.engine import HOLDER_NAMES
+from envs.textnav.engine import HOLDER_NAMES, ROOMS
 
 DIRECTIONS = {"n": "north", "s": "south", "e": "east", "w": "west",
               "north": "north", "south": "south", "east": "east", "west": "west"}  # fmt: skip
@@ -154,3 +154,36 @@ def _near(ops: Mapping[str, tuple], items: set[int], place: str | None) -> list[
     out = [c for c, op in ops.items() if place is not None and _op_place(op) == place]
     out += [c for c, op in ops.items() if items and _op_item(op) in items and c not in out]
     return out
+
+
+_TO_A_ROOM = re.compile(
+    r"^(?:(?:please|let'?s|i'?ll|i want to)\s+)?(?:(?:go|walk|move|head|run|step|enter|return)\s+)?"
+    r"(?:(?:back\s+)?(?:to|into|in|towards?)\s+)?(?:the\s+)?(?P<room>[a-z ]+?)\s*[.!]*$"
+)
+
+
+def named_room(typed: str) -> str | None:
+    """The room ``typed`` asks to go to by its name (``go to the living room``, ``kitchen``,
+    ``enter the office``), or None when it names no room that way."""
+    m = _TO_A_ROOM.match(" ".join(typed.lower().split()))
+    if m is None:
+        return None
+    room = m.group("room").strip()
+    room = {"living": "living room", "dining": "dining room", "lounge": "living room"}.get(room, room)
+    return room if room in ROOMS else None
+
+
+def go_to_room(room: str, here: str, exits: Mapping[str, str], fully_observed: bool) -> str:
+    """The command that walks into ``room`` from here (``exits``: direction -> room); raises
+    :class:`Unclear` when it is not next door, or when the house is partially observed (its text
+    names no room, so neither does a person's command)."""
+    ways = [f"go {d}" for d in exits]
+    if not fully_observed:
+        raise Unclear("In the partially observed house the rooms have no names: move by direction "
+                      f"({', '.join(ways)}).", ways)  # fmt: skip
+    if room == here:
+        raise Unclear(f"You are in the {room} already; from here you can {', '.join(ways)}.", ways)
+    for direction, there in exits.items():
+        if there == room:
+            return f"go {direction}"
+    raise Unclear(f"The {room} is not next to this room; from here you can {', '.join(ways)}.", ways)

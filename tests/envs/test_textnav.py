@@ -269,3 +269,22 @@ def test_behaviour_policy_macros():
         t.step(actions[-1])
     assert [a.strip() for a in actions] == WALKTHROUGH
     assert t.state()["outcome"] == "won"
+
+
+def test_a_person_may_name_the_room_next_door_in_the_fully_observed_house():
+    from envs.core import InvalidInput
+
+    t = envs.make("textnav-fo")
+    t.reset(0, {"start_room": "kitchen"})  # exits: east dining room, north garden, west backyard
+    for typed, command in [("go to the dining room", "go east\n"), ("Walk into the backyard.", "go west\n"),
+                           ("garden", "go north\n"), ("head to the dining", "go east\n"), ("go east", "go east\n")]:
+        assert t.parse_input(typed) == command, typed
+    for typed, said in [("go to the living room", "not next to this room"), ("kitchen", "in the kitchen already")]:
+        with pytest.raises(InvalidInput, match=said) as e:
+            t.parse_input(typed)
+        assert "go east, go north, go west" in str(e.value)
+    p = envs.make("textnav-po")
+    p.reset(0, {"start_room": "kitchen"})
+    with pytest.raises(InvalidInput, match="rooms have no names"):
+        p.parse_input("go to the garden")  # the PO text names no room: a person's command neither
+    assert p.parse_input("go north") == "go north\n"
