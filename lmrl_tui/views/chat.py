@@ -212,7 +212,10 @@ class ChatView(TaskView):
         box.display = bool(lines)
         box.update("[b]The secret[/b] (hidden from the guesser)\n" + escape("\n".join(lines)))
         self.query_one("#chat-text", Static).update(self.render_transcript())
-        self.query_one("#chat-log", VerticalScroll).scroll_end(animate=False)
+        # After the refresh that lays the new text out: a scroll_end straight away could land short
+        # of the end when a long reply wrapped onto more lines than measured then.
+        log = self.query_one("#chat-log", VerticalScroll)
+        self.call_after_refresh(log.scroll_end, animate=False)
         self._draw_list()
         self._update_controls()
 

@@ -280,3 +280,21 @@ async def test_the_seller_s_line_awaiting_the_buyer_shows_once(store):
             assert shown.count("(waiting for your answer)") == 1
             await reply(pilot, screen, "Something cheap, please")
         partner.cancel()
+
+
+async def test_the_chat_shows_the_end_of_the_last_reply(store):
+    """A long reply that wraps onto more lines than first measured: the log still ends at it."""
+    app = make_app(store, player="ann")
+    lines = ["Hello, what car do you want and what is your budget?",
+             "We have a great Honda SUV with a sunroof and backup camera for $28,000.",
+             "I can do $26,500 with leather seats included, final offer."]  # fmt: skip
+    async with app.run_test(size=(90, 28)) as pilot:
+        screen = app.start_session("car-dealer", None, None, 9, "ann")
+        await pilot.pause()
+        log = screen.view.query_one("#chat-log")
+        for line in lines:
+            screen.query_one("#chat-input").value = line
+            await pilot.press("enter")
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.05)
+            assert log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y, line
