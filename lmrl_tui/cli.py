@@ -282,8 +282,6 @@ WRITING_COMMANDS = frozenset({"generate", "import", "train", "eval"})
 def _open_store(args: argparse.Namespace) -> Any:
     from data.store import Store
 
-    if args.db is not None and not str(args.db).strip():
-        raise CliError("--db needs a file name (leave it out for the default store)")
     store = Store(args.db, verify=args.command in WRITING_COMMANDS)
     store.on_lock_wait = _report_lock_wait
     return store

@@ -33,7 +33,7 @@ def install_hint(extra: str) -> str:
 
     root = Path(__file__).resolve().parents[2]
     if (root / "pyproject.toml").is_file() and (root / "lmrl_tui").is_dir():
-        return f"pip install -e '.[{extra}]' (in {root.name}/, the clone)"
+        return f"pip install -e '.[{extra}]' (in the clone's folder)"
     return f"pip install 'lmrl-tui[{extra}]'"
 
 

@@ -70,8 +70,10 @@ def test_a_loader_named_by_a_string_is_imported_on_first_use(tmp_path, loaders):
     register_agent_loader("checkpoint", "no_such_module_for_lmrl:load")
     with pytest.raises(AgentChoiceError) as e:
         make_agent("maze-fo", str(tmp_path))
+    # this checkout is a clone: the hint is the editable install, which works here
     assert str(e.value).startswith(
-        "loading a checkpoint needs the training extra: pip install 'lmrl-tui[train]' (No module named"
+        "loading a checkpoint needs the training extra: pip install -e '.[train]' (in the clone's folder) "
+        "(No module named"
     )
     register_agent_loader("hf", "no_such_module_for_lmrl:HFAgent")
     with pytest.raises(AgentChoiceError, match=r"^a Hugging Face model needs the training extra: pip"):
