@@ -10,6 +10,8 @@ was done, and how: what was typed as typed, a key as that key, a button as that 
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +28,13 @@ from lmrl_tui.screens.play import PlayScreen
 from lmrl_tui.starting import PlayRequest
 
 
+@pytest.fixture(autouse=True)
+def fixed_random_seed(monkeypatch):
+    """The dialog's default seed is a random one: the same one on every run here, so a journey
+    never meets a start where its first move already ends the game."""
+    monkeypatch.setattr(random, "SystemRandom", lambda: random.Random(20261207))
+
+
 @dataclass
 class Done:
     """What the person did, step by step: ``(typed, via, pressed)`` of each recorded step (for
@@ -35,12 +44,14 @@ class Done:
     refused: list[str] = field(default_factory=list)
 
 
-async def wait_for(pilot, check: Callable[[], bool], what: str, tries: int = 300) -> None:
-    for _ in range(tries):
+async def wait_for(pilot, check: Callable[[], bool], what: str, timeout: float = 60) -> None:
+    """Wait until ``check()`` (a loaded machine: Stockfish, a scripted partner may take seconds)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
         if check():
             return
         await pilot.pause(0.02)
-    raise AssertionError(f"never happened: {what}")
+    raise AssertionError(f"never happened within {timeout:g} s: {what}")
 
 
 def play_screen(app) -> PlayScreen:
