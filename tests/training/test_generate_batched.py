@@ -37,7 +37,7 @@ def _stored(store: Store) -> list[tuple]:
         "JOIN episodes e ON e.id = s.episode_id ORDER BY e.id, s.idx").fetchall()
 
 
-@pytest.mark.parametrize("decoding", ["rerank", "sample"])
+@pytest.mark.parametrize("decoding", ["rerank", pytest.param("sample", marks=pytest.mark.slow)])  # sample: ~32 s
 def test_side_by_side_stores_what_one_at_a_time_does(maze_checkpoint, tmp_path, monkeypatch, decoding):
     from training.agent import CheckpointAgent, load_agent
 

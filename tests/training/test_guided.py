@@ -62,6 +62,7 @@ def guided_parts(tmp_path_factory):
     return str(tiny_goal_checkpoint(folder)), tiny_hf_model(folder / "llm", n_positions=1024)
 
 
+@pytest.mark.slow  # 40 s on 2 cores: a tiny LLM and a value checkpoint, a whole episode
 def test_the_guided_agent_plays_and_stores_what_it_weighed(guided_parts, tmp_path):
     from training.explain import token_terms
     from training.guided import GuidedAgent

@@ -212,6 +212,7 @@ def test_in_its_own_process_a_chat_model_is_told_the_tasks_instructions(chat_mod
     assert reply["action"].endswith("\n")
 
 
+@pytest.mark.slow  # a chat model in its own process (~16 s)
 def test_what_the_model_sees_is_a_chat_models_messages(chat_model: str, tiny_model: str, tmp_path) -> None:
     """The play screen's "What the model sees" (``model_text``) shows a chat model's system message
     and turns, made in the app's process as the agent's own process makes them; a plain model

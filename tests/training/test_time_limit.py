@@ -28,6 +28,7 @@ def cfg(**kw) -> TrainConfig:
     return resolve(TrainConfig(**base), set(base) - {"algo", "task"})
 
 
+@pytest.mark.slow  # a real training run against the clock (~17 s)
 def test_a_run_stops_on_time_and_keeps_its_checkpoint(store, tmp_path, capfd):
     from training.checkpoint import load_checkpoint
     from training.offline.loop import train
