@@ -21,32 +21,42 @@ from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.workers import ErrorToast
 
 
-class ConfirmDialog(LmrlScreen, ModalScreen[bool]):
+class QuestionDialog(LmrlScreen, ModalScreen[Any]):
+    """A question with a row of buttons (:meth:`buttons`: label, variant, id, in order)."""
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def buttons(self) -> list[tuple[str, str, str]]:
+        raise NotImplementedError
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.question, id="question")
+            with Horizontal(id="buttons"):
+                for label, variant, button_id in self.buttons():
+                    yield Button(label, variant=variant, id=button_id)  # type: ignore[arg-type]
+
+    def action_choose(self, choice: Any) -> None:
+        self.dismiss(choice)
+
+
+class ConfirmDialog(QuestionDialog):
     """A yes/no question: the first button (``YES``: label, variant, id) answers True, the second
     (``NO``: label, id) False; subclasses bind their keys to ``choose(True)`` / ``choose(False)``."""
 
     YES: tuple[str, str, str] = ("Yes", "warning", "yes")
     NO: tuple[str, str] = ("No", "no")
 
-    def __init__(self, question: str) -> None:
-        super().__init__()
-        self.question = question
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(self.question, id="question")
-            with Horizontal(id="buttons"):
-                yield Button(self.YES[0], variant=self.YES[1], id=self.YES[2])  # type: ignore[arg-type]
-                yield Button(self.NO[0], id=self.NO[1])
+    def buttons(self) -> list[tuple[str, str, str]]:
+        return [self.YES, (self.NO[0], "default", self.NO[1])]
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == self.YES[2])
 
-    def action_choose(self, yes: bool) -> None:
-        self.dismiss(yes)
 
-
-class LeaveDialog(LmrlScreen, ModalScreen[str | None]):
+class LeaveDialog(QuestionDialog):
     """Leave an unfinished episode: keep it to resume later (``"keep"``, focused: enter), abandon
     it (``"abandon"``), or stay (None: escape). Keys k, a and s say the same."""
 
@@ -57,23 +67,11 @@ class LeaveDialog(LmrlScreen, ModalScreen[str | None]):
     ]
     AUTO_FOCUS = "#keep"
 
-    def __init__(self, question: str) -> None:
-        super().__init__()
-        self.question = question
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(self.question, id="question")
-            with Horizontal(id="buttons"):
-                yield Button("Keep to resume", variant="primary", id="keep")
-                yield Button("Abandon", variant="warning", id="abandon")
-                yield Button("Stay", id="stay")
+    def buttons(self) -> list[tuple[str, str, str]]:
+        return [("Keep to resume", "primary", "keep"), ("Abandon", "warning", "abandon"), ("Stay", "default", "stay")]
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(None if event.button.id == "stay" else event.button.id)
-
-    def action_choose(self, choice: str | None) -> None:
-        self.dismiss(choice)
 
 
 class LeavingEpisode:
