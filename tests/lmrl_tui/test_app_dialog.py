@@ -245,3 +245,26 @@ async def test_a_refusal_under_a_long_form_is_scrolled_into_view(store, tmp_path
         assert "cannot read the positions file" in str(error.render()) and "No such file" in str(error.render())
         assert app.screen is dialog and form.region.contains_region(error.region)
         assert error.region.bottom <= buttons.region.y  # not under the buttons
+
+
+async def test_enter_on_a_checkbox_moves_on_and_ctrl_s_starts_from_any_field(store):
+    from textual.widgets import Checkbox
+
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(80, 24)) as pilot:  # the smallest usual terminal: the form scrolls
+        dialog = await open_dialog(app, pilot, "wordle")
+        box = dialog.query_one("#strict", Checkbox)
+        box.focus()
+        await pilot.pause()
+        await pilot.press("enter")  # never ticks it: it moves on
+        await pilot.pause()
+        assert box.value is False and app.focused is not box
+        box.focus()
+        await pilot.press("space")  # space ticks it
+        await pilot.pause()
+        assert box.value is True
+        dialog.query_one("#seed", Input).focus()
+        await pilot.press("4", "2", "ctrl+s")  # starts with what the form shows, from the seed field
+        await wait_until(pilot, lambda: isinstance(app.screen, PlayScreen))
+        session = app.screen.session
+        assert (session.task_id, session.seed, session.strict) == ("wordle", 42, True)
