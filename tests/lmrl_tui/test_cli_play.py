@@ -8,7 +8,13 @@ import argparse
 import pytest
 
 from lmrl_tui.cli import main
-from lmrl_tui.cli_play import PlayFlagsError, add_play_arguments, play_argv, play_fields, play_request
+from lmrl_tui.cli_play import (
+    PlayFlagsError,
+    add_play_arguments,
+    play_argv,
+    play_fields,
+    play_request,
+)
 from lmrl_tui.serve import served_command
 
 
