@@ -10,9 +10,10 @@ kept, exactly as when a person fills it in. Nothing here imports textual or torc
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lmrl_tui.starting import PlayRequest
+if TYPE_CHECKING:  # the plain ``lmrl`` imports this module: it must stay light
+    from lmrl_tui.starting import PlayRequest
 
 BUILT_IN = ("built-in", "builtin", "embedded")
 PERSON = ("person", "human", "hot-seat")
@@ -69,6 +70,8 @@ def add_play_arguments(p: argparse.ArgumentParser, *, required: bool) -> None:
 def play_request(args: argparse.Namespace) -> PlayRequest | None:
     """The episode the flags ask for (None when no task is named: ``lmrl serve`` without
     ``--task``); raises :class:`PlayFlagsError` for flags that do not fit the task."""
+    from lmrl_tui.starting import PlayRequest
+
     task_id = getattr(args, "task", None)
     if task_id is None:
         if getattr(args, "as_role", None) or getattr(args, "vs", None) or getattr(args, "play_options", None):
