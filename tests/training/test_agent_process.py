@@ -79,6 +79,7 @@ def test_a_bad_choice_gives_the_loaders_own_message(tmp_path):
         ProcessAgent(str(broken), "maze-fo").load()
 
 
+@pytest.mark.slow  # a model process killed and waited for (~12 s on 2 cores)
 def test_a_killed_process_is_a_clear_error_and_close_ends_it(ilql):
     agent = ProcessAgent(str(ilql), "maze-fo").load()
     task = envs.make("maze-fo")

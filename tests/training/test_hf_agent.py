@@ -106,6 +106,7 @@ def test_broken_model_folders_are_one_line(tiny_model: str, tmp_path, damage: st
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.slow  # an hf: model in its own process (~9 s)
 def test_in_its_own_process_it_answers_as_here(tiny_model: str) -> None:
     from envs.core.process_agent import ProcessAgent
 

@@ -91,6 +91,7 @@ def test_partner_side_is_behaviour_cloning_on_a_task_with_a_partner(tmp_path):
     store.close()
 
 
+@pytest.mark.slow  # trains a buyer checkpoint, then plays it (~10 s)
 def test_a_buyer_checkpoint_plays_the_buyer(stores, tmp_path):
     folder, store = stores
     db = str(folder / "side.db")
