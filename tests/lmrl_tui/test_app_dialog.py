@@ -268,3 +268,31 @@ async def test_enter_on_a_checkbox_moves_on_and_ctrl_s_starts_from_any_field(sto
         await wait_until(pilot, lambda: isinstance(app.screen, PlayScreen))
         session = app.screen.session
         assert (session.task_id, session.seed, session.strict) == ("wordle", 42, True)
+
+
+async def test_every_form_fits_an_80_by_24_terminal(store):
+    """The forms are no wider than the smallest usual terminal, and scroll to their last field."""
+    from textual.containers import Vertical
+
+    from lmrl_tui.screens.leave import UnfinishedDialog
+    from lmrl_tui.screens.train_form import TrainForm
+
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        app.push_screen(TrainForm("maze-fo"))
+        await pilot.pause()
+        app.push_screen(UnfinishedDialog([{"id": 1, "task": "maze-fo", "n_steps": 2, "player": "ann",
+                                           "agent_kind": "human", "agent_name": None, "started_at": None}]))  # fmt: skip
+        await pilot.pause()
+        app.new_episode("endgames")  # the longest form: its options
+        await pilot.pause()
+        for screen, box in [(app.screen_stack[-1], VerticalScroll), (app.screen_stack[-2], Vertical),
+                            (app.screen_stack[-3], VerticalScroll)]:  # fmt: skip
+            region = screen.query_one(box).region
+            assert region.x >= 0 and region.right <= 80 and region.bottom <= 24, (screen, region)
+        form = app.screen.query_one(VerticalScroll)
+        assert form.max_scroll_y > 0  # taller than the terminal: it scrolls
+        app.screen.query_one("#player", Input).focus()
+        await pilot.pause()
+        assert app.screen.query_one("#player", Input).region.bottom <= 24  # brought into view
