@@ -63,6 +63,7 @@ def test_an_explanation_survives_json(ilql):
     assert explanation_from_dict(json.loads(json.dumps(explanation_to_dict(expl)))) == expl
 
 
+@pytest.mark.slow  # starts model processes that fail to load (~5 s)
 def test_a_bad_choice_gives_the_loaders_own_message(tmp_path):
     missing = str(tmp_path / "no-such-checkpoint")
     with pytest.raises(AgentChoiceError) as here:
@@ -138,6 +139,7 @@ def test_the_server_answers_bad_requests_and_goes_on():
     assert "not a model" in replies[3]["error"] and "before the agent was loaded" in replies[4]["error"]
 
 
+@pytest.mark.slow  # a model process from a folder with its own packages (~6 s)
 def test_a_module_in_the_working_folder_does_not_shadow_the_agents_own(ilql, tmp_path, monkeypatch):
     # a researcher's folder holding its own json.py (or chess.py, random.py): `python -m` would
     # import it first and the agent's process would die on its first line

@@ -47,6 +47,7 @@ def test_the_strong_maze_policy_scores_lmrls_maximum(tmp_path, capsys):
     assert res["success_rate"] == 1.0 and res["normalised_lmrl"] > 99
 
 
+@pytest.mark.slow  # an hf: model evaluated over episodes (~5 s)
 def test_an_hf_model_is_evaluated_like_a_policy(tmp_path, capsys):
     model = tiny_hf_model(tmp_path / "m")
     db = tmp_path / "s.db"
