@@ -28,3 +28,16 @@ async def settle(app, tries: int = 20) -> None:
         except WorkerCancelled:
             continue
     await app.workers.wait_for_complete()
+
+
+async def wait_for(pilot, check, what: str, timeout: float = 60) -> None:
+    """Pause until ``check()`` holds, by the clock: a loaded machine (CI's two cores running
+    tests side by side) may lay a screen out or scroll it some pauses later than an idle one."""
+    import time
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if check():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError(f"never happened within {timeout:g} s: {what}")

@@ -4,6 +4,7 @@ it remembers from the last episode of a task, and errors shown under the field t
 from __future__ import annotations
 
 import pytest
+from app_support import wait_for
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Select
 
@@ -293,6 +294,6 @@ async def test_every_form_fits_an_80_by_24_terminal(store):
             assert region.x >= 0 and region.right <= 80 and region.bottom <= 24, (screen, region)
         form = app.screen.query_one(VerticalScroll)
         assert form.max_scroll_y > 0  # taller than the terminal: it scrolls
-        app.screen.query_one("#player", Input).focus()
-        await pilot.pause()
-        assert app.screen.query_one("#player", Input).region.bottom <= 24  # brought into view
+        player = app.screen.query_one("#player", Input)
+        player.focus()
+        await wait_for(pilot, lambda: player.region.bottom <= 24, "the focused field brought into view", 10)

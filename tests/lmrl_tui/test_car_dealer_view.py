@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
-from app_support import spy_notifications
+from app_support import spy_notifications, wait_for
 from textual.widgets import OptionList
 
 import envs
@@ -296,5 +296,4 @@ async def test_the_chat_shows_the_end_of_the_last_reply(store):
             screen.query_one("#chat-input").value = line
             await pilot.press("enter")
             await app.workers.wait_for_complete()
-            await pilot.pause(0.05)
-            assert log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y, line
+            await wait_for(pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y, line, 10)

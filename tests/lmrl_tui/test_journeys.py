@@ -11,12 +11,11 @@ was done, and how: what was typed as typed, a key as that key, a button as that 
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from app_support import wait_for
 
 import envs
 from lmrl_tui.app import make_app
@@ -42,16 +41,6 @@ class Done:
 
     steps: list[tuple[str | None, str, str | None]] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
-
-
-async def wait_for(pilot, check: Callable[[], bool], what: str, timeout: float = 60) -> None:
-    """Wait until ``check()`` (a loaded machine: Stockfish, a scripted partner may take seconds)."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if check():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError(f"never happened within {timeout:g} s: {what}")
 
 
 def play_screen(app) -> PlayScreen:
@@ -89,7 +78,9 @@ async def person_acts(pilot, app, n: int, done: Done) -> None:
             word = ("crane", "slate", "pious")[before]
             await type_line(pilot, "zzzzq")  # not a word: refused, kept as an attempt
             done.refused.append("zzzzq")
-            await wait_for(pilot, lambda: screen.view.typing == "zzzzq" or not screen.view.typing, "refusal")
+            await wait_for(
+                pilot, lambda: screen.view.typing == "zzzzq" or not screen.view.typing, "refusal"
+            )
             await pilot.press(*["backspace"] * 5)
             await type_line(pilot, word)
             done.steps.append((word, "typed", None))
@@ -109,8 +100,15 @@ async def person_acts(pilot, app, n: int, done: Done) -> None:
             done.steps.append((move, "typed", None))
         else:  # the dialogue tasks: t, p, v and space are bindings elsewhere, text here
             line = {"car-dealer": "Hi there, what type of car suits you? Tell me, please."}.get(
-                task, "is it portable or used at night")
-            line = line if before == 0 else "is it very very old" if task != "car-dealer" else "Do you want a test drive?"
+                task, "is it portable or used at night"
+            )
+            line = (
+                line
+                if before == 0
+                else "is it very very old"
+                if task != "car-dealer"
+                else "Do you want a test drive?"
+            )
             await type_line(pilot, line)
             done.steps.append((line, "typed", None))
         await wait_for(pilot, lambda n=before: len(screen.session.transitions) == n + 1 or screen.session.done,
@@ -127,7 +125,11 @@ async def person_replies(pilot, app, n: int, done: Done) -> None:
         start = len(screen.session.transitions)
         await wait_for(pilot, lambda: view.replying is not None, "a question for the person")
         if screen.session.task_id == "car-dealer":
-            text = "Maybe, but my top budget is ten thousand, not a penny more" if i == 0 else "Tell me more"
+            text = (
+                "Maybe, but my top budget is ten thousand, not a penny more"
+                if i == 0
+                else "Tell me more"
+            )
             await type_line(pilot, text)
             done.steps.append((text, "typed", None))
         elif i == n - 1 and view.yes_no:
@@ -137,7 +139,9 @@ async def person_replies(pilot, app, n: int, done: Done) -> None:
             text = "sometimes" if i == 0 else "y"
             await type_line(pilot, text)
             done.steps.append((text, "typed", None))
-        await wait_for(pilot, lambda n=start: len(screen.session.transitions) > n, "the reply to be taken")
+        await wait_for(
+            pilot, lambda n=start: len(screen.session.transitions) > n, "the reply to be taken"
+        )
 
 
 async def quit_keeping(pilot, app) -> None:
@@ -168,7 +172,9 @@ async def open_from_home(pilot, app, task_id: str) -> None:
     await pilot.pause()
     await pilot.press(*["down"] * envs.ids().index(task_id))
     await pilot.press("enter")
-    await wait_for(pilot, lambda: isinstance(app.screen, NewEpisodeDialog), "the new-episode dialog")
+    await wait_for(
+        pilot, lambda: isinstance(app.screen, NewEpisodeDialog), "the new-episode dialog"
+    )
     await pilot.press("ctrl+s")
     await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), "the episode")
 
@@ -178,7 +184,10 @@ def check_rows(store, done: Done, *, partner: bool) -> dict[str, Any]:
     steps = store.steps(ep["id"])
     if partner:
         said = [s["info"]["partner"] for s in steps if "partner" in s["info"]]
-        got = [(p.get("typed"), p["via"], p.get(p["via"]) if p["via"] != "typed" else None) for p in said]
+        got = [
+            (p.get("typed"), p["via"], p.get(p["via"]) if p["via"] != "typed" else None)
+            for p in said
+        ]
         assert all(s["typed"] is None for s in steps)  # the agent's steps: nothing typed
     else:
         got = [(s["typed"], s["info"]["via"], s["info"].get(s["info"]["via"])) for s in steps]
@@ -191,7 +200,9 @@ def check_rows(store, done: Done, *, partner: bool) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("task_id", envs.ids())
-async def test_a_person_plays_the_acting_side_quits_resumes_and_the_rows_say_what_they_did(store, task_id):
+async def test_a_person_plays_the_acting_side_quits_resumes_and_the_rows_say_what_they_did(
+    store, task_id
+):
     done = Done()
     app = make_app(store, player="ann")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -234,4 +245,8 @@ async def test_a_person_plays_the_partner_side_from_lmrl_play_and_the_rows_say_w
         await quit_abandoning(pilot, app)
     ep = check_rows(store, done, partner=True)
     assert ep["status"] == "abandoned" and ep["partner_kind"] == "human" and ep["player"] == "bo"
-    assert ep["agent_kind"] == "scripted" and ep["seed"] == 3 and ep["options"] == options | ep["options"]
+    assert (
+        ep["agent_kind"] == "scripted"
+        and ep["seed"] == 3
+        and ep["options"] == options | ep["options"]
+    )
