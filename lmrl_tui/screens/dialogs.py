@@ -111,6 +111,8 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
         self.checkpoint = checkpoint
         self.remembered = dict(remembered or {})
         self._labels: dict[str, str] = {}
+        self._marked: str | None = None
+        """The field whose label is marked (focused)."""
 
     def _row(self, field: str, label: str, widget: Widget) -> ComposeResult:
         self._labels[field] = label
@@ -206,10 +208,15 @@ class NewEpisodeDialog(LmrlScreen, ModalScreen[StartedEpisode | None]):
     def on_descendant_focus(self, event: DescendantFocus) -> None:
         focused = next((n.id[:-4] for n in event.widget.ancestors_with_self
                         if n.id and n.id.endswith("-row")), None)  # fmt: skip
-        for field, text in self._labels.items():
-            row = self.query_one(f"#{field}-row")
-            row.set_class(field == focused, "-focused")
-            self.query_one(f"#{field}-label", Label).update((FOCUS_MARK if field == focused else "  ") + text)
+        if focused == self._marked:
+            return
+        # Only the two rows that change, and no layout: a label's width is fixed (each label laid
+        # the whole form out again: two more layouts of the dialog as it opened, bench_person_keys)
+        for field, mark in ((self._marked, "  "), (focused, FOCUS_MARK)):
+            if field in self._labels:
+                self.query_one(f"#{field}-row").set_class(mark == FOCUS_MARK, "-focused")
+                self.query_one(f"#{field}-label", Label).update(mark + self._labels[field], layout=False)
+        self._marked = focused
 
     # -- the form -------------------------------------------------------------------------------
     @on(Select.Changed, "#task")

@@ -54,6 +54,14 @@ async def test_focus_starts_on_the_first_field_and_is_marked(store):
         assert app.focused is dialog.query_one("#seed", Input)
         assert str(dialog.query_one("#seed-label").render()).startswith("▸")
         assert not str(dialog.query_one("#task-label").render()).startswith("▸")
+        # Through every field and back with shift+tab: one label marked, the focused field's.
+        fields = list(dialog._labels)
+        for key in ["tab"] * len(fields) + ["shift+tab"] * 3:
+            await pilot.press(key)
+            row = next((n.id[:-4] for n in app.focused.ancestors_with_self if n.id and n.id.endswith("-row")), None)
+            marked = [f for f in fields if str(dialog.query_one(f"#{f}-label").render()).startswith("▸")]
+            assert marked == ([row] if row else []), (key, app.focused)
+            assert [f for f in fields if dialog.query_one(f"#{f}-row").has_class("-focused")] == marked
 
 
 async def test_enter_in_a_field_moves_on_and_does_not_start(store):
