@@ -97,7 +97,11 @@ def progress_line(state: dict[str, Any]) -> str:
             f" · {left} left · return {state.get('return', 0):g}"
         )
     if "max_turns" in state:
-        return f"Turn {state.get('turn', 0)} / {state['max_turns']} · return {state.get('return', 0):g}"
+        # Car Dealer: the exchanges done (a seller's line and the buyer's answer), as the side
+        # panel's "Turn: n / cap" counts steps (its "turn", the seller's lines, was one ahead
+        # while a line awaited the buyer)
+        turn = state["texts"] // 2 if "texts" in state else state.get("turn", 0)
+        return f"Turn {turn} / {state['max_turns']} · return {state.get('return', 0):g}"
     return ""
 
 

@@ -297,3 +297,34 @@ async def test_the_chat_shows_the_end_of_the_last_reply(store):
             await pilot.press("enter")
             await app.workers.wait_for_complete()
             await wait_for(pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y, line, 10)
+
+
+async def test_the_turn_counts_agree_on_both_sides(store):
+    """The chat's "Turn n / 25" and the side panel's "Turn: n / 25" count the same exchanges,
+    whether the person is the buyer (a seller's line awaits them: it was one ahead) or the
+    seller."""
+    app = make_app(store, player="ann")
+    partner = HumanAgent("ann")
+
+    def counts(screen) -> tuple[str, str]:
+        info = str(screen.view.query_one("#chat-info").render()).split(" · ")[0]
+        return info.removeprefix("Turn "), screen._turns().removeprefix("Turn: ")
+
+    async with app.run_test(size=(140, 40)) as pilot, cancel_on_error(partner):
+        screen = app.start_session("car-dealer", envs.make_policy("car-dealer", "strong"), partner, 4, "ann")
+        screen.speed_index = 5
+        await pilot.pause()
+        view = screen.query_one(CarDealerView)
+        for n in range(3):
+            assert await wait_for_reply_request(pilot, screen, view)
+            assert counts(screen) == (f"{n} / 25", f"{n} / 25")
+            await reply(pilot, screen, "Something reliable under $20,000, please.")
+        partner.cancel()
+    app = make_app(store, player="bob")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = app.start_session("car-dealer", None, None, 4, "bob")  # the person sells
+        await pilot.pause()
+        for n in range(3):
+            assert counts(screen) == (f"{n} / 25", f"{n} / 25")
+            await type_line(pilot, screen, "Welcome! What are you looking for today?")
+            await wait_for(pilot, lambda n=n: len(screen.session.transitions) == n + 1, "the buyer's answer", 10)
