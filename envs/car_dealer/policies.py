@@ -10,7 +10,9 @@ under discussion gets that car, and no small talk.
 * ``strong``: asks for the buyer's wishes and budget, offers the car with the best expected
   reward among those that answer them (a good match whose list price is close to the budget),
   pitches the wanted features, asks the most it expects the buyer to pay, says once that it is its
-  final price, then meets the buyer's counter.
+  final price, then meets the buyer's counter. It reads a budget as people say it ("not more than
+  10 grand", "15k max"), and a budget said after its offer that the car cannot go for gets
+  another car.
 * ``behaviour``: per episode one of three styles (anchor high and concede slowly; start at the
   list price and meet halfway; push features and hold the price), with sloppy habits (sometimes
   skips the questions, ignores the budget, or makes small talk). Its deal rate (0.58 over
@@ -33,6 +35,13 @@ from envs.core import Text
 _BUDGET_RE = re.compile(r"budget|spend|up to|afford", re.I)
 _DISLIKE_RE = re.compile(r"not interested|isn't what|not what|don't want|you don't have", re.I)
 _ASK_PRICE_RE = re.compile(r"how much|what'?s the price|price\?", re.I)
+_CEILING_RE = re.compile(
+    r"not more than|no more than|at most|\bmax(?:imum)?\b|\bunder\b|\bbelow\b|\blimit\b|less than|"
+    r"\bwithin\b|\bcap\b|can only (?:pay|spend|afford)|(?:can't|cannot|won't) (?:pay|spend|go) (?:more|over|above)",
+    re.I,
+)
+"""A person's ways of saying the most they pay ("not more than 10 grand", "15k max"): read as the
+budget by the strong seller (none is in the embedded buyer's phrases, so its games are unchanged)."""
 _SMALL_TALK = (
     "Let me check with my manager.",
     "Would you like some coffee while we talk?",
@@ -148,8 +157,30 @@ class StrongSeller(_Seller):
     def _clear(self) -> None:
         super()._clear()
         self.said_final = False
+        self.offered_at: int | None = None
+        """The budget known when the car under discussion was offered."""
+
+    def _read(self, line: str) -> None:
+        counter = self.counter
+        super()._read(line)
+        text = clean(line)
+        named = self.car.name if self.car else ""
+        prices = find_prices(text.replace(named, "") if named else text)
+        if prices and _CEILING_RE.search(text):  # the most the buyer pays: a budget, not a counter
+            self.budget, self.counter = prices[-1], counter
+
+    def _floor(self, car: Car) -> int:
+        """The least a buyer who wants ``car`` pays at most (the persona buyer's rule, no match)."""
+        return _floor100(car.price * 0.8)
 
     def _next(self) -> str:
+        if (self.car is not None and self.budget is not None and self.budget != self.offered_at
+                and self.budget < self._floor(self.car)):  # fmt: skip
+            # A budget said (or lowered) after the offer, under what the car can go for: offer
+            # one the buyer can pay rather than pitch this one again.
+            self.offered.add(self.car.name)
+            self._drop_car()
+            return "That one is over your budget, then. " + self._offer()
         if self.turn == 1:
             self._ask("needs")
             self._ask("budget")
@@ -184,6 +215,7 @@ class StrongSeller(_Seller):
 
         car = max(cands, key=value)
         self.car, self.ask, self.counter, self.said_final = car, self.expected_top(car), None, False
+        self.offered_at = self.budget
         self.offered.add(car.name)
         return self._pitch(car, self.ask, note)
 

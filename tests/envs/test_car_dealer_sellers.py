@@ -121,3 +121,53 @@ def test_with_the_persona_buyer_every_offer_answers_its_wishes(policy: str) -> N
                 assert car.brand == p.brand or p.preferred_type in car.types, (seed, t.action)
             told = told or p.brand in t.observation
     assert offers > 20 and fitting / offers > 0.6
+
+
+def talk(policy: str, seed: int, *buyer: str) -> list[str]:
+    """The seller's lines as a person answers with ``buyer``'s lines, one each."""
+    seller = envs.make_policy("car-dealer", policy)
+    seller.reset(None, seed)
+    history, said = [Text("Start\n", False)], []
+    for line in buyer:
+        said.append(seller.act(tuple(history)))
+        history += [Text(said[-1], True), Text(line + "\n", False)]
+    return said + [seller.act(tuple(history))]
+
+
+def offered_prices(lines: list[str]) -> list[tuple[Car, int]]:
+    """(car, price) of each line that names a car and a price."""
+    from envs.car_dealer.text import find_prices
+
+    out = []
+    for line in lines:
+        car, prices = find_car(line), find_prices(line)
+        if car is not None and prices:
+            out.append((car, prices[-1]))
+    return out
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Hi, I want an SUV, not more than 10 grand.", "An SUV please. $15,000 max.", "An SUV, at most 12k.",
+     "I'm after an SUV and I can only spend $14,000.", "Any SUV under 13,000 dollars."],
+)  # fmt: skip
+@pytest.mark.parametrize("seed", range(4))
+def test_the_strong_seller_offers_within_a_budget_said_as_a_person_says_it(said: str, seed: int) -> None:
+    """A person's way of naming the most they pay is the budget: the strong seller offers a car
+    it can sell for that (it asked for the budget again, then pitched an $81,200 car)."""
+    from envs.car_dealer.text import find_prices
+
+    budget = find_prices(said)[-1]
+    lines = talk("strong", seed, said, "Leather seats.", "Go on.", "Go on.")
+    assert not any("budget" in line for line in lines[1:]), lines  # not asked again
+    offers = offered_prices(lines)
+    assert offers and all(price <= budget for _, price in offers), lines
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_strong_seller_offers_another_car_when_told_the_budget_after_its_offer(seed: int) -> None:
+    lines = talk("strong", seed, "I'd rather not say.", "An SUV with leather seats.", "Hmm.", "Too much. 10k max.")
+    offers = offered_prices(lines)
+    first, later = offers[0], offers[-1]
+    assert first[1] > 12_500 and later[0] != first[0] and later[1] <= 10_000, lines
+    assert "over your budget" in lines[-1]
