@@ -71,12 +71,29 @@ class EpisodeRecorder:
             self.episode_id, idx, outcome.action, st.observation, st.reward, st.terminated,
             st.truncated, info, typed=outcome.typed, think_ms=outcome.think_ms,
         )  # fmt: skip
+        if self.meta and "attempts" in self.meta and "attempts" in info:  # restored: now the step's
+            self.meta = {k: v for k, v in self.meta.items() if k != "attempts"} or None
+            self.store.set_episode_meta(self.episode_id, self.meta)
+
+    def restore_attempts(self, session: EpisodeSession) -> None:
+        """A resumed episode: the unusable inputs tried before it was kept go back to the turn
+        they were tried in (the next step's ``info["attempts"]``, as if never left)."""
+        kept = (self.meta or {}).get("attempts")
+        if isinstance(kept, list) and kept and not session.done:
+            session.attempts = [a for a in kept if isinstance(a, dict)] + session.attempts
 
     def episode_ended(self, session: EpisodeSession, status: str) -> None:
         """Close the episode: ``finished`` (with the session's success) or ``abandoned``; the
         unusable inputs a person tried after the last step are kept in the episode's
-        ``meta["attempts"]`` (they belong to no step)."""
+        ``meta["attempts"]`` (they belong to no step). ``kept``: it stays in progress, with those
+        inputs in ``meta["attempts"]`` until the resumed session's next step takes them
+        (:meth:`restore_attempts`)."""
         assert self.episode_id is not None, "the episode was not started"
+        if status == "kept":
+            if session.attempts:
+                self.meta = {**(self.meta or {}), "attempts": list(session.attempts)}
+                self.store.set_episode_meta(self.episode_id, self.meta)
+            return
         meta = None
         if session.attempts:
             meta = {**(self.meta or {}), "attempts": list(session.attempts)}

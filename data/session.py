@@ -82,6 +82,7 @@ class PlaySession(EpisodeSession):
             raise
         session.recorder.episode_id = episode_id
         session.recorder.meta = dict(meta) or None
+        session.recorder.restore_attempts(session)
         if session.done:  # it stopped after its last step was written: finish it now
             session.recorder.episode_ended(session, "finished")
         return session

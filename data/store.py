@@ -264,6 +264,12 @@ class Store:
                 [finite(reward, "reward"), episode_id],
             )
 
+    def set_episode_meta(self, episode_id: int, meta: Mapping[str, Any] | None) -> None:
+        """Replace an episode's ``meta`` (committed at once)."""
+        with self._writing():
+            self.db.execute("UPDATE episodes SET meta = ? WHERE id = ?",
+                            [None if meta is None else dumps(meta), episode_id])  # fmt: skip
+
     def finish_episode(
         self,
         episode_id: int,

@@ -69,7 +69,8 @@ class SessionListener(Protocol):
         person's unusable attempts, what a human partner typed)."""
 
     def episode_ended(self, session: EpisodeSession, status: str) -> None:
-        """``status`` is ``finished`` or ``abandoned``."""
+        """``status`` is ``finished``, ``abandoned`` or ``kept`` (this session plays no more of
+        it, but it stays in progress to go on with later: :meth:`EpisodeSession.suspend`)."""
 
 
 @dataclass
@@ -290,13 +291,15 @@ class EpisodeSession:
     def suspend(self) -> None:
         """Leave an unfinished episode to go on with later: it stays in progress (its steps are
         recorded; :meth:`resume` replays them in a new session), and this session plays no more.
-        The listener hears nothing. Unusable inputs tried since the last step are dropped: they
-        belong to no step, and the resumed turn starts afresh."""
+        The listener hears ``kept``, with the unusable inputs tried since the last step still in
+        :attr:`attempts` (a recorder keeps them for the turn the resumed session goes on with)."""
         if isinstance(self.partner, HumanAgent):
             self.partner.cancel()
         if self.started and not self.done:
             self.kept = True
             self.done = True
+            if self.listener is not None:
+                self.listener.episode_ended(self, "kept")
             self.attempts = []
         self._close_task()
 

@@ -160,3 +160,32 @@ def test_a_person_oracle_s_reply_is_stored_as_typed_and_replayed_as_the_task_too
     assert [(i["partner"]["typed"], i["partner"]["reply"]) for i in infos] == [("y", "Yes."), ("NO", "No.")]
     assert [partner_replies(i) for i in infos] == [["Yes."], ["No."]]
     resumed_like(store, old)
+
+
+def test_inputs_refused_before_a_keep_go_with_the_turn_they_were_tried_in(store):
+    """Kept (ctrl+q, keep to resume): the refused inputs since the last step wait in the
+    episode's meta, then go with the resumed session's next step (they were dropped)."""
+    from envs.core.session import InvalidInput
+
+    old = PlaySession(store, "wordle", player="ann", seed=3)
+    old.start()
+    old.human_input("crane")
+    for typed in ("cranx", "ab"):
+        with pytest.raises(InvalidInput):
+            old.human_input(typed)
+    old.suspend()
+    ep = store.episode(old.episode_id)
+    assert ep["status"] == "in_progress" and [a["typed"] for a in ep["meta"]["attempts"]] == ["cranx", "ab"]
+    new = PlaySession.resume_episode(store, old.episode_id)
+    with pytest.raises(InvalidInput):
+        new.human_input("zz")
+    new.suspend()  # kept again before the next step: all three wait, once each
+    assert [a["typed"] for a in store.episode(old.episode_id)["meta"]["attempts"]] == ["cranx", "ab", "zz"]
+    new = PlaySession.resume_episode(store, old.episode_id)
+    new.human_input("slate")
+    steps, ep = store.steps(old.episode_id), store.episode(old.episode_id)
+    assert [a["typed"] for a in steps[1]["info"]["attempts"]] == ["cranx", "ab", "zz"]
+    assert "attempts" not in (ep["meta"] or {}) and ep["meta"]["strict"] is False
+    new.abandon()
+    ep = store.episode(old.episode_id)
+    assert ep["status"] == "abandoned" and "attempts" not in ep["meta"]

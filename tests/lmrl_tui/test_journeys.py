@@ -116,6 +116,23 @@ async def person_acts(pilot, app, n: int, done: Done) -> None:
         await agent_turn(pilot, app)
 
 
+async def person_tries_in_vain(pilot, app, done: Done) -> None:
+    """Input the task refuses, typed just before quitting: it goes with the next step once the
+    episode is resumed (the tasks that take any text or only keys refuse nothing to record)."""
+    screen = await agent_turn(pilot, app)
+    task = screen.session.task_id
+    text = next((t for prefix, t in (("wordle", "qqqqx"), ("textnav", "fly to the moon"), ("chess", "Zz9"),
+                                     ("endgames", "Zz9")) if task.startswith(prefix)), None)  # fmt: skip
+    if text is None:
+        return
+    attempts = len(screen.session.attempts)
+    await type_line(pilot, text)
+    await wait_for(pilot, lambda: len(screen.session.attempts) == attempts + 1, "the refusal")
+    done.refused.append(text)
+    if task.startswith("wordle"):
+        await pilot.press(*["backspace"] * 5)
+
+
 async def person_replies(pilot, app, n: int, done: Done) -> None:
     """``n`` replies of the partner side (the oracle, the buyer), the first typed with words that
     are bindings elsewhere (t: take over, p: auto-play, y/n), a yes/no oracle's last one by button."""
@@ -208,6 +225,7 @@ async def test_a_person_plays_the_acting_side_quits_resumes_and_the_rows_say_wha
     async with app.run_test(size=(120, 40)) as pilot:
         await open_from_home(pilot, app, task_id)
         await person_acts(pilot, app, 1, done)
+        await person_tries_in_vain(pilot, app, done)
         await quit_keeping(pilot, app)
     (ep,) = store.recent_episodes(5)
     assert ep["status"] == "in_progress"
