@@ -8,6 +8,12 @@ import sqlite3
 from pathlib import Path
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+MIGRATION_SET = "lmrl-tui"
+MIGRATION_NAMES = ("m001_initial", "m002_merge_identity")
+"""The schema steps in data/migrations.py, by name (a test keeps the two in step). Opening an
+up-to-date database needs only these names, so sqlite-utils is imported when first used."""
+TABLES = frozenset({"episodes", "steps", "players", "runs", "checkpoints", "evaluations", "labels", "store_info"})
+"""The tables an up-to-date store has; a store that lacks one is refused as damaged."""
 
 
 class StoreError(Exception):
@@ -70,3 +76,25 @@ def verify(conn: sqlite3.Connection, p: Path) -> None:
     if problems != ["ok"]:
         first = " ".join(problems[0].split())[:160]  # quick_check's report can span lines
         raise StoreError(f"{p} is damaged ({first}); restore a backup")
+
+
+def table_names(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def applied_migrations(conn: sqlite3.Connection, tables: set[str] | None = None) -> list[str]:
+    """The schema steps applied to the file, in order (none: not an lmrl-tui store yet)."""
+    if "_sqlite_migrations" not in (table_names(conn) if tables is None else tables):
+        return []
+    sql = "SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid"
+    return [r[0] for r in conn.execute(sql, [MIGRATION_SET])]
+
+
+def refuse_newer(conn: sqlite3.Connection, p: Path, applied: list[str]) -> None:
+    """A file written by a newer lmrl-tui (schema steps or ``PRAGMA user_version`` this code does
+    not know) is refused before anything reads or writes it."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])  # set by each migration run
+    newer = sorted(set(applied) - set(MIGRATION_NAMES)) + ([f"version {version}"] if version > len(MIGRATION_NAMES) else [])
+    if newer:
+        raise StoreError(f"{p} was written by a newer lmrl-tui (schema steps {', '.join(newer)}); "
+                         "upgrade lmrl-tui to open it")  # fmt: skip

@@ -23,10 +23,18 @@ import os
 import sqlite3
 from pathlib import Path
 
-from data.checks import SQLITE_MAGIC, StoreError, verify
+from data.checks import (
+    SQLITE_MAGIC,
+    TABLES,
+    StoreError,
+    applied_migrations,
+    refuse_newer,
+    table_names,
+    verify,
+)
 from data.merge_rows import MergeReport, Side, TargetSide, merge_source
 from data.migrations import UID_TABLES
-from data.store import MIGRATION_NAMES, MIGRATION_SET, TABLES, Store
+from data.store import Store
 
 
 def _read_only(p: Path) -> sqlite3.Connection:
@@ -56,17 +64,13 @@ def open_input(path: str | os.PathLike[str]) -> tuple[sqlite3.Connection, list[s
     conn = _read_only(p)
     try:
         try:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            applied = [r[0] for r in conn.execute(
-                "SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid", [MIGRATION_SET]
-            )] if "_sqlite_migrations" in tables else []  # fmt: skip
+            tables = table_names(conn)
+            applied = applied_migrations(conn, tables)
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{p} is damaged ({e}); restore a backup") from None
         if not applied:
             raise StoreError(f"{p} is an SQLite database, but not an lmrl-tui one")
-        newer = sorted(set(applied) - set(MIGRATION_NAMES))
-        if newer:
-            raise StoreError(f"{p} was written by a newer lmrl-tui (schema steps {', '.join(newer)}); upgrade lmrl-tui")
+        refuse_newer(conn, p, applied)
         verify(conn, p)
         wanted = TABLES if "m002_merge_identity" in applied else TABLES - {"store_info"}
         missing = sorted(wanted - tables)

@@ -16,7 +16,18 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from data.checks import StoreError, check_path, inspect_existing, verify
+from data.checks import (  # noqa: F401 - the schema's names are importable from here too
+    MIGRATION_NAMES,
+    MIGRATION_SET,
+    TABLES,
+    StoreError,
+    applied_migrations,
+    check_path,
+    inspect_existing,
+    refuse_newer,
+    table_names,
+    verify,
+)
 from data.connection import ThreadConnections, WalError, begin_immediate
 from data.records import (  # noqa: F401 - the record types are importable from here too
     STEP_COLUMNS,
@@ -38,14 +49,8 @@ if TYPE_CHECKING:
 
 APP_NAME = "lmrl-tui"
 DB_ENV = "LMRL_DB"
-MIGRATION_SET = "lmrl-tui"
-MIGRATION_NAMES = ("m001_initial", "m002_merge_identity")
-TABLES = frozenset({"episodes", "steps", "players", "runs", "checkpoints", "evaluations", "labels", "store_info"})
-"""The tables an up-to-date store has; a store that lacks one is refused as damaged."""
 DATABASE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.DatabaseError,)
 """What reading a damaged database raises (for callers that must not import sqlite3)."""
-"""The schema steps in data/migrations.py, by name (a test keeps the two in step). Opening an
-up-to-date database needs only these names, so sqlite-utils is imported when first used."""
 
 
 def store_in(folder: str | os.PathLike[str]) -> Path:
@@ -123,22 +128,11 @@ class Store:
         commands that write call it before writing, so nothing is added to a damaged file."""
         verify(self._conn, self.path)
 
-    def _applied_migrations(self) -> list[str]:
-        tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if "_sqlite_migrations" not in tables:
-            return []
-        sql = "SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid"
-        return [r[0] for r in self._conn.execute(sql, [MIGRATION_SET])]
-
     def _migrate(self) -> None:
         known = set(MIGRATION_NAMES)
-        applied = set(self._applied_migrations())
-        version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])  # set by each migration run
-        newer = sorted(applied - known) + ([f"version {version}"] if version > len(MIGRATION_NAMES) else [])
-        if newer:
-            raise StoreError(f"{self.path} was written by a newer lmrl-tui (schema steps {', '.join(newer)}); "
-                             "upgrade lmrl-tui to open it")  # fmt: skip
-        tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables = table_names(self._conn)
+        applied = set(applied_migrations(self._conn, tables))
+        refuse_newer(self._conn, self.path, sorted(applied))
         if not applied and tables - {"_sqlite_migrations"}:
             raise StoreError(f"{self.path} is an SQLite database, but not an lmrl-tui one")
         if known <= applied:
@@ -402,4 +396,4 @@ class Store:
                                      [up_to_id] if bound else [], limit)  # fmt: skip
 
     def schema_version(self) -> list[str]:
-        return self._applied_migrations()
+        return applied_migrations(self._conn)

@@ -129,6 +129,14 @@ def _newer(p: Path) -> Path:
     return p
 
 
+def _newer_version(p: Path) -> Path:
+    Store(p).close()
+    conn = sqlite3.connect(p)
+    conn.execute("PRAGMA user_version = 99")  # as a newer lmrl-tui would
+    conn.close()
+    return p
+
+
 def _corrupt(p: Path) -> Path:
     host(p, 50)
     conn = sqlite3.connect(p)  # fold the WAL into the main file so the bytes below are the data
@@ -157,6 +165,7 @@ def _files(folder: Path) -> dict[Path, bytes]:
 BAD = {
     "foreign": (_foreign, "not an lmrl-tui one"),
     "newer": (_newer, "newer lmrl-tui"),
+    "newer version": (_newer_version, "newer lmrl-tui .*version 99"),
     "corrupt": (_corrupt, "damaged"),
     "not sqlite": (_not_sqlite, "not an SQLite database"),
     "missing": (lambda p: p, "no database at"),
