@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from data.store import store_in
+from envs.core.process_agent import child_env
 from training.args import task_option
 from training.errors import TrainingError
 from training.reproduce_recipes import (
@@ -119,7 +120,7 @@ def in_subprocesses(log_dir: Path, threads: int = 1) -> Runner:
         cmd = argv[argv.index("--db") + 2] if "--db" in argv else argv[0]
         folder = argv[argv.index("--out") + 1] if "--out" in argv else argv[argv.index(cmd) + 1]
         log_dir.mkdir(parents=True, exist_ok=True)
-        env = {"OMP_NUM_THREADS": str(threads), **os.environ}
+        env = {"OMP_NUM_THREADS": str(threads), **child_env()}  # never the folder's own packages
         with (log_dir / log_name(cmd, folder)).open("w") as err:
             done = subprocess.run([sys.executable, "-m", "lmrl_tui", *argv], stdout=subprocess.PIPE,
                                   stderr=err, text=True, env=env, check=False)  # fmt: skip

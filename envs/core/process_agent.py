@@ -44,10 +44,15 @@ def child_env() -> dict[str, str]:
     """This process's environment for a Python child that imports this project's code: its own
     folder first on the import path, the working folder not at all (``python -m`` would put it
     first, and a json.py or random.py there would shadow the module)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (_source_root(), env.get("PYTHONPATH")) if p)
-    env["PYTHONSAFEPATH"] = "1"
-    return env
+    return {**os.environ, **safe_path_vars()}
+
+
+def safe_path_vars() -> dict[str, str]:
+    """The variables of :func:`child_env` that keep a ``python -m`` child on this project's
+    code (a researcher's own ``training/`` or ``data/`` package in the working folder is never
+    imported in its place)."""
+    return {"PYTHONPATH": os.pathsep.join(p for p in (_source_root(), os.environ.get("PYTHONPATH")) if p),
+            "PYTHONSAFEPATH": "1"}  # fmt: skip
 
 
 class ProcessAgent:

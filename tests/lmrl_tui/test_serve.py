@@ -78,6 +78,8 @@ def test_served_command_runs_the_app_on_the_store_asking_the_player(tmp_path) ->
     assert words[:3] == ["env", "-u", TOKEN_ENV]  # the app never sees the token
     assert "LMRL_ASK_PLAYER=1" in words
     assert words[-4:] == ["-m", "lmrl_tui", "--db", str((tmp_path / "my store.db").resolve())]
+    # never a package of the folder the server runs in (python -m puts it first on the path)
+    assert "PYTHONSAFEPATH=1" in words and any(w.startswith("PYTHONPATH=") for w in words)
 
 
 def test_tokens_compare_exactly() -> None:

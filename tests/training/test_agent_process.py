@@ -144,6 +144,9 @@ def test_a_module_in_the_working_folder_does_not_shadow_the_agents_own(ilql, tmp
     # a researcher's folder holding its own json.py (or chess.py, random.py): `python -m` would
     # import it first and the agent's process would die on its first line
     (tmp_path / "json.py").write_text("raise SystemExit('the working folder shadowed json')\n")
+    for package in ("training", "data", "envs"):  # names ML projects use for their own code
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text(f"raise SystemExit('the working folder shadowed {package}')\n")
     monkeypatch.chdir(tmp_path)
     agent = ProcessAgent(str(ilql), "maze-fo").load()
     try:
