@@ -57,7 +57,7 @@ def checkpoint(task_id: str, root: Path, episodes: int, steps: int) -> str:
 
 
 def timed(task_id: str, agent, episodes: int, batch_size: int) -> tuple[float, list]:
-    from training.evaluate import play_episodes
+    from training.evaluation.evaluate import play_episodes
 
     t0 = time.perf_counter()
     eps = play_episodes(task_id, agent, episodes, 0, batch_size=batch_size, progress=False)
@@ -132,8 +132,8 @@ def main() -> None:
 
     import torch
 
-    from training.agent import load_agent
-    from training.evaluate import DEFAULT_BATCH
+    from training.agents.checkpoint_agent import load_agent
+    from training.evaluation.evaluate import DEFAULT_BATCH
 
     args.batch_size = args.batch_size or DEFAULT_BATCH
     torch.set_num_threads(args.threads)

@@ -28,7 +28,7 @@ def synthetic_batch(vocab: int, batch: int, length: int, seed: int = 0):
     """A PackedDataset batch of ``batch`` windows: 3/4 observation tokens, 1/4 action tokens."""
     import torch
 
-    from training.dataset import PackedDataset, Window
+    from training.datasets.windows import PackedDataset, Window
 
     g = torch.Generator().manual_seed(seed)
     table: dict[str, list[int]] = {}
@@ -61,7 +61,8 @@ def main() -> None:
     import torch
 
     from training.config import TrainConfig
-    from training.models import PolicyValueModel, tiny_lm
+    from training.model.policy_value import PolicyValueModel, tiny_lm
+    from training.offline import loss_fn
     from training.online import ppo
     from training.online.update import PolicyWithValue
 
@@ -114,11 +115,11 @@ def main() -> None:
         del opt
 
     cfg_bc = TrainConfig(algo="bc")
-    run("bc", make("bc"), lambda m: m.loss(batch, cfg_bc)[0], 0.0)
+    run("bc", make("bc"), lambda m: loss_fn("bc")(m, batch, cfg_bc)[0], 0.0)
     cfg_ilql = TrainConfig(algo="ilql", tau=0.7, cql_weight=0.0)
     heads = 2 * (d * d + d * V) + (d * d + d)  # two Q heads (d->d->V) and V (d->d->1)
     # trained heads (6 FLOPs/param) + the no-grad target Q heads' forward (2 FLOPs/param)
-    run("ilql", make("ilql"), lambda m: m.loss(batch, cfg_ilql)[0], 6 * heads + 2 * (2 * (d * d + d * V)))
+    run("ilql", make("ilql"), lambda m: loss_fn("ilql")(m, batch, cfg_ilql)[0], 6 * heads + 2 * (2 * (d * d + d * V)))
 
     pv = PolicyWithValue(make("ppo"), 0.0).to(dev)
     ref = make("ppo").lm.requires_grad_(False).eval()

@@ -24,7 +24,7 @@ def bare_loop(model_cfg, batch, steps: int, lr: float, clip: float) -> float:
     import torch
 
     from training.losses import bc_loss
-    from training.models import tiny_lm
+    from training.model.policy_value import tiny_lm
 
     torch.manual_seed(0)
     lm = tiny_lm(**model_cfg)

@@ -215,7 +215,7 @@ async def app_figures(folder: Path, steps: int, verbose: bool = False) -> dict[s
 def move_latency_ms(path: Path, episodes: int) -> tuple[float, float]:
     """(median, 95th percentile) of the tiny agent's ``act`` over whole maze-fo episodes."""
     import envs
-    from training.agent import load_agent
+    from training.agents.checkpoint_agent import load_agent
 
     agent = load_agent(path)
     times = []

@@ -9,7 +9,7 @@ checkpoint evaluated against the task's embedded partner (training/README.md, "t
 
 ``run`` goes through four phases over the folder ``OUT``:
 
-1. converts the prior once (``training.pretrained.resolve``) while it generates each task's data
+1. converts the prior once (``training.model.pretrained.resolve``) while it generates each task's data
    with LMRL's behaviour recipe (seeds 100000.., disjoint from the evaluation seeds) in
    ``OUT/TASK.db``;
 2. trains every (task, algorithm, seed) side by side, each in its own copy of its task's store
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> None:
     phases: dict[str, Any] = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "args": {
         k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k != "func"}}
     # 1. the prior (once, before any run reads it) beside the data
-    convert = [sys.executable, "-c", f"from training.pretrained import resolve; print(resolve({args.model!r}))"]
+    convert = [sys.executable, "-c", f"from training.model.pretrained import resolve; print(resolve({args.model!r}))"]
     gen = [(lmrl("--db", str(out / f"{t}.db"), "generate", t, "--episodes", str(args.data_episodes),
                  "--seed", str(DATA_SEED), "--quiet"), out / "logs" / f"data-{t}.log")
            for t in args.tasks if not (out / f"{t}.db").exists()]  # fmt: skip
@@ -158,8 +158,14 @@ def _eval(run_dir: str, task: str, episodes: int, json_out: str, db: str, beta: 
 
     import envs
     from data.store import Store
-    from training.agent import load_agent
-    from training.evaluate import mean_ci, normalise, play_episodes, record_evaluation, spec_success
+    from training.agents.checkpoint_agent import load_agent
+    from training.evaluation.evaluate import (
+        mean_ci,
+        normalise,
+        play_episodes,
+        record_evaluation,
+        spec_success,
+    )
 
     torch.backends.cuda.matmul.allow_tf32 = True
     t0 = time.monotonic()
@@ -188,7 +194,7 @@ def _eval(run_dir: str, task: str, episodes: int, json_out: str, db: str, beta: 
 
 def _ci(xs: list[float]) -> dict[str, Any]:
     """Mean and 95 % t interval over the training seeds."""
-    from training.reproduce_report import seed_ci
+    from training.reproduce.report import seed_ci
 
     c = seed_ci(xs)
     return {"mean": c["mean"], "low": c["ci_low"], "high": c["ci_high"], "n": c["n"], "values": xs}

@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--decoding", default=None, help="decoding (default: the checkpoint's)")
     ap.add_argument("--logit-weight", type=float, default=None)
     args = ap.parse_args(argv)
-    from training.agent import load_agent
+    from training.agents.checkpoint_agent import load_agent
 
     positions = [p["fen"] for p in load_positions(args.positions)]
     for run in args.runs:

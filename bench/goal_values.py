@@ -52,9 +52,9 @@ def binned_loss(rows, key) -> float:
 
 
 def checkpoint_figures(task: str, run: str, held_out: Store) -> dict[str, float]:
-    from training.agent import load_agent
-    from training.explain import token_terms
-    from training.goals import achieved, goal_prompt, goals_for
+    from training.agents.checkpoint_agent import load_agent
+    from training.agents.explain import token_terms
+    from training.datasets.goals import achieved, goal_prompt, goals_for
 
     decoder = load_agent(run).decoder
     goals = goals_for(task)

@@ -66,7 +66,7 @@ def _rank(scores: dict[int, float], truth: int) -> float:
 
 
 def figures(run: str, task_id: str, episodes: int, seed: int, turns: int) -> dict:
-    from training.agent import load_agent
+    from training.agents.checkpoint_agent import load_agent
 
     agent = load_agent(run, decoding="rerank")
     task = envs.make(task_id)

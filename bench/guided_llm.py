@@ -148,7 +148,7 @@ def _fmt(c: dict[str, Any], pct: bool) -> str:
 
 
 def report(out: Path, rl: dict[str, list[str]]) -> dict[str, Any]:
-    from training.reproduce_report import seed_ci as _ci
+    from training.reproduce.report import seed_ci as _ci
 
     play_dir = out / "play"
     meta = json.loads((out / "play.json").read_text()) if (out / "play.json").exists() else {}

@@ -72,8 +72,8 @@ def baselines(episodes: int) -> None:
 
 
 def partner_model_accuracy(train: int = 400, test: int = 200) -> None:
-    from training.offline.data_source import fit_partner_model
-    from training.partner_model import partner_label
+    from training.datasets.partner_conditioned import partner_label
+    from training.datasets.source import fit_partner_model
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(str(Path(tmp) / "pm.db"))
@@ -94,7 +94,7 @@ def partner_model_accuracy(train: int = 400, test: int = 200) -> None:
 
 
 def _ci(xs: list[float]) -> str:
-    from training.reproduce_report import seed_ci
+    from training.reproduce.report import seed_ci
 
     c = seed_ci(xs)
     if c["mean"] is None:
@@ -116,7 +116,7 @@ def table(outs: list[str], episodes: int) -> None:
             if not (run / "checkpoint").exists():
                 continue
             algo = run.name.rsplit("-s", 1)[0]  # the run folder's prefix is its TrainConfig.algo
-            name = f"{algo}:{run.name}/checkpoint"  # the checkpoint agent's name (training/agent.py)
+            name = f"{algo}:{run.name}/checkpoint"  # the checkpoint agent's name (training/agents/checkpoint_agent.py)
             if len(_played(store_path, name, episodes)) < episodes:
                 rc = lmrl(["--db", str(store_path), "generate", "car-dealer", "--policy", str(run),
                            "--episodes", str(episodes), "--seed", "0", "--quiet",

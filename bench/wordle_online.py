@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 from guided_llm import DATA_SEED, _run, lmrl  # noqa: E402
 
-from training.reproduce import side_by_side  # noqa: E402
+from training.reproduce.run import side_by_side  # noqa: E402
 
 TASK = "wordle"
 OPTION = ["--option", "words=small"]
@@ -113,7 +113,7 @@ def _train_cmd(out: Path, algo: str, seed: int, bc_steps: int, rounds: int) -> l
 
 
 def _eval(out: Path, name: str, games: int) -> dict[str, Any] | None:
-    from training.reproduce import _last_json
+    from training.reproduce.run import _last_json
 
     if (out / "eval" / f"{name}.json").exists():
         return None
@@ -139,7 +139,7 @@ def train_and_eval(out: Path, seeds: list[int], bc_steps: int, rounds: int, jobs
         if algo != "bc" and not _trained(out, f"bc-s{seed}"):
             return  # (side_by_side starts this after its seed's BC)
         if not _trained(out, name):
-            from training.reproduce_report import git_commit
+            from training.reproduce.report import git_commit
 
             commit = git_commit()  # the code this run starts from (a long series outlives commits)
             res = _run(_train_cmd(out, algo, seed, bc_steps, rounds), out / "logs" / f"train-{name}.log")
@@ -194,7 +194,7 @@ def _merge(rows: dict[str, dict[str, Any]], steps: dict[str, Any], earlier: Path
 
 
 def report(out: Path, merge: list[Path] | None = None) -> dict[str, Any]:
-    from training.reproduce_report import git_commit, seed_ci, versions
+    from training.reproduce.report import git_commit, seed_ci, versions
 
     lo, hi = _reference()
     commit = git_commit()

@@ -56,10 +56,10 @@ def episode_source(agent_kind: str | None, partner_kind: str | None = None) -> s
 AgentLoader = Callable[..., Agent]
 
 _DEFAULT_LOADERS: dict[str, str] = {
-    "checkpoint": "training.agent:load_agent",  # (path, task=task_id)
-    "hf": "training.hf_agent:HFAgent",  # (model)
+    "checkpoint": "training.agents.checkpoint_agent:load_agent",  # (path, task=task_id)
+    "hf": "training.agents.hf_agent:HFAgent",  # (model)
     "http": "envs.core.remote:ChatEndpointAgent",  # (base_url, model, role=role)
-    "guided": "training.guided:load_guided",  # (llm, checkpoint, task=task_id, role=role)
+    "guided": "training.agents.guided:load_guided",  # (llm, checkpoint, task=task_id, role=role)
 }
 _LOADERS: dict[str, AgentLoader | str] = dict(_DEFAULT_LOADERS)
 _IMPORTED: dict[str, AgentLoader] = {}

@@ -35,7 +35,7 @@ def checkpoint_folder(choice: str) -> str:
 def split_checkpoint_choice(choice: str) -> tuple[str, dict[str, Any]]:
     """``"runs/mc --decoding rerank --no-repeat"`` -> ``("runs/mc", {"decoding": "rerank",
     "no_repeat": True})``: the folder and the settings, as keyword arguments of
-    ``training.agent.load_agent``. Settings start at the first `` --``; ``--flag value`` and
+    ``training.agents.checkpoint_agent.load_agent``. Settings start at the first `` --``; ``--flag value`` and
     ``--flag=value`` both work. Raises :class:`CheckpointSettingsError` for an unknown setting or a
     bad value."""
     folder = checkpoint_folder(choice)

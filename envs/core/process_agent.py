@@ -1,4 +1,4 @@
-"""A model agent that runs in its own process (``python -m training.agent_server``).
+"""A model agent that runs in its own process (``python -m training.agents.server``).
 
 The app plays checkpoints and ``hf:`` models through :class:`ProcessAgent`: the child imports
 torch, loads the model and runs every forward pass, so the app's process never imports torch and
@@ -27,7 +27,7 @@ from envs.core.agents import AgentChoiceError
 from envs.core.api import Text
 from envs.core.explanation import Explanation, explanation_from_dict
 
-SERVER_MODULE = "training.agent_server"
+SERVER_MODULE = "training.agents.server"
 _LIVE: weakref.WeakSet[ProcessAgent] = weakref.WeakSet()
 
 
@@ -167,7 +167,7 @@ class ProcessAgent:
         return notes
 
     def explain(self, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5) -> Explanation:
-        """What the model thinks of the state (``training.explain.explain``, in the child)."""
+        """What the model thinks of the state (``training.agents.explain.explain``, in the child)."""
         reply = self._call({"op": "explain", "history": _rows(history), "legal": list(legal) if legal else None,
                             "top": int(top)})  # fmt: skip
         return explanation_from_dict(reply["explanation"])

@@ -1,7 +1,7 @@
 """Watching an agent on the play screen: the value overlay, taking over, and the thinking state.
 
 * ``v``: the value overlay (:class:`~lmrl_tui.views.overlay.ValueOverlay`): what a watched
-  checkpoint thinks of the current state (its ``explain``: ``training.explain``, in the agent's
+  checkpoint thinks of the current state (its ``explain``: ``training.agents.explain``, in the agent's
   own process), asked for in a worker.
 * ``m``: a policy map on a fully observed maze (the checkpoint's move from every free cell).
   In chess the overlay also gives Stockfish's evaluation of the position (its own engine process).

@@ -1,6 +1,6 @@
 """The value overlay of the play screen: what a watched checkpoint thinks of the current state.
 
-It draws an explanation computed elsewhere (``training.explain.explain``, in a worker of the play
+It draws an explanation computed elsewhere (``training.agents.explain.explain``, in a worker of the play
 screen): the top candidate actions with Q, V and A = Q − V for value-based checkpoints (ILQL, MC,
 Q-SFT), or their probabilities for policy checkpoints; ``★`` marks the action the agent plays (the
 RL choice), ``◆`` the one its BC/policy head (π_β) ranks first. The widget is duck-typed on the

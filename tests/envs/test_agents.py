@@ -82,8 +82,8 @@ def test_a_loader_named_by_a_string_is_imported_on_first_use(tmp_path, loaders):
 
 def test_the_default_entries_load_the_training_modules(loaders):
     pytest.importorskip("torch")
-    from training.agent import load_agent
-    from training.hf_agent import HFAgent
+    from training.agents.checkpoint_agent import load_agent
+    from training.agents.hf_agent import HFAgent
 
     assert agent_loader("checkpoint") is load_agent and agent_loader("hf") is HFAgent
 

@@ -122,7 +122,7 @@ def test_export_takeover_only(store, db_path, tmp_path):
 async def test_take_over_from_a_checkpoint(store, tmp_path):
     pytest.importorskip("torch")
     from tests.checkpoint_support import tiny_checkpoint
-    from training.agent import load_agent
+    from training.agents.checkpoint_agent import load_agent
 
     path = tiny_checkpoint(tmp_path, "ilql")
     app = make_app(store, player="ann")

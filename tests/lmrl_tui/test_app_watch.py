@@ -21,8 +21,8 @@ from lmrl_tui.screens.dialogs import NewEpisodeDialog  # noqa: E402
 from lmrl_tui.screens.play import THINKING_NOTE_AFTER, PlayScreen  # noqa: E402
 from lmrl_tui.views.overlay import ValueOverlay, action_text  # noqa: E402
 from tests.checkpoint_support import tiny_checkpoint  # noqa: E402
-from training.agent import load_agent  # noqa: E402
-from training.tokenization import encode  # noqa: E402
+from training.agents.checkpoint_agent import load_agent  # noqa: E402
+from training.model.tokenization import encode  # noqa: E402
 
 
 @pytest.fixture(scope="module")

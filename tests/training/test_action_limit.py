@@ -8,7 +8,7 @@ import envs
 from envs.chess.text import action_text
 from envs.maze.engine import ACTIONS
 from tests.checkpoint_support import tiny_checkpoint
-from training.agent import load_agent
+from training.agents.checkpoint_agent import load_agent
 from training.config import action_token_limit
 
 

@@ -14,10 +14,10 @@ from data.datasets import DatasetQuery  # noqa: E402
 from data.generate import generate  # noqa: E402
 from data.store import Store  # noqa: E402
 from envs.core import history_to_str  # noqa: E402
-from training.agent import load_agent  # noqa: E402
+from training.agents.checkpoint_agent import load_agent  # noqa: E402
 from training.config import TrainConfig, resolve  # noqa: E402
-from training.dataset import Window  # noqa: E402
-from training.offline.data_source import dataset_actions  # noqa: E402
+from training.datasets.source import dataset_actions  # noqa: E402
+from training.datasets.windows import Window  # noqa: E402
 from training.offline.loop import train  # noqa: E402
 
 
@@ -44,7 +44,7 @@ def checkpoint(tmp_path_factory):
 
 def test_the_checkpoint_keeps_its_datas_actions_and_reranks_among_them(checkpoint):
     path, asked = checkpoint
-    from training.checkpoint import resolve_path
+    from training.model.checkpoint import resolve_path
 
     kept = json.loads((resolve_path(path) / "dataset.json").read_text())["actions"]
     assert set(kept) == asked
@@ -113,7 +113,7 @@ def test_lmrl_eval_no_repeat_plays_batched_like_one_at_a_time_and_says_so(checkp
 
 def test_in_the_apps_agent_process_no_repeat_reads_the_history_it_is_sent(checkpoint):
     """The app runs a checkpoint in its own process, which sees no task, only the history."""
-    from training.agent_server import AgentServer
+    from training.agents.server import AgentServer
 
     path, _ = checkpoint
     server = AgentServer()
@@ -135,7 +135,7 @@ def test_a_checkpoint_chosen_with_settings_plays_with_them_everywhere(checkpoint
     --no-repeat`` does, and its name (what the store records) says how."""
     from envs.core.agents import make_agent
     from lmrl_tui.cli import main as lmrl
-    from training.agent_server import AgentServer
+    from training.agents.server import AgentServer
 
     path, _ = checkpoint
     choice = f"{path} --decoding rerank --no-repeat"

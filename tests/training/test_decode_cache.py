@@ -9,9 +9,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from training import decode_cache, fast_gpt2  # noqa: E402
-from training.batched_decode import RowState  # noqa: E402
-from training.decode_cache import RowsCache  # noqa: E402
+from training.decoding import kv_cache as decode_cache  # noqa: E402
+from training.decoding.free_text import RowState  # noqa: E402
+from training.decoding.kv_cache import RowsCache  # noqa: E402
+from training.model import fast_gpt2  # noqa: E402
 
 TEXT = "abcdefghijklmnopqrstuvwxyz ?.,\n"
 
@@ -20,9 +21,9 @@ def _decoder(kind: str, algo: str = "bc", max_new_tokens: int = 10):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     from training.config import TrainConfig
-    from training.generation import Decoder
-    from training.models import PolicyValueModel, tiny_lm
-    from training.tokenization import build_tokenizer, newline_id
+    from training.decoding.decoder import Decoder
+    from training.model.policy_value import PolicyValueModel, tiny_lm
+    from training.model.tokenization import build_tokenizer, newline_id
 
     torch.manual_seed(3)
     tok = build_tokenizer([TEXT], kind="byte")
@@ -106,7 +107,7 @@ def test_lean_forward_equals_transformers_on_padded_rows_with_gaps(last_only, mo
     """Rows with cached tokens packed right, new tokens left-padded: the lean forward's logits and
     final hidden states (the last position's, or every real one's) and cached keys equal
     transformers' forward on the same inputs."""
-    from training.batched_decode import _cached_step
+    from training.decoding.free_text import _cached_step
 
     dec = _decoder("gpt2")
     lm = dec.model.lm
@@ -147,7 +148,7 @@ def test_rows_cache_packs_takes_and_keeps_rows():
 def test_encode_many_gives_each_text_its_own_ids():
     """The fast tokenizer's batch call without offsets gives every text the ids it has alone, and a
     tokenizer with truncation of its own goes through transformers' call (which turns it off)."""
-    from training.tokenization import build_tokenizer, encode, encode_many
+    from training.model.tokenization import build_tokenizer, encode, encode_many
 
     tok = build_tokenizer(["the goal is near\nmove up\n" * 20, TEXT], vocab_size=300)
     texts = ["", "move up\n", "the goal is near\n\n\nyes 0\n" * 9, " z?\n"]

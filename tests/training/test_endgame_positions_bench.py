@@ -50,9 +50,9 @@ def test_the_command_line_reads_a_positions_file(tmp_path: Path, monkeypatch, ca
     bench = bench_script("endgame_positions")
     path = tmp_path / "positions.jsonl"
     path.write_text(json.dumps({"fen": MATE_IN_ONE}) + "\n\n")
-    import training.agent
+    import training.agents.checkpoint_agent
 
-    monkeypatch.setattr(training.agent, "load_agent", lambda run, **kw: Scripted({MATE_IN_ONE: "Qb8#"}))
+    monkeypatch.setattr(training.agents.checkpoint_agent, "load_agent", lambda run, **kw: Scripted({MATE_IN_ONE: "Qb8#"}))
     bench.main([str(path), "runs/x", "--decoding", "rerank"])
     row = json.loads(capsys.readouterr().out.strip())
     assert row["run"] == "runs/x" and row["decoding"] == "rerank" and row["wins"] == 1

@@ -95,13 +95,13 @@ def ckpts(tmp_path_factory):
 
 
 def _agent(path, decoding, **kw):
-    from training.agent import load_agent
+    from training.agents.checkpoint_agent import load_agent
 
     return load_agent(path, decoding=decoding, **kw)
 
 
 def _played(task_id, agent, n, batch_size, seed=0):
-    from training.evaluate import play_episodes
+    from training.evaluation.evaluate import play_episodes
 
     eps = play_episodes(task_id, agent, n, seed, batch_size=batch_size, progress=False, max_steps=16)
     return [(ep.seed, [t.action for t in ep.transitions], ep.total_return) for ep in eps]
@@ -143,7 +143,7 @@ def test_sampled_evaluation_does_not_depend_on_the_batch_size(ckpts):
 
 def test_batched_rows_match_single_prompt_logits(ckpts):
     """Left padding with position ids leaves a prompt's next-token scores as they are alone."""
-    from training.batched import left_pad, position_ids
+    from training.decoding.padding import left_pad, position_ids
 
     agent = _agent(ckpts[("ilql", "maze-fo")], "greedy")
     dec = agent.decoder
@@ -184,7 +184,7 @@ def test_action_scores_batch_equals_one_prompt_at_a_time(ckpts, algo):
 
 
 def test_progress_bar_counts_finished_episodes(ckpts, capsys):
-    from training.evaluate import play_episodes
+    from training.evaluation.evaluate import play_episodes
 
     agent = _agent(ckpts[("bc-quick", "maze-fo")], "rerank")
     play_episodes("maze-fo", agent, 3, batch_size=2, progress=True)
@@ -195,7 +195,7 @@ def test_progress_bar_counts_finished_episodes(ckpts, capsys):
 
 
 def test_exact_evaluation_is_unchanged_by_the_batch_size(ckpts):
-    from training.evaluate import evaluate
+    from training.evaluation.evaluate import evaluate
 
     agent = _agent(ckpts[("ilql", "maze-fo")], "rerank")
     a = evaluate(agent, "maze-fo", 4, batch_size=1, strong=1.0)
@@ -256,7 +256,7 @@ def test_scripted_partners_sampled_batched_equals_sequential(task_id, tmp_path):
 def test_the_batched_draw_is_torch_multinomial_row_by_row():
     """next_tokens gives each row the token torch.multinomial draws from its own generator, and
     leaves the generator where that call leaves it (so later draws agree too)."""
-    from training.batched_decode import next_tokens
+    from training.decoding.free_text import next_tokens
 
     z = torch.randn(24, 700, generator=torch.Generator().manual_seed(3)) * 4
     z[:, :7] = float("-inf")  # banned tokens

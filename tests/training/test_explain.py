@@ -1,4 +1,4 @@
-"""training.explain: the watch overlay's numbers equal the model's own Q, V and probabilities,
+"""training.agents.explain: the watch overlay's numbers equal the model's own Q, V and probabilities,
 computed here again straight from the checkpoint's modules."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ torch = pytest.importorskip("torch")
 import envs  # noqa: E402
 from envs.core import history_to_str  # noqa: E402
 from tests.checkpoint_support import tiny_checkpoint  # noqa: E402
-from training.agent import load_agent  # noqa: E402
-from training.explain import explain  # noqa: E402
+from training.agents.checkpoint_agent import load_agent  # noqa: E402
+from training.agents.explain import explain  # noqa: E402
+from training.model.tokenization import encode  # noqa: E402
 from training.offline.toy import maze_store  # noqa: E402
-from training.tokenization import encode  # noqa: E402
 
 
 class Checkpoints(dict):
@@ -126,7 +126,7 @@ def test_a_long_history_is_cut_to_what_training_read(checkpoints):
 
 
 def test_logit_weight_adds_pi_betas_log_probability_to_the_reranker(checkpoints):
-    from training.explain import token_terms
+    from training.agents.explain import token_terms
 
     plain, weighted = load_agent(checkpoints["mc"]), load_agent(checkpoints["mc"], logit_weight=0.5)
     assert weighted.decoder.cfg.logit_weight == 0.5 and plain.decoder.cfg.logit_weight == 0.0

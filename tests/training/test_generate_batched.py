@@ -39,7 +39,7 @@ def _stored(store: Store) -> list[tuple]:
 
 @pytest.mark.parametrize("decoding", ["rerank", pytest.param("sample", marks=pytest.mark.slow)])  # sample: ~32 s
 def test_side_by_side_stores_what_one_at_a_time_does(maze_checkpoint, tmp_path, monkeypatch, decoding):
-    from training.agent import CheckpointAgent, load_agent
+    from training.agents.checkpoint_agent import CheckpointAgent, load_agent
 
     agent = load_agent(maze_checkpoint, decoding=decoding)
     calls = []

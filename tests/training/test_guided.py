@@ -16,8 +16,8 @@ from envs.core import history_to_str, run_episode  # noqa: E402
 from envs.core.agents import AgentChoiceError, make_agent  # noqa: E402
 from tests.checkpoint_support import tiny_goal_checkpoint, tiny_hf_model  # noqa: E402
 from training.config import TrainConfig, resolve  # noqa: E402
-from training.dataset import PackedDataset, episode_windows  # noqa: E402
-from training.goals import achieved, goal_prompt, goals_for, relabel  # noqa: E402
+from training.datasets.goals import achieved, goal_prompt, goals_for, relabel  # noqa: E402
+from training.datasets.windows import PackedDataset, episode_windows  # noqa: E402
 
 
 def test_goals_read_from_the_episode_and_the_last_info():
@@ -64,8 +64,8 @@ def guided_parts(tmp_path_factory):
 
 @pytest.mark.slow  # 40 s on 2 cores: a tiny LLM and a value checkpoint, a whole episode
 def test_the_guided_agent_plays_and_stores_what_it_weighed(guided_parts, tmp_path):
-    from training.explain import token_terms
-    from training.guided import GuidedAgent
+    from training.agents.explain import token_terms
+    from training.agents.guided import GuidedAgent
 
     ckpt, llm = guided_parts
     agent = make_agent("twenty-questions", f"guided:hf:{llm}+{ckpt}")
@@ -113,8 +113,8 @@ def test_guided_choices_explain_what_is_wrong(guided_parts, tmp_path):
     with pytest.raises(TrainingError, match="trained on twenty-questions, not guess-city"):
         make_agent("guess-city", f"guided:hf:{llm}+{ckpt}")
     from tests.checkpoint_support import tiny_checkpoint
-    from training.agent import load_agent
-    from training.guided import GuidedAgent
+    from training.agents.checkpoint_agent import load_agent
+    from training.agents.guided import GuidedAgent
 
     plain = load_agent(tiny_checkpoint(tmp_path, "mc"))
     with pytest.raises(TrainingError, match="lmrl train mc --goals"):
@@ -124,8 +124,8 @@ def test_guided_choices_explain_what_is_wrong(guided_parts, tmp_path):
 def test_a_candidate_longer_than_the_value_models_context_is_still_scored(guided_parts):
     """A language model's reply can outgrow the small value model's context (its tokenizer cuts
     odd text into many tokens): it is scored on its first tokens, not an IndexError."""
-    from training.agent import load_agent
-    from training.explain import token_terms
+    from training.agents.checkpoint_agent import load_agent
+    from training.agents.explain import token_terms
 
     values = load_agent(guided_parts[0])
     ctx = values.decoder.context
@@ -136,7 +136,7 @@ def test_a_candidate_longer_than_the_value_models_context_is_still_scored(guided
 
 
 def test_the_values_pick_only_candidates_like_their_data():
-    from training.guided import best_candidate, critique
+    from training.agents.guided import best_candidate, critique
 
     goals = goals_for("twenty-questions")
     preds = {"found": [0.2, 0.9, 0.5], "not found": [0.8, 0.1, 0.5]}
@@ -152,7 +152,7 @@ def test_the_values_pick_only_candidates_like_their_data():
 def test_the_guided_agent_stores_how_like_its_data_each_candidate_is(guided_parts):
     import math
 
-    from training.explain import token_terms
+    from training.agents.explain import token_terms
 
     ckpt, llm = guided_parts
     agent = make_agent("twenty-questions", f"guided:hf:{llm}+{ckpt}")

@@ -11,7 +11,7 @@ tokenizers = pytest.importorskip("tokenizers")
 from envs.core import Text, run_episode  # noqa: E402
 from envs.maze.task import MazeTask  # noqa: E402
 from tests.checkpoint_support import tiny_hf_model  # noqa: E402
-from training.hf_agent import HFAgent  # noqa: E402
+from training.agents.hf_agent import HFAgent  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +177,7 @@ def test_a_chat_models_reply_skips_its_leading_blank_lines(chat_model: str, tiny
         agent._model.generate = lambda ids, written=written, **kw: torch.cat([ids, written], dim=1)
         replies[name] = agent.act((Text("Questions:\n", False),))
     assert replies == {"chat": "Is it a dog?\n", "plain": "\n"}
-    from training.hf_agent import _StopAtNewline
+    from training.agents.hf_agent import _StopAtNewline
 
     ids = torch.tensor([tok("ab\n\nIs", add_special_tokens=False)["input_ids"]])
     assert not _StopAtNewline(tok, 2, skip_blank=True)(ids, None)[0]  # only blank lines so far
@@ -200,10 +200,10 @@ def test_a_long_chat_prompt_loses_its_oldest_turns_and_keeps_the_system_message(
 
 
 def test_in_its_own_process_a_chat_model_is_told_the_tasks_instructions(chat_model: str) -> None:
-    """The app runs an hf: model in its own process (training/agent_server.py), which resets it
+    """The app runs an hf: model in its own process (training/agents/server.py), which resets it
     without the task itself: the task's spec goes with it, so the instructions are the task's."""
     import envs
-    from training.agent_server import AgentServer
+    from training.agents.server import AgentServer
 
     server = AgentServer()
     server.handle({"op": "load", "task": "guess-city", "choice": f"hf:{chat_model}", "role": "guesser"})

@@ -10,7 +10,7 @@ import pytest
 
 import envs
 from envs.core import NormConstants
-from training.evaluate import lmrl_score, normalise
+from training.evaluation.evaluate import lmrl_score, normalise
 
 ENDGAMES = NormConstants(-1.0, 0.586, 1.0)
 

@@ -9,8 +9,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from data.store import EpisodeRecord, StepRecord, Store, Who  # noqa: E402
-from training.checkpoint import load_checkpoint  # noqa: E402
 from training.errors import TrainingError  # noqa: E402
+from training.model.checkpoint import load_checkpoint  # noqa: E402
 from training.online.loop import OnlineConfig, OnlineTrainer, resolve_online  # noqa: E402
 from training.online.toy import (  # noqa: E402
     BANDIT,
@@ -208,9 +208,9 @@ def test_ppo_does_not_train_on_a_newline_it_did_not_sample():
     """A generation cut at max_new_tokens gets "\\n" appended for the task; PPO's ratios must be of
     sampled tokens only, so that newline is no action token and its reward moves to the token before."""
     from envs.core import Transition
+    from training.model.tokenization import build_tokenizer
     from training.online.rollout import RolloutEpisode
     from training.online.update import episodes_dataset, utterances
-    from training.tokenization import build_tokenizer
 
     tok = build_tokenizer(["Wordle:\n", "c r a n e\n", "b y g b b\n", "x x x\n", "\n"], kind="byte")
     trs = [Transition("c r a n e\n", "b y g b b\n", -1.0, False, False, {}),
@@ -250,10 +250,10 @@ def test_value_warmup_moves_only_the_value_head(bandit_init, tmp_path):
 def test_samplers_never_write_padding_or_end_of_text():
     """An untrained model writes any token; the rollout sampler and the agent's decoder must still
     never emit <|pad|> or <|endoftext|> (they are not text, and would garble the action)."""
-    from training.generation import Decoder
-    from training.models import PolicyValueModel, tiny_lm
+    from training.decoding.decoder import Decoder
+    from training.model.policy_value import PolicyValueModel, tiny_lm
+    from training.model.tokenization import build_tokenizer, never_sampled
     from training.online.rollout import BatchSampler
-    from training.tokenization import build_tokenizer, never_sampled
 
     tok = build_tokenizer(["a b c\n"], kind="byte")
     banned = never_sampled(tok)
@@ -334,16 +334,16 @@ def test_keep_best_keeps_the_best_evaluated_round_not_the_last(bandit_init, tmp_
 
 
 def test_keep_best_with_real_evaluations_on_their_own_seeds(bandit_init, tmp_path, monkeypatch):
-    import training.offline.loop as offline_loop
+    import training.agents.checkpoint_agent as checkpoint_agent
 
     seeds = []
-    real = offline_loop.run_eval
+    real = checkpoint_agent.evaluate_model
 
     def spy(*a, seed=0, **kw):
         seeds.append(seed)
         return real(*a, seed=seed, **kw)
 
-    monkeypatch.setattr(offline_loop, "run_eval", spy)
+    monkeypatch.setattr(checkpoint_agent, "evaluate_model", spy)
     cfg = _cfg(bandit_init, rounds=2, n_rollouts=16, keep_best=True, eval_every=1, eval_episodes=8,
                eval_seed=500_000)  # fmt: skip
     store = Store(tmp_path / "s.db")

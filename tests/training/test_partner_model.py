@@ -14,12 +14,12 @@ from data.datasets import DatasetQuery, load_episodes  # noqa: E402
 from data.generate import generate  # noqa: E402
 from data.store import Store  # noqa: E402
 from envs.core import Text  # noqa: E402
-from training.agent import load_agent  # noqa: E402
+from training.agents.checkpoint_agent import load_agent  # noqa: E402
 from training.config import TrainConfig, resolve  # noqa: E402
-from training.dataset import episode_windows  # noqa: E402
+from training.datasets.partner_conditioned import PartnerModel, condition, fit, partner_label  # noqa: E402
+from training.datasets.source import fit_partner_model, load_windows  # noqa: E402
+from training.datasets.windows import episode_windows  # noqa: E402
 from training.errors import TrainingError  # noqa: E402
-from training.offline.data_source import fit_partner_model, load_windows  # noqa: E402
-from training.partner_model import PartnerModel, condition, fit, partner_label  # noqa: E402
 
 
 def toy_model() -> PartnerModel:

@@ -15,8 +15,8 @@ from data.store import Store  # noqa: E402
 from envs.core import history_to_str  # noqa: E402
 from lmrl_tui.cli import main  # noqa: E402
 from training.config import TrainConfig, resolve  # noqa: E402
+from training.datasets.partner_side import partner_views, partner_windows  # noqa: E402
 from training.errors import TrainingError  # noqa: E402
-from training.partner_side import partner_views, partner_windows  # noqa: E402
 
 
 class YesOracle:

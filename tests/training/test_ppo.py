@@ -121,7 +121,7 @@ def test_whitening_global_equals_local():
 
 def test_token_and_utterance_credit_on_packed_episodes():
     from envs.core import Transition
-    from training.dataset import PackedDataset, episode_windows
+    from training.datasets.windows import PackedDataset, episode_windows
     from training.offline.toy import VOCAB, char_encode
     from training.online.rollout import RolloutEpisode
     from training.online.update import advantages, utterances

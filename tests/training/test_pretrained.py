@@ -1,4 +1,4 @@
-"""Named pretrained priors (training/pretrained.py): the missing-wheel error, the cache marker, and
+"""Named pretrained priors (training/model/pretrained.py): the missing-wheel error, the cache marker, and
 (slow) the real SmolLM2-135M GGUF converted, reused, generating a question and fine-tuned."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from training import pretrained
 from training.errors import TrainingError
+from training.model import pretrained
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def test_missing_wheel_is_one_line_naming_the_pip_command(models, monkeypatch) -
 
 def test_the_hf_agent_reports_the_missing_wheel(models, monkeypatch) -> None:
     pytest.importorskip("torch")
-    from training.hf_agent import HFAgent
+    from training.agents.hf_agent import HFAgent
 
     gone = dataclasses.replace(pretrained.PRIORS["smollm2-135m"], distribution="lmrl-no-such-wheel")
     monkeypatch.setitem(pretrained.PRIORS, "smollm2-135m", gone)
@@ -52,7 +52,7 @@ def test_hf_prior_is_an_agent_choice_loaded_on_first_move(models, monkeypatch) -
     pytest.importorskip("torch")
     from envs.core import Text
     from envs.core.agents import make_agent
-    from training.hf_agent import HFAgent
+    from training.agents.hf_agent import HFAgent
 
     agent = make_agent("twenty-questions", "hf:smollm2-135m")
     assert isinstance(agent, HFAgent) and agent.name == "smollm2-135m"
@@ -70,7 +70,7 @@ def test_other_names_pass_through() -> None:
 
 def test_train_layers_freezes_all_but_the_top_blocks() -> None:
     pytest.importorskip("torch")
-    from training.models import tiny_lm, train_top_layers
+    from training.model.policy_value import tiny_lm, train_top_layers
 
     lm = tiny_lm(300, 64, n_layer=3, n_embd=32, n_head=2)
     train_top_layers(lm, None)
@@ -144,8 +144,8 @@ def test_smollm2_gguf_end_to_end(models, tmp_path) -> None:
     from data.datasets import DatasetQuery
     from data.generate import generate
     from envs.core import Text
+    from training.agents.hf_agent import HFAgent
     from training.config import TrainConfig, resolve
-    from training.hf_agent import HFAgent
     from training.offline.loop import train
 
     lines: list[str] = []

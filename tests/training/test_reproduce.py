@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import envs
-from training.reproduce_recipes import ALGORITHMS, RECIPES, canonical, train_flags
-from training.reproduce_report import markdown, seed_ci, versus_bc
+from training.reproduce.recipes import ALGORITHMS, RECIPES, canonical, train_flags
+from training.reproduce.report import markdown, seed_ci, versus_bc
 
 
 def test_every_task_has_a_recipe_and_table2_row():
@@ -135,7 +135,7 @@ def test_cli_has_reproduce():
 
 def test_task_or_all(capsys):
     from training.cli import build_parser
-    from training.reproduce import run_reproduce
+    from training.reproduce.run import run_reproduce
 
     assert run_reproduce(build_parser().parse_args(["reproduce"])) == 1
     assert "TASK or --all" in capsys.readouterr().err
@@ -145,7 +145,7 @@ def test_task_or_all(capsys):
 def test_smoke_reproduction_writes_results_and_resumes(tmp_path):
     pytest.importorskip("torch")
     from training.algorithms import run_command
-    from training.reproduce import Reproduction, in_process
+    from training.reproduce.run import Reproduction, in_process
 
     out = tmp_path / "maze-fo"
     calls: list[list[str]] = []
@@ -200,7 +200,7 @@ def test_train_flags_reach_every_run_and_the_bisim_loss_the_table(tmp_path):
     """``--train-flag`` goes last on every ``lmrl train`` line (so it wins over the recipe's),
     results.json/.md name it, and the value learners' final bisimulation loss gets its CI."""
     from training.cli import build_parser
-    from training.reproduce import Reproduction
+    from training.reproduce.run import Reproduction
 
     args = build_parser().parse_args(["reproduce", "maze-fo", "--train-flag=--bisim-weight=1",
                                       "--train-flag=--max-steps=7"])  # fmt: skip
@@ -234,7 +234,7 @@ def test_a_train_flag_can_name_the_algorithms_it_is_for(tmp_path):
     --rounds, runs as before); the table's title and commands show it; a flag for an unknown
     algorithm, or one that is no flag, is refused in one line before anything runs."""
     from training.errors import TrainingError
-    from training.reproduce import Reproduction
+    from training.reproduce.run import Reproduction
 
     trains: dict[str, list[str]] = {}
 
@@ -267,7 +267,7 @@ def test_jobs_run_side_by_side_and_an_online_run_waits_for_its_bc(tmp_path):
     import threading
     import time
 
-    from training.reproduce import Reproduction
+    from training.reproduce.run import Reproduction
 
     lock, events, running, most = threading.Lock(), [], [0], [0]
 
@@ -306,7 +306,7 @@ def test_a_run_waiting_for_its_bc_holds_no_worker():
     import threading
     import time
 
-    from training.reproduce import side_by_side
+    from training.reproduce.run import side_by_side
 
     lock, events = threading.Lock(), []
 
@@ -337,8 +337,8 @@ def test_a_recipe_can_start_an_offline_run_from_its_seeds_bc(tmp_path):
     tasks' ILQL starts from scratch."""
     import threading
 
-    from training.reproduce import Reproduction
-    from training.reproduce_recipes import starts_from_bc
+    from training.reproduce.recipes import starts_from_bc
+    from training.reproduce.run import Reproduction
 
     assert starts_from_bc("textnav-po", "ilql") and starts_from_bc("maze-fo", "ppo")
     assert not starts_from_bc("maze-fo", "ilql") and not starts_from_bc("textnav-po", "mc")
@@ -400,7 +400,7 @@ def test_reproduce_with_jobs_runs_each_command_in_its_own_process(tmp_path, caps
 def test_an_online_run_that_kept_its_best_is_evaluated_by_it(tmp_path):
     """``--train-flag=ppo:--keep-best=true``: the run's checkpoint-best is what gets evaluated
     (and its round is recorded); BC, which keeps none, is evaluated as before."""
-    from training.reproduce import Reproduction
+    from training.reproduce.run import Reproduction
 
     evals: dict[str, str] = {}
 

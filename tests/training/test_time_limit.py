@@ -30,7 +30,7 @@ def cfg(**kw) -> TrainConfig:
 
 @pytest.mark.slow  # a real training run against the clock (~17 s)
 def test_a_run_stops_on_time_and_keeps_its_checkpoint(store, tmp_path, capfd):
-    from training.checkpoint import load_checkpoint
+    from training.model.checkpoint import load_checkpoint
     from training.offline.loop import train
 
     res = train(cfg(max_steps=100_000, max_minutes=1e-6), store, DatasetQuery(task="maze-fo"), tmp_path / "r")
@@ -54,7 +54,7 @@ def test_max_minutes_must_be_a_positive_number(bad):
 
 
 def test_lmrl_device_chooses_where_a_checkpoint_plays(monkeypatch):
-    from training.agent import agent_device
+    from training.agents.checkpoint_agent import agent_device
 
     monkeypatch.setenv("LMRL_DEVICE", "cpu")
     assert agent_device() == torch.device("cpu")
@@ -85,7 +85,7 @@ def test_the_end_of_run_measures_read_fewer_windows_of_a_large_model_on_a_cpu():
 def test_top_k_keeps_only_the_behaviour_policys_likeliest_tokens():
     from types import SimpleNamespace
 
-    from training.generation import Decoder
+    from training.decoding.decoder import Decoder
 
     logp_beta = torch.log_softmax(torch.tensor([[5.0, 4.0, 3.0, 2.0, 1.0]]), dim=-1)
     guided = torch.tensor([[0.0, 0.0, 0.0, 0.0, 100.0]])  # the values love the least likely token
@@ -98,7 +98,7 @@ def test_top_k_keeps_only_the_behaviour_policys_likeliest_tokens():
 
 
 def test_a_value_checkpoint_sampled_at_top_k_1_writes_the_behaviour_policys_line(store, tmp_path):
-    from training.agent import load_agent
+    from training.agents.checkpoint_agent import load_agent
     from training.offline.loop import train
 
     train(cfg(max_steps=3, lr=1e-2), store, DatasetQuery(task="maze-fo"), tmp_path / "r")

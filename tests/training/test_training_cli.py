@@ -131,7 +131,7 @@ def test_task_options_select_the_data_and_follow_the_checkpoint(tmp_path, capsys
     small = store.db.execute("SELECT AVG(return) FROM episodes WHERE seed < 100").fetchone()[0]
     assert res["store_average"] == pytest.approx(small)
 
-    from training.agent import load_agent
+    from training.agents.checkpoint_agent import load_agent
 
     agent = load_agent(tmp_path / "run")
     assert agent.meta["task_options"] == {"words": "small"}
@@ -146,7 +146,7 @@ def test_store_score_ignores_agent_rollouts(tmp_path):
     """The store-based score is relative to the logged data: an online run's rollouts (here under a
     training-only -10 penalty) move neither its average nor its minimum."""
     from data.store import EpisodeRecord, StepRecord, Store, Who
-    from training.evaluate import normalise
+    from training.evaluation.evaluate import normalise
 
     store = Store(tmp_path / "s.db")
 

@@ -7,7 +7,7 @@ import torch
 
 pytest.importorskip("torch")
 
-from training.dataset import PackedDataset, episode_windows, select_top  # noqa: E402
+from training.datasets.windows import PackedDataset, episode_windows, select_top  # noqa: E402
 from training.offline.toy import VOCAB, char_encode, toy_dataset  # noqa: E402
 
 
@@ -67,7 +67,7 @@ def test_t1_returns_to_go_both_discount_modes():
 
 
 def test_t1_segmentwise_bpe_ids_equal_whole_string_ids():
-    from training.tokenization import build_tokenizer, encode
+    from training.model.tokenization import build_tokenizer, encode
 
     segs = ["The goal is at position 8, 6. Your current position is at position 1, 1.\n",
             "move right\n", "There are walls to your left, above you.\n", "move up\n", "Success\n"]
@@ -111,7 +111,7 @@ def test_t3_percent_keeps_ties_and_count_is_exact():
 
 def test_t3_store_query_top_percent_and_wins(tmp_path):
     from data.datasets import DatasetQuery
-    from training.offline.data_source import select_ids
+    from training.datasets.source import select_ids
     from training.offline.toy import maze_store
 
     store = maze_store(tmp_path / "m.db", episodes=60)  # 2 of the first 60 reach the goal
@@ -139,7 +139,7 @@ def test_deduplicate_keeps_one_copy_with_the_mean_return():
 
 def test_truncation_drop_bootstraps_from_the_state_before_the_timeout(tmp_path):
     from data import EpisodeRecord, StepRecord, Store, Who
-    from training.offline.data_source import load_windows
+    from training.datasets.source import load_windows
 
     store = Store(tmp_path / "t.db")
     steps = [StepRecord("A\n", "x\n", -1.0), StepRecord("B\n", "Failure\n", -1.0, truncated=True)]
@@ -177,7 +177,7 @@ def test_history_window_prompts_are_what_the_agent_reads(tmp_path):
     from data import Store
     from data.generate import generate
     from envs.core import history_to_str
-    from training.offline.data_source import load_windows
+    from training.datasets.source import load_windows
 
     assert envs.spec("textnav-fo").window == "history"
     store = Store(tmp_path / "t.db")

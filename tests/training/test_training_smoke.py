@@ -40,7 +40,7 @@ def trainable(model) -> dict[str, torch.Tensor]:
      ("qsft", {}), ("mc", {"pi_beta": "frozen", "cql_weight": 0.01})],
 )
 def test_smoke_every_trainable_parameter_changes(store, tmp_path, algo, kw):
-    from training.checkpoint import load_checkpoint
+    from training.model.checkpoint import load_checkpoint
     from training.offline.loop import prepare, train
 
     cfg = small_cfg(algo, **kw)
@@ -62,7 +62,7 @@ def test_smoke_every_trainable_parameter_changes(store, tmp_path, algo, kw):
 
 @pytest.mark.slow
 def test_t14_resume_reproduces_the_uninterrupted_run(store, tmp_path):
-    from training.checkpoint import load_checkpoint
+    from training.model.checkpoint import load_checkpoint
     from training.offline.loop import train
 
     query = DatasetQuery(task="maze-fo")
@@ -86,8 +86,8 @@ def test_t14_resume_reproduces_the_uninterrupted_run(store, tmp_path):
 
 @pytest.mark.slow
 def test_checkpoint_is_an_agent_and_is_evaluated(store, tmp_path):
-    from training.agent import load_agent
-    from training.evaluate import evaluate
+    from training.agents.checkpoint_agent import load_agent
+    from training.evaluation.evaluate import evaluate
     from training.offline.loop import train
 
     train(small_cfg("ilql", max_steps=2), store, DatasetQuery(task="maze-fo"), tmp_path / "r")
@@ -107,7 +107,7 @@ def test_checkpoint_is_an_agent_and_is_evaluated(store, tmp_path):
 
 
 def test_bad_input_raises_training_error(store, tmp_path):
-    from training.agent import load_agent
+    from training.agents.checkpoint_agent import load_agent
     from training.offline.loop import train
 
     with pytest.raises(TrainingError, match="empty"):
@@ -132,7 +132,7 @@ def test_bad_input_raises_training_error(store, tmp_path):
 def test_corrupt_checkpoints_raise_training_error(store, tmp_path):
     import shutil
 
-    from training.agent import load_agent
+    from training.agents.checkpoint_agent import load_agent
     from training.offline.loop import train
 
     train(small_cfg("mc", max_steps=1), store, DatasetQuery(task="maze-fo"), tmp_path / "ok")
@@ -144,7 +144,7 @@ def test_corrupt_checkpoints_raise_training_error(store, tmp_path):
         (bad / name).write_text(junk)
         with pytest.raises(TrainingError):
             if name == "trainer_state.pt":
-                from training.checkpoint import load_trainer_state
+                from training.model.checkpoint import load_trainer_state
 
                 load_trainer_state(bad)
             else:
@@ -163,10 +163,10 @@ def test_corrupt_checkpoints_raise_training_error(store, tmp_path):
 def test_any_local_hf_causal_lm_trains_and_gets_a_pad_token(store, tmp_path):
     from transformers import PreTrainedTokenizerFast
 
-    from training.checkpoint import load_checkpoint
-    from training.models import tiny_lm
+    from training.model.checkpoint import load_checkpoint
+    from training.model.policy_value import tiny_lm
+    from training.model.tokenization import build_tokenizer
     from training.offline.loop import train
-    from training.tokenization import build_tokenizer
 
     tok = build_tokenizer(["move up\n", "The goal is at position 8, 6.\n"], vocab_size=280)
     no_pad = PreTrainedTokenizerFast(tokenizer_object=tok.backend_tokenizer, eos_token="<|endoftext|>")
@@ -181,10 +181,10 @@ def test_any_local_hf_causal_lm_trains_and_gets_a_pad_token(store, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("pi_beta", ["shared", "frozen"])
 def test_kv_cached_sampling_matches_full_recompute(store, tmp_path, pi_beta):
-    from training.checkpoint import load_checkpoint
-    from training.generation import Decoder
+    from training.decoding.decoder import Decoder
+    from training.model.checkpoint import load_checkpoint
+    from training.model.tokenization import encode
     from training.offline.loop import train
-    from training.tokenization import encode
 
     train(small_cfg("ilql", max_steps=2, pi_beta=pi_beta), store, DatasetQuery(task="maze-fo"), tmp_path / "r")
     model, tok, cfg, _ = load_checkpoint(tmp_path / "r")
@@ -207,8 +207,8 @@ def test_a_textnav_value_checkpoint_is_evaluated_with_the_reranker(tmp_path):
     """Text-Nav's spec says rerank: a value-based checkpoint picks among the legal commands."""
     from data.generate import generate
     from data.store import Store
-    from training.agent import load_agent
-    from training.evaluate import evaluate
+    from training.agents.checkpoint_agent import load_agent
+    from training.evaluation.evaluate import evaluate
     from training.offline.loop import train
 
     store = Store(tmp_path / "tn.db")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from training.models import MLPHead
+from training.model.policy_value import MLPHead
 
 
 def test_a_relu_head_below_zero_is_constant_and_gets_no_gradient_and_a_gelu_head_does():
@@ -42,7 +42,7 @@ def _train(tmp_path: Path, **kw):
 
 
 def test_gelu_heads_train_save_and_load_as_gelu(tmp_path):
-    from training.checkpoint import load_checkpoint
+    from training.model.checkpoint import load_checkpoint
 
     out = _train(tmp_path, head_act="gelu")
     assert out["q_head_live_units"] > 0.5

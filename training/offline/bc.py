@@ -1,5 +1,5 @@
 """BC and %BC (docs/algorithms.md §1, §2): masked cross-entropy on action tokens; %BC filters the dataset first
-(``data.DatasetQuery.top_percent`` with ties, or :func:`training.dataset.select_top`)."""
+(``data.DatasetQuery.top_percent`` with ties, or :func:`training.datasets.windows.select_top`)."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from training.args import (
 )
 from training.config import ALGO_DEFAULTS, TrainConfig, canonical_algo, resolve
 from training.errors import TrainingError
-from training.evaluate import DEFAULT_BATCH
+from training.evaluation.evaluate import DEFAULT_BATCH
 
 
 def _help(name: str) -> str:
@@ -135,8 +135,8 @@ def run_eval(args: argparse.Namespace, store) -> int:
         return _eval_other_agent(args, store)
     try:
         from data.runs import checkpoint_id_for
-        from training.agent import load_agent
-        from training.evaluate import evaluate
+        from training.agents.checkpoint_agent import load_agent
+        from training.evaluation.evaluate import evaluate
 
         agent = load_agent(args.checkpoint, decoding=args.decoding, beta=args.beta,
                            temperature=args.temperature, logit_weight=args.logit_weight,
@@ -203,7 +203,7 @@ def _settings_from_the_choice(args: argparse.Namespace) -> None:
 def _record_and_print(store, task: str, policy: str, res: dict[str, Any], options: dict[str, Any],
                       checkpoint_id: int | None) -> int:  # fmt: skip
     """Store the evaluation, then print its line for a person (stderr) and its JSON (stdout)."""
-    from training.evaluate import record_evaluation
+    from training.evaluation.evaluate import record_evaluation
 
     res["evaluation_id"] = record_evaluation(store, task, policy, res, checkpoint_id)
     print(eval_summary(task, res, options), file=sys.stderr)
@@ -215,7 +215,7 @@ def _eval_other_agent(args: argparse.Namespace, store) -> int:
     """``lmrl eval AGENT --task T`` for an agent that is not a checkpoint folder: a scripted policy,
     ``hf:``, ``http:`` or ``guided:`` (one episode at a time, on the task's built-in partner)."""
     from envs.core.agents import make_agent
-    from training.evaluate import evaluate
+    from training.evaluation.evaluate import evaluate
 
     try:
         if not args.task:

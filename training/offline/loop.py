@@ -20,19 +20,32 @@ import torch
 from data import runs
 from data.composition import composition, format_composition
 from data.datasets import DatasetQuery
-from training.checkpoint import load_checkpoint, load_trainer_state, restore_rng, save_checkpoint
+from training.agents.checkpoint_agent import evaluate_model
 from training.config import TrainConfig
-from training.dataset import PackedDataset
-from training.errors import TrainingError
-from training.models import LossModule, PolicyValueModel, load_lm, tiny_lm, train_top_layers
-from training.offline.data_source import (
+from training.datasets.partner_conditioned import PartnerModel
+from training.datasets.source import (
     dataset_actions,
     fit_partner_model,
     load_windows,
     segment_texts,
     select_ids,
 )
-from training.partner_model import PartnerModel
+from training.datasets.windows import PackedDataset
+from training.errors import TrainingError
+from training.model.checkpoint import (
+    load_checkpoint,
+    load_trainer_state,
+    restore_rng,
+    save_checkpoint,
+)
+from training.model.policy_value import (
+    LossModule,
+    PolicyValueModel,
+    load_lm,
+    tiny_lm,
+    train_top_layers,
+)
+from training.offline import loss_fn
 
 
 @dataclass
@@ -57,9 +70,9 @@ def _set_seed(seed: int) -> None:
 
 def build_model(cfg: TrainConfig, windows, init: str | None = None):
     """(lm, tokenizer) for ``cfg.model``: ``tiny`` from scratch, an lmrl checkpoint, or an HF LM."""
-    from training.checkpoint import is_checkpoint
-    from training.pretrained import resolve
-    from training.tokenization import build_tokenizer, ensure_pad, load_tokenizer
+    from training.model.checkpoint import is_checkpoint
+    from training.model.pretrained import resolve
+    from training.model.tokenization import build_tokenizer, ensure_pad, load_tokenizer
 
     src = resolve(init or cfg.model)  # a prior's name (smollm2-135m) -> its converted folder
     if src == "tiny":
@@ -84,7 +97,7 @@ def _positions(cfg: TrainConfig) -> int:
 def _windows(cfg: TrainConfig, store, ids: list[int], partner: PartnerModel | None) -> list:
     if cfg.side == "partner":
         import envs
-        from training.partner_side import partner_windows
+        from training.datasets.partner_side import partner_windows
 
         if len(envs.spec(cfg.task).roles) < 2:
             raise TrainingError(f"{cfg.task} has no partner side to learn (--side partner)")
@@ -121,7 +134,7 @@ def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | No
         model = PolicyValueModel(lm, cfg.algo, target=cfg.target, pi_beta=cfg.pi_beta, head_bias=cfg.head_bias,
                                  head_act=cfg.head_act)
     train_top_layers(model.lm, cfg.train_layers)
-    from training.tokenization import encode
+    from training.model.tokenization import encode
 
     ds = PackedDataset(windows, lambda t: encode(tok, t), tok.pad_token_id, gamma=cfg.gamma,
                        discount_mode=cfg.discount_mode, max_length=cfg.max_length,
@@ -155,21 +168,6 @@ def lr_lambda(cfg: TrainConfig, total: int):
 def _log(path: Path, row: dict[str, Any]) -> None:
     with path.open("a") as f:
         f.write(json.dumps(row, default=float) + "\n")
-
-
-def run_eval(model, tok, cfg: TrainConfig, store=None, episodes: int | None = None, seed: int = 0) -> dict[str, Any]:
-    """Evaluate the current model against its task (exact DP for maze-fo)."""
-    from training.agent import CheckpointAgent
-    from training.evaluate import evaluate
-    from training.generation import Decoder
-
-    was = model.training
-    try:
-        agent = CheckpointAgent(Decoder(model, tok, cfg), f"{cfg.algo}:training", {})
-        return evaluate(agent, cfg.task, episodes or cfg.eval_episodes, seed=seed, store=store,
-                        task_options=cfg.task_options)  # fmt: skip
-    finally:
-        model.train(was)
 
 
 def _time_up(acc, deadline: float) -> bool:
@@ -213,7 +211,7 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
         for _ in range(start):
             sched.step()
     # the loss runs through a module's forward: under DDP that is what synchronises gradients
-    step_loss, opt = acc.prepare(LossModule(model), opt)
+    step_loss, opt = acc.prepare(LossModule(model, loss_fn(cfg.algo)), opt)
     inner = acc.unwrap_model(step_loss).model
     dataset_info = {"query": json.loads(prep.query.to_json()), "episode_ids": prep.episode_ids,
                     "composition": prep.composition, "actions": prep.actions,
@@ -282,7 +280,7 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
                                     "lr": sched.get_last_lr()[0], "tokens_per_s": tokens / max(el, 1e-9),
                                     "elapsed_s": el, **stats})  # fmt: skip
             if acc.is_main_process and cfg.eval_every and n % cfg.eval_every == 0 and n < total:
-                last_eval = run_eval(inner, tok, cfg, store)
+                last_eval = evaluate_model(inner, tok, cfg, store)
                 _log(metrics_path, {"kind": "eval", "step": n, **last_eval})
             if acc.is_main_process and cfg.save_every and n % cfg.save_every == 0 and n < total:
                 save_checkpoint(ckpt, inner, tok, cfg, step=n, epoch=epoch, dataset=dataset_info,
@@ -321,7 +319,7 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
             save_checkpoint(ckpt, inner, tok, cfg, step=done, epoch=max(done - 1, 0) // per_epoch,
                             dataset=dataset_info, optimizer=opt, metrics=final)  # fmt: skip
             if cfg.eval_episodes > 0 and cfg.task:
-                final["eval"] = run_eval(inner, tok, cfg, store)
+                final["eval"] = evaluate_model(inner, tok, cfg, store)
                 _log(metrics_path, {"kind": "eval", "step": done, **final["eval"]})
             cid = runs.add_checkpoint(store, run_id, stored_ckpt, done, final)
             final["checkpoint_id"] = cid

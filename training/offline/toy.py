@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from training.dataset import PackedDataset, Window, episode_windows
-from training.models import Outputs
+from training.datasets.windows import PackedDataset, Window, episode_windows
+from training.model.policy_value import Outputs
 
 VOCAB = {"<pad>": 0, "s": 1, "A": 2, "B": 3, "x": 4, "\n": 5}
 
@@ -105,7 +105,7 @@ class TabularModel(nn.Module):
         self.target_logits.mul_(1 - alpha).add_(self.logits.detach(), alpha=alpha)
 
     def loss(self, batch, cfg):
-        """(loss, stats) of ``cfg``'s algorithm, as :meth:`training.models.PolicyValueModel.loss`."""
+        """(loss, stats) of ``cfg``'s algorithm, as :meth:`training.model.policy_value.PolicyValueModel.loss`."""
         from training.offline import loss_fn
 
         return loss_fn(self.algo)(self, batch, cfg)

@@ -20,10 +20,10 @@ from typing import Any
 import torch
 
 from data import runs
-from training.checkpoint import load_checkpoint, load_trainer_state, restore_rng, save_checkpoint
 from training.config import TrainConfig
+from training.datasets.source import format_online_dataset, online_dataset
 from training.errors import TrainingError
-from training.offline.data_source import format_online_dataset, online_dataset
+from training.model import checkpoint as ck
 from training.online import ppo
 from training.online import update as U
 from training.online.config import ONLINE_ALGOS, TASK_DEFAULTS, OnlineConfig, resolve_online  # noqa: F401
@@ -73,7 +73,7 @@ class OnlineTrainer:
         self.acc = Accelerator(cpu=not torch.cuda.is_available())
         random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
-        init_model, self.tok, init_cfg, _ = load_checkpoint(cfg.init, for_training=True)
+        init_model, self.tok, init_cfg, _ = ck.load_checkpoint(cfg.init, for_training=True)
         if getattr(init_cfg, "partner_model", False):
             raise TrainingError("the --init checkpoint reads a partner model's line (--partner-model); online "
                                 "training does not add it to its prompts yet: start from one trained without")  # fmt: skip
@@ -87,9 +87,9 @@ class OnlineTrainer:
                                            "extra": {"online": asdict(cfg)}})  # fmt: skip
         self.state: dict[str, Any] = {"round": 0, "kl_coef": cfg.kl_coef, "run_id": None}
         src = self.ckpt if resume else None
-        from training.models import PolicyValueModel
+        from training.model.policy_value import PolicyValueModel
 
-        lm = load_checkpoint(src, for_training=True)[0].lm if src else init_model.lm
+        lm = ck.load_checkpoint(src, for_training=True)[0].lm if src else init_model.lm
         policy = PolicyValueModel(lm, cfg.algo, target="heads_only", pi_beta="shared", head_bias=0.0)
         self.model = U.PolicyWithValue(policy, cfg.value_bias)
         if cfg.algo != "ppo":
@@ -101,7 +101,7 @@ class OnlineTrainer:
             self.model.v_head.load_state_dict(load_file(str(src / VALUE_HEAD)))
         self.kl = ppo.kl_controller(self.state["kl_coef"], cfg.kl_target, cfg.kl_horizon)
         params = [p for p in self.model.parameters() if p.requires_grad]
-        tstate = load_trainer_state(src) if src else None
+        tstate = ck.load_trainer_state(src) if src else None
         head = {id(p) for p in self.model.v_head.parameters()}
         # the value head has its own group (its lr × value_lr_mult); a run saved before that
         # option existed resumes with its single group
@@ -117,7 +117,7 @@ class OnlineTrainer:
         self.model, self.opt = self.acc.prepare(self.model, self.opt)
         self.inner = self.acc.unwrap_model(self.model)
         if tstate is not None:
-            restore_rng(tstate)
+            ck.restore_rng(tstate)
         self.pool_eps: list = []
         self.bc_composition: dict[str, Any] | None = None
         self.bc_data = self._bc_data() if cfg.algo == "ppo" and cfg.bc_weight else None
@@ -125,9 +125,9 @@ class OnlineTrainer:
     def _bc_data(self):
         from data.composition import composition
         from data.datasets import DatasetQuery
-        from training.dataset import PackedDataset
-        from training.offline.data_source import load_windows, select_ids
-        from training.tokenization import encode
+        from training.datasets.source import load_windows, select_ids
+        from training.datasets.windows import PackedDataset
+        from training.model.tokenization import encode
 
         q = DatasetQuery(task=self.cfg.task, sources=[self.cfg.bc_source], options=dict(self.cfg.task_options))
         ids = select_ids(self.store, q)
@@ -202,7 +202,7 @@ class OnlineTrainer:
         return stats
 
     def bc_update(self, everything, rnd: int) -> dict[str, float]:
-        from training.dataset import select_top
+        from training.datasets.windows import select_top
 
         cfg, acc = self.cfg, self.acc
         pool = self.pool_eps + list(everything) if cfg.accumulate else list(everything)
@@ -270,9 +270,9 @@ class OnlineTrainer:
 
     # -- evaluation / checkpoints -----------------------------------------------------------------
     def evaluate(self) -> dict[str, Any]:
-        from training.offline.loop import run_eval
+        from training.agents.checkpoint_agent import evaluate_model
 
-        return run_eval(self.inner.policy, self.tok, self.tcfg, self.store, self.cfg.eval_episodes,
+        return evaluate_model(self.inner.policy, self.tok, self.tcfg, self.store, self.cfg.eval_episodes,
                         seed=self.cfg.eval_seed)  # fmt: skip
 
     def improved(self, rnd: int, ev: dict[str, Any] | None) -> bool:
@@ -285,8 +285,7 @@ class OnlineTrainer:
 
     def keep_best(self, rnd: int) -> None:
         """Copy the checkpoint just saved to OUT/checkpoint-best (listed in the store)."""
-        from training.checkpoint import copy_checkpoint
-        copy_checkpoint(self.ckpt, self.out / "checkpoint-best", self.store, self.state["run_id"], rnd,
+        ck.copy_checkpoint(self.ckpt, self.out / "checkpoint-best", self.store, self.state["run_id"], rnd,
                         {"kept_best": self.state["best"]})  # fmt: skip
 
     def save(self, rnd: int, metrics: dict[str, Any]) -> None:
@@ -296,7 +295,7 @@ class OnlineTrainer:
         self.state["kl_coef"] = float(self.kl.value)
         dataset = {"init": self.cfg.init, "run_id": self.state["run_id"], "online": True,
                    **online_dataset(self.cfg, self.bc_composition)}  # fmt: skip
-        save_checkpoint(self.ckpt, self.inner.policy, self.tok, self.tcfg, step=rnd, epoch=rnd,
+        ck.save_checkpoint(self.ckpt, self.inner.policy, self.tok, self.tcfg, step=rnd, epoch=rnd,
                         dataset=dataset, optimizer=self.opt, metrics=metrics)  # fmt: skip
         head = {k: v.detach().contiguous().cpu() for k, v in self.inner.v_head.state_dict().items()}
         save_file(head, str(self.ckpt / VALUE_HEAD))

@@ -17,8 +17,9 @@ import torch
 
 import envs
 from envs.core import Transition, history_to_str
-from training.batched import RolloutEpisode, TaskPool, left_pad, play
-from training.tokenization import encode, never_sampled, newline_id
+from training.decoding.padding import left_pad
+from training.evaluation.play_many import RolloutEpisode, TaskPool, play
+from training.model.tokenization import encode, never_sampled, newline_id
 
 __all__ = ["BatchSampler", "RolloutEpisode", "TaskPool", "from_store", "rollout", "to_records"]
 
@@ -72,7 +73,7 @@ class BatchSampler:
 def rollout(pool: TaskPool, sampler: BatchSampler, seeds: Sequence[int], *,
             max_steps: int | None = None) -> list[RolloutEpisode]:
     """Play one episode per seed, ``len(pool)`` at a time, generating each turn in one batch
-    (:func:`training.batched.play` in chunks: the order the global RNG is drawn in)."""
+    (:func:`training.evaluation.play_many.play` in chunks: the order the global RNG is drawn in)."""
 
     def act(_idx: list[int], tasks: list) -> tuple[list[str], list[bool]]:
         actions = sampler.generate([history_to_str(t.history()) for t in tasks])

@@ -62,12 +62,12 @@ def tiny_checkpoint(path: str | Path, task: str, pairs: Sequence[tuple[str, str]
                     texts: Sequence[str] = (), bc_steps: int = 0, lr: float = 3e-3, n_layer: int = 1,
                     n_embd: int = 32, n_head: int = 2, n_positions: int = 128, seed: int = 0) -> Path:
     """Write a tiny BC checkpoint for ``task``: byte tokenizer, ``bc_steps`` BC steps on ``pairs``."""
-    from training.checkpoint import save_checkpoint
     from training.config import TrainConfig
-    from training.dataset import PackedDataset, Window
+    from training.datasets.windows import PackedDataset, Window
     from training.losses import bc_loss
-    from training.models import PolicyValueModel, tiny_lm
-    from training.tokenization import build_tokenizer, encode
+    from training.model.checkpoint import save_checkpoint
+    from training.model.policy_value import PolicyValueModel, tiny_lm
+    from training.model.tokenization import build_tokenizer, encode
 
     torch.manual_seed(seed)
     corpus = [p for p, _ in pairs] + [a for _, a in pairs] + list(texts)
@@ -93,7 +93,7 @@ def tiny_checkpoint(path: str | Path, task: str, pairs: Sequence[tuple[str, str]
 @torch.no_grad()
 def action_probs(lm, tok, prompt: str, actions: Sequence[str]) -> list[float]:
     """P(action | prompt) of each whole utterance under ``lm`` (temperature 1)."""
-    from training.tokenization import encode
+    from training.model.tokenization import encode
 
     out = []
     p = encode(tok, prompt)

@@ -1,7 +1,7 @@
 """The update half of the online algorithms: rollout episodes -> token data -> PPO (docs/algorithms.md §5) or
 filtered-BC (§6) steps. Used by :mod:`training.online.loop`.
 
-Rollouts are tokenised exactly like offline data (:class:`training.dataset.PackedDataset`, one
+Rollouts are tokenised exactly like offline data (:class:`training.datasets.windows.PackedDataset`, one
 window per step for maze/chess, per episode otherwise), so a token's reward sits on the last token
 of its utterance. Per-token quantities (old log-probs, reference log-probs, values, advantages,
 returns) are kept as flat arrays aligned with the packed tokens and gathered per minibatch.
@@ -12,15 +12,15 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from training.dataset import PackedDataset, episode_windows
+from training.datasets.windows import PackedDataset, episode_windows
 from training.losses import bc_loss
-from training.models import hidden_size
+from training.model.policy_value import hidden_size
+from training.model.tokenization import encode
 from training.online import ppo
-from training.tokenization import encode
 
 
 class PolicyWithValue(nn.Module):
-    """The policy (a :class:`training.models.PolicyValueModel`) plus PPO's linear value head
+    """The policy (a :class:`training.model.policy_value.PolicyValueModel`) plus PPO's linear value head
     (W = 0, b = ``value_bias``) on the policy's own last hidden state (docs/algorithms.md §5.1)."""
 
     def __init__(self, policy, value_bias: float = 0.0) -> None:

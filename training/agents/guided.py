@@ -4,7 +4,7 @@ Each turn:
 
 1. the language model (``hf:MODEL`` or ``http:MODEL@URL``) proposes up to ``n`` distinct candidate
    actions (its greedy line first, then samples);
-2. the value checkpoint (``lmrl train mc --goals``, :mod:`training.goals`) predicts, for every
+2. the value checkpoint (``lmrl train mc --goals``, :mod:`training.datasets.goals`) predicts, for every
    candidate and every goal of the task, the probability that the episode ends with that goal
    reached (``Q(history, goal, candidate)``), and the change against the candidates' mean;
 3. those predictions go back to the language model as a short critique after the history
@@ -27,15 +27,15 @@ from typing import Any
 
 from envs.core import Text, history_to_str
 from envs.core.explanation import Candidate, Explanation
+from training.datasets.goals import Goal, goal_prompt, goals_for
 from training.errors import TrainingError
-from training.goals import Goal, goal_prompt, goals_for
 
 CHOICE_RE = re.compile(r"\d+")
 
 
 class GuidedAgent:
     """``proposer`` (an Agent; ``propose(history, n)`` when it has one) guided by ``values`` (a
-    :class:`training.agent.CheckpointAgent` trained with ``--goals``)."""
+    :class:`training.agents.checkpoint_agent.CheckpointAgent` trained with ``--goals``)."""
 
     kind = "guided"
 
@@ -109,7 +109,7 @@ class GuidedAgent:
     def assess(self, history: Sequence[Text], candidates: Sequence[str]) -> tuple[dict[str, list[float]], list[float]]:
         """(:meth:`predict`, each candidate's mean log-probability per token under the data's
         behaviour, averaged over the goals' prompts: how like the value model's data it is)."""
-        from training.explain import token_terms
+        from training.agents.explain import token_terms
 
         h = history_to_str(history)
         out: dict[str, list[float]] = {}
@@ -204,7 +204,7 @@ def load_guided(llm: str, checkpoint: str, *, task: str | None = None, role: str
     """The ``guided`` agent kind's loader: ``llm`` is ``hf:MODEL`` or ``http:MODEL@URL`` (the
     choice was checked by :func:`envs.core.agents.split_guided`)."""
     from envs.core.agents import make_model_agent
-    from training.agent import load_agent
+    from training.agents.checkpoint_agent import load_agent
 
     values = load_agent(str(Path(checkpoint).expanduser()))  # a missing one: load_agent's own error
     if task is not None and values.decoder.cfg.task != task:

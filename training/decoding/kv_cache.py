@@ -1,4 +1,4 @@
-"""KV caches for batched decoding (:mod:`training.batched_decode`, issue #12).
+"""KV caches for batched decoding (:mod:`training.decoding.free_text`, issue #12).
 
 :class:`RowsCache` keeps the keys and values of every layer of one language model in a single
 tensor ``buf`` [2 (keys, values), layers, rows, heads, capacity, head dim], filled up to ``n``
@@ -10,7 +10,7 @@ cache layers (>= 4.56) the model writes each forward's keys and values straight 
 transformers returns is stacked back into ``buf`` after each forward (:meth:`RowsCache.absorb`).
 
 :func:`kv_of` and :func:`cache_from` convert between transformers caches and per-layer (K, V)
-lists for the scoring passes of :class:`training.generation.Decoder`.
+lists for the scoring passes of :class:`training.decoding.decoder.Decoder`.
 """
 
 from __future__ import annotations

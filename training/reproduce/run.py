@@ -2,7 +2,7 @@
 
 1. The dataset: the task's behaviour policy from the data seeds (``lmrl generate``), into the
    reproduction's own store in ``OUT`` (:func:`data.store.store_in`).
-2. Every algorithm of :data:`training.reproduce_recipes.ALGORITHMS` for each training seed
+2. Every algorithm of :data:`training.reproduce.recipes.ALGORITHMS` for each training seed
    (``lmrl train``; PPO and online %BC start from the BC run of the same seed, and so do the
    offline algorithms a task's recipe lists in ``from_bc``).
 3. Each checkpoint evaluated on the evaluation seeds (``lmrl eval``: the store's ``evaluations``).
@@ -33,7 +33,7 @@ from data.store import store_in
 from envs.core.process_agent import child_env
 from training.args import task_option
 from training.errors import TrainingError
-from training.reproduce_recipes import (
+from training.reproduce.recipes import (
     ALGORITHMS,
     BUDGETS,
     DATA_SEED,
@@ -274,7 +274,7 @@ class Reproduction:
     def run(self) -> dict[str, Any]:
         # Not at import: `lmrl` builds this command's parser at every start, and the report's
         # importlib.metadata (package versions) is a good part of the start's cost.
-        from training.reproduce_report import git_commit, write_report
+        from training.reproduce.report import git_commit, write_report
 
         self.out.mkdir(parents=True, exist_ok=True)
         t0, commit = time.time(), git_commit()

@@ -10,6 +10,7 @@ detached online hidden states (trlx); ``"full"`` also keeps a target trunk (LMRL
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -191,13 +192,6 @@ class PolicyValueModel(nn.Module):
         assert self.beta_head is not None and h is not None
         return self.beta_head(h)
 
-    def loss(self, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tensor, dict[str, float]]:
-        """(loss, stats) of ``cfg``'s algorithm on a batch (the model has no ``forward``: train
-        through :class:`LossModule`, which DDP can wrap)."""
-        from training.offline import loss_fn
-
-        return loss_fn(self.algo)(self, batch, cfg)
-
     @torch.no_grad()
     def update_targets(self, alpha: float) -> None:
         from training.losses import polyak_
@@ -223,13 +217,15 @@ def _frozen(module: nn.Module) -> nn.Module:
 
 
 class LossModule(nn.Module):
-    """``LossModule(model)(batch, cfg) -> (loss, stats)``: the model's algorithm loss as a module's
-    forward. The training loop hands this wrapper to ``accelerate.prepare``: DDP synchronises
-    gradients only for what runs through its wrapped module's forward."""
+    """``LossModule(model, loss)(batch, cfg) -> (loss, stats)``: an algorithm's
+    ``loss(model, batch, cfg)`` (:func:`training.offline.loss_fn`) as a module's forward (the
+    model has none). The training loop hands this wrapper to ``accelerate.prepare``: DDP
+    synchronises gradients only for what runs through its wrapped module's forward."""
 
-    def __init__(self, model: PolicyValueModel) -> None:
+    def __init__(self, model: PolicyValueModel, loss: Callable[..., tuple[torch.Tensor, dict[str, float]]]) -> None:
         super().__init__()
         self.model = model
+        self.loss = loss
 
     def forward(self, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tensor, dict[str, float]]:
-        return self.model.loss(batch, cfg)
+        return self.loss(self.model, batch, cfg)

@@ -21,7 +21,7 @@ import torch
 from envs.core import Text, history_to_str
 from envs.core.checkpoint_choice import settings_text
 from training.config import action_token_limit
-from training.generation import Decoder
+from training.decoding.decoder import Decoder
 
 
 class CheckpointAgent:
@@ -37,7 +37,7 @@ class CheckpointAgent:
         self.candidates = list(candidates or [])
         """Actions to choose among where the task lists none (reranking decodings only)."""
         self.partner_model = partner_model
-        """A checkpoint trained with ``--partner-model``: its :class:`training.partner_model.PartnerModel`."""
+        """A checkpoint trained with ``--partner-model``: its :class:`training.datasets.partner_conditioned.PartnerModel`."""
         self._task = None
         self._gen = torch.Generator().manual_seed(0)
 
@@ -54,7 +54,7 @@ class CheckpointAgent:
         """The episodes of the consecutive ``seeds``, played side by side with one batched forward
         per turn (what ``lmrl generate`` stores for a checkpoint); each episode draws from its
         seed's generator, so they are those that playing one at a time gives."""
-        from training.evaluate import play_episodes
+        from training.evaluation.evaluate import play_episodes
 
         return play_episodes(task_id, self, len(seeds), seeds[0], options, progress=False)
 
@@ -80,7 +80,7 @@ class CheckpointAgent:
         the checkpoint was trained with one (what its training prompts ended with)."""
         text = history_to_str(history)
         if self.partner_model is not None:
-            from training.partner_model import said_by_partner
+            from training.datasets.partner_conditioned import said_by_partner
 
             text += self.partner_model.line(said_by_partner(history))
         return text
@@ -113,7 +113,7 @@ class CheckpointAgent:
         if free:
             states = None
             if memos is not None:
-                from training.batched_decode import RowState
+                from training.decoding.free_text import RowState
 
                 states = [memos[i].setdefault("decode", RowState()) for i in free]
             texts, cut = self.decoder.sample_batch([prompts[i] for i in free], [generators[i] for i in free],
@@ -124,8 +124,8 @@ class CheckpointAgent:
 
     def explain(self, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5):
         """What the checkpoint thinks of the state ``history``: an
-        :class:`envs.core.explanation.Explanation` (``training.explain.explain``)."""
-        from training.explain import explain
+        :class:`envs.core.explanation.Explanation` (``training.agents.explain.explain``)."""
+        from training.agents.explain import explain
 
         data = None if legal else self.choices(None, history)  # the data's actions (a reranking decoding)
         if data:  # the ones the agent ranks highest (all of them: thousands of rows to score)
@@ -137,8 +137,8 @@ class CheckpointAgent:
 
     def policy_map(self, task) -> dict[tuple[int, int], str]:
         """The greedy action on every free cell of the fully observed maze ``task``
-        (``training.explain.policy_map``)."""
-        from training.explain import policy_map
+        (``training.agents.explain.policy_map``)."""
+        from training.agents.explain import policy_map
 
         return policy_map(self, task)
 
@@ -179,7 +179,7 @@ def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | N
 
     Raises :class:`training.errors.TrainingError` for a missing or corrupt checkpoint.
     """
-    from training.checkpoint import load_checkpoint
+    from training.model.checkpoint import load_checkpoint
 
     model, tok, cfg, meta = load_checkpoint(path)
     model.to(agent_device())
@@ -211,7 +211,7 @@ def _partner_model(folder: Path) -> Any:
         return None
     if not obj:
         return None
-    from training.partner_model import PartnerModel
+    from training.datasets.partner_conditioned import PartnerModel
 
     return PartnerModel.from_json(obj)
 
@@ -223,3 +223,17 @@ def _data_actions(folder: Path) -> list[str]:
     except (OSError, ValueError, AttributeError):
         return []
     return [a for a in actions if isinstance(a, str)]
+
+
+def evaluate_model(model, tok, cfg, store=None, episodes: int | None = None, seed: int = 0) -> dict[str, Any]:
+    """Evaluate a model being trained (offline or online) against its task, as a checkpoint
+    agent would play it (exact DP for maze-fo)."""
+    from training.evaluation.evaluate import evaluate
+
+    was = model.training
+    try:
+        agent = CheckpointAgent(Decoder(model, tok, cfg), f"{cfg.algo}:training", {})
+        return evaluate(agent, cfg.task, episodes or cfg.eval_episodes, seed=seed, store=store,
+                        task_options=cfg.task_options)  # fmt: skip
+    finally:
+        model.train(was)

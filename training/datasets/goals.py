@@ -1,5 +1,5 @@
 """Goals of an episode, and goal-relabelled training windows for a goal-conditioned value function
-(the value model a ``guided:`` agent asks, :mod:`training.guided`). No torch at import.
+(the value model a ``guided:`` agent asks, :mod:`training.agents.guided`). No torch at import.
 
 A *goal* is an outcome of a whole episode that an agent may want more or less of: the secret is
 found, the buyer buys, the car sells above its list price. :func:`goals_for` lists a task's goals
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from training.dataset import Window
+    from training.datasets.windows import Window
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def relabel(windows: Sequence[Window], reached: Mapping[str, bool], goals: Seque
     line, reward 1 on the episode's last action when the goal was reached, else 0 everywhere. An
     episode that did not end (cut by the data, not by the task) keeps its bootstrap and gets no
     goal reward."""
-    from training.dataset import Window
+    from training.datasets.windows import Window
 
     out: list[Window] = []
     if not windows:

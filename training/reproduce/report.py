@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from data.store import store_in
-from training.reproduce_recipes import (
+from training.reproduce.recipes import (
     ALGORITHMS,
     DATA_SEED,
     TABLE2_KEYS,
@@ -186,7 +186,7 @@ def markdown(res: dict[str, Any]) -> str:
         f"* Dataset: {d['episodes']} episodes of the behaviour policy, seeds {d['seeds']} "
         f"(mean return {d['mean_return']:.3f}, success {d['success_rate']:.1%}, {d['wall_s']} s): `{d['command']}`",
         f"* Evaluation seeds: {res['evaluation_seeds']} (disjoint from the data seeds).",
-        f"* Recipe: {res['recipe_note'] or 'see training/reproduce_recipes.py'}",
+        f"* Recipe: {res['recipe_note'] or 'see training/reproduce/recipes.py'}",
         f"* Versions: {', '.join(f'{k} {v}' for k, v in res['versions'].items())}; commit {res['git_commit']}", "",
         "| algorithm | return | **normalised** | success | LMRL Table 2 | seeds | eval | wall (train + eval, all seeds) |",
         "|---|---|---|---|---|---|---|---|",

@@ -10,7 +10,7 @@ from typing import Any
 from data.composition import format_composition, left_out_rollouts
 from data.datasets import DatasetQuery, describe_query, load_episodes, select_episode_ids
 from data.stats import episode_returns
-from training.dataset import Window, episode_windows, select_top
+from training.datasets.windows import Window, episode_windows, select_top
 from training.errors import TrainingError
 
 
@@ -48,12 +48,12 @@ def load_windows(store, ids: list[int], mode: str, truncation: str = "terminal",
     ``truncation="terminal"`` treats a time-limit end like a terminal state (LMRL-Gym);
     ``"drop"`` drops the timed-out last step and bootstraps from the state before it.
     ``goals_of`` (a task id): one copy of each episode per goal of that task, relabelled
-    (:func:`training.goals.relabel`).
-    ``partner_model`` (a :class:`training.partner_model.PartnerModel`): every prompt ends with its
-    line after what the partner had said by then (:func:`training.partner_model.condition`).
+    (:func:`training.datasets.goals.relabel`).
+    ``partner_model`` (a :class:`training.datasets.partner_conditioned.PartnerModel`): every prompt ends with its
+    line after what the partner had said by then (:func:`training.datasets.partner_conditioned.condition`).
     """
     if goals_of is not None:
-        from training.goals import achieved, goals_for, relabel
+        from training.datasets.goals import achieved, goals_for, relabel
 
         goals = goals_for(goals_of)
     out: list[Window] = []
@@ -66,7 +66,7 @@ def load_windows(store, ids: list[int], mode: str, truncation: str = "terminal",
         pairs = [(s["action"], s["observation"], float(s["reward"])) for s in steps]
         wins = episode_windows(ep.episode["first_observation"], pairs, ended, mode, ep.id)
         if partner_model is not None:
-            from training.partner_model import condition
+            from training.datasets.partner_conditioned import condition
 
             wins = condition(wins, partner_model, [p[1] for p in pairs])
         if goals_of is not None:
@@ -81,8 +81,8 @@ def load_windows(store, ids: list[int], mode: str, truncation: str = "terminal",
 
 def fit_partner_model(store, ids: list[int], task_id: str) -> Any:
     """The partner model of ``lmrl train --partner-model``, fitted on the selected episodes whose
-    partner type is recorded (:func:`training.partner_model.fit`)."""
-    from training.partner_model import fit, partner_label
+    partner type is recorded (:func:`training.datasets.partner_conditioned.fit`)."""
+    from training.datasets.partner_conditioned import fit, partner_label
 
     labelled = []
     for ep in load_episodes(store, ids):
@@ -129,7 +129,7 @@ def segment_texts(windows: list[Window]) -> list[str]:
 def checkpoint_dataset(path: str) -> dict[str, Any] | None:
     """What the checkpoint at ``path`` was trained on, from its ``dataset.json``: ``episodes`` and
     ``selected_by`` (offline), or ``online`` and its ``run_id``; None when it does not say."""
-    from training.checkpoint import resolve_path
+    from training.model.checkpoint import resolve_path
 
     try:
         info = json.loads((resolve_path(path) / "dataset.json").read_text())

@@ -25,7 +25,7 @@ from data.session import partner_replies
 from envs.core import Text, history_to_str
 
 if TYPE_CHECKING:
-    from training.dataset import Window
+    from training.datasets.windows import Window
 
 
 class _Recorder:
@@ -96,7 +96,7 @@ def partner_views(episode: dict[str, Any], steps: Sequence[dict[str, Any]]) -> l
 def partner_windows(store, ids: Sequence[int]) -> tuple[list[Window], int]:
     """One window per partner reply of the episodes ``ids`` (view, reply), chained per episode;
     returns (windows, how many episodes did not replay and were left out)."""
-    from training.dataset import Window
+    from training.datasets.windows import Window
 
     out: list[Window] = []
     skipped = 0

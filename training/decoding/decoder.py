@@ -13,11 +13,11 @@ from collections.abc import Sequence
 import torch
 import torch.nn.functional as F
 
-from training.batched import left_pad, position_ids
-from training.batched_decode import RowState, _cached_step, sample_batch
-from training.decode_cache import cache_from, kv_of
+from training.decoding.free_text import RowState, _cached_step, sample_batch
+from training.decoding.kv_cache import cache_from, kv_of
+from training.decoding.padding import left_pad, position_ids
 from training.losses import perturb_logits
-from training.tokenization import encode, never_sampled, newline_id
+from training.model.tokenization import encode, never_sampled, newline_id
 
 
 class Decoder:
@@ -278,7 +278,7 @@ class Decoder:
                      greedy: bool | None = None, states: Sequence[RowState | None] | None = None,
                      ) -> tuple[list[str], list[bool]]:
         """:meth:`sample` of many prompts in one batch: (utterances, cut flags); ``states`` keep
-        each episode's cache between turns (:mod:`training.batched_decode`)."""
+        each episode's cache between turns (:mod:`training.decoding.free_text`)."""
         return sample_batch(self, prompts, generators, greedy, states)
 
     @torch.no_grad()

@@ -4,7 +4,7 @@ evaluation where its spec offers one (maze-fo: dynamic programming, the policy d
 cell), and the store's ``evaluations`` table.
 
 Sampled evaluation plays its episodes side by side (:func:`play_episodes`: ``batch_size`` task
-instances, one batched forward per turn for all unfinished episodes, :mod:`training.batched`); a
+instances, one batched forward per turn for all unfinished episodes, :mod:`training.evaluation.play_many`); a
 checkpoint's episodes are the same as one at a time (``batch_size=1``, the reference) for the same
 seeds, as each episode draws from a generator seeded from its own seed."""
 
@@ -58,7 +58,7 @@ def play_episodes(task_id: str, agent, episodes: int, seed: int = 0, task_option
     """The episodes from seeds ``seed .. seed + episodes - 1``, in seed order.
 
     An agent with ``act_batch`` (a checkpoint) plays ``batch_size`` episodes side by side, one
-    batched forward per turn for all of them (:func:`training.batched.play`); ``batch_size`` 1, or
+    batched forward per turn for all of them (:func:`training.evaluation.play_many.play`); ``batch_size`` 1, or
     an agent without it, plays them one at a time (:func:`envs.run_episode`, the reference). Each
     episode samples from its own generator seeded from its seed, so the batch size does not change
     what it plays. ``progress``: a bar of finished episodes on stderr (None: when stderr is a
@@ -85,7 +85,7 @@ def play_episodes(task_id: str, agent, episodes: int, seed: int = 0, task_option
 
 def _batched(task_id: str, agent, seeds: list[int], task_options: dict | None, batch_size: int, bar,
              max_steps: int | None) -> list:
-    from training.batched import TaskPool, play
+    from training.evaluation.play_many import TaskPool, play
 
     gens = [agent.generator_for(s) for s in seeds]
     memos: list[dict] = [{} for _ in seeds]  # what the agent keeps per episode (its prompt's cache)

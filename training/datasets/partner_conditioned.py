@@ -13,7 +13,7 @@ none, anchoring or feature.
 ``"Buyer model: anchoring 60%, feature 10%, none 30%\\n"`` (percentages rounded to 10), which
 :func:`condition` puts at the end of every training prompt, right before the action (where a prompt
 cut from the left keeps it), and which a checkpoint agent puts after its history when it plays
-(:meth:`training.agent.CheckpointAgent.prompt`), so training and play read the same text.
+(:meth:`training.agents.checkpoint_agent.CheckpointAgent.prompt`), so training and play read the same text.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from training.dataset import Window
+    from training.datasets.windows import Window
 
 
 def _car_dealer_label(info: Mapping[str, Any]) -> str | None:
@@ -144,7 +144,7 @@ def condition(windows: Sequence[Window], model: PartnerModel, observations: Sequ
     """An episode's one-action windows (window k: the prompt before its k-th action), each prompt
     and next prompt followed by the model's line after what the partner had said by then (the
     observations of the steps before)."""
-    from training.dataset import Window
+    from training.datasets.windows import Window
 
     if not all(w.keep_end and len(w.segments) == 2 for w in windows):
         raise ValueError("--partner-model needs one window per step (--windows history or step)")

@@ -8,10 +8,7 @@ the pool's size, each chunk to its end (the online rollouts' order, which their 
 sampling depends on). :class:`TaskPool` holds the task instances for a whole run, so tasks that
 hold partner processes (Stockfish) start once. Tasks whose partner is a separate process (Stockfish) are stepped in
 threads, so their searches overlap.
-
-:func:`left_pad` and :func:`position_ids` build the left-padded batch every batched forward uses:
-a row's real tokens end at the right edge, its position ids count only real tokens, so a prompt
-gets the same positions (and, masked, the same logits) alone or in any batch.
+No torch here: the policy's batched forward pads its rows with :mod:`training.decoding.padding`.
 """
 
 from __future__ import annotations
@@ -20,8 +17,6 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
-
-import torch
 
 import envs
 from envs.core import Transition, clean_text, episode_success
@@ -77,23 +72,6 @@ class TaskPool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def left_pad(rows: Sequence[Sequence[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """(input ids, attention mask) of token rows, padded on the left to the longest."""
-    width = max(len(r) for r in rows)
-    ids = torch.full((len(rows), width), pad, dtype=torch.long)
-    attn = torch.zeros_like(ids)
-    for i, r in enumerate(rows):
-        if r:
-            ids[i, width - len(r):] = torch.tensor(list(r), dtype=torch.long)
-            attn[i, width - len(r):] = 1
-    return ids, attn
-
-
-def position_ids(attn: torch.Tensor) -> torch.Tensor:
-    """Positions counting only attended tokens (0 for the padding before them)."""
-    return (attn.long().cumsum(-1) - 1).clamp(min=0)
 
 
 def episode_success_of(task, ep) -> bool:

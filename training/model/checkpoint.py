@@ -93,8 +93,8 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def load_checkpoint(path: str | os.PathLike[str], *, for_training: bool = False):
     """(model, tokenizer, config, meta) from a checkpoint folder; raises TrainingError."""
-    from training.models import PolicyValueModel, load_lm
-    from training.tokenization import load_tokenizer
+    from training.model.policy_value import PolicyValueModel, load_lm
+    from training.model.tokenization import load_tokenizer
 
     p = resolve_path(path)
     meta = read_meta(p)

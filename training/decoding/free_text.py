@@ -1,4 +1,4 @@
-"""Batched free-text decoding for :class:`training.generation.Decoder` (evaluation, issue #12).
+"""Batched free-text decoding for :class:`training.decoding.decoder.Decoder` (evaluation, issue #12).
 
 :func:`sample_batch` generates one utterance for each of many prompts: one KV-cached forward per
 token for all rows, value-guided like :meth:`Decoder.sample` (the same ``_heads``), each row drawn
@@ -13,8 +13,8 @@ gaps; position ids count only a row's real tokens, so every row sees what it wou
 When a turn's rows are prefilled in one group (the usual case) they decode on in that group's
 cache; rows that end their line stay in the batch, fed padding and drawing nothing, until half of
 them have ended, and then the batch keeps only the others. The caches are
-:class:`training.decode_cache.RowsCache` (one tensor for all layers); GPT-2 models run
-:mod:`training.fast_gpt2`'s lean forward.
+:class:`training.decoding.kv_cache.RowsCache` (one tensor for all layers); GPT-2 models run
+:mod:`training.model.fast_gpt2`'s lean forward.
 """
 
 from __future__ import annotations
@@ -25,16 +25,16 @@ from dataclasses import dataclass, field
 
 import torch
 
-from training import fast_gpt2
-from training.batched import left_pad
-from training.decode_cache import RowsCache
-from training.tokenization import encode_many
+from training.decoding.kv_cache import RowsCache
+from training.decoding.padding import left_pad
+from training.model import fast_gpt2
+from training.model.tokenization import encode_many
 
 
 @dataclass
 class RowState:
     """An episode's cached tokens and, per LM (the trunk, then a frozen π_β), their keys and values
-    [2, layers, heads, tokens, head dim] (:meth:`training.decode_cache.RowsCache.row`)."""
+    [2, layers, heads, tokens, head dim] (:meth:`training.decoding.kv_cache.RowsCache.row`)."""
 
     tokens: list[int] = field(default_factory=list)
     kv: list[torch.Tensor] = field(default_factory=list)

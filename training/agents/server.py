@@ -1,4 +1,4 @@
-"""A model agent in its own process: ``python -m training.agent_server``.
+"""A model agent in its own process: ``python -m training.agents.server``.
 
 The app runs checkpoints and ``hf:`` models here, so torch, the model's load and every forward
 pass happen in another process: the app's event loop never waits on them (no GIL held by a load,

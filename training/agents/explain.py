@@ -114,7 +114,7 @@ def _softmax(xs: Sequence[float]) -> list[float]:
 def explain(agent, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5,
             source: str | None = None) -> Explanation:  # fmt: skip
     """The top ``top`` candidates of the state ``history`` for a checkpoint agent
-    (:class:`training.agent.CheckpointAgent`); see the module docstring for what is computed.
+    (:class:`training.agents.checkpoint_agent.CheckpointAgent`); see the module docstring for what is computed.
     ``source``: where ``legal`` came from, in words (default: ``legal actions``)."""
     dec = agent.decoder
     algo = dec.algo

@@ -5,7 +5,7 @@ output capturing, config look-ups) than in arithmetic when the model is the 2-la
 and a forward feeds one token per row: about 1.3 ms of a 2.5 ms step on this CPU. :func:`step`
 runs the same modules (embeddings, each block's layer norms, ``Conv1D`` projections, activation,
 SDPA) on the same cache, with a boolean mask built once for all layers, and returns what
-:func:`training.batched_decode._cached_step` needs: the logits and final hidden state (of the last
+:func:`training.decoding.free_text._cached_step` needs: the logits and final hidden state (of the last
 position, or of all: the reranker's action rows), and the updated cache.
 
 It applies only where the model is a plain GPT-2 (:func:`supports`): self-attention only, SDPA or

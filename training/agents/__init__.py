@@ -1,0 +1,1 @@
+"""Checkpoints and Hugging Face models as the agents of envs, and their process."""

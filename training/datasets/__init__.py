@@ -1,0 +1,1 @@
+"""From stored episodes to training windows: the query, goals, partners."""

@@ -1,0 +1,1 @@
+"""Decoding from a checkpoint: value-guided sampling, the reranker, batched free text."""

@@ -1,0 +1,1 @@
+"""Playing many episodes and scoring them (LMRL's and the store's normalisation)."""

@@ -1,0 +1,1 @@
+"""Models, tokenizers and checkpoints (torch at import where the module says)."""

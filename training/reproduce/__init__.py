@@ -1,0 +1,1 @@
+"""`lmrl reproduce`: the recipes, the runs and the report."""
