@@ -1,10 +1,11 @@
 """Who can play a side: a human, a scripted policy by name, a model (``hf:``, ``http:``) or a
 trained checkpoint folder; and how an episode's source follows from its sides.
 
-The kinds that need the training extra (torch) are not imported here: :data:`_LOADERS` maps each
-model kind to a ``"module:attribute"`` string that is imported with importlib only when that kind
-is chosen, so ``import envs`` never imports torch. :func:`register_agent_loader` replaces an entry
-(training code, or a test's fake), with a callable or another such string.
+The task core names no package above it: the package that provides a model kind registers its
+loader (:func:`provide_agent_kind`, the training package does so when imported), as a
+``"module:attribute"`` string imported with importlib only when that kind is chosen, so
+``import envs`` never imports torch. :func:`register_agent_loader` replaces an entry (a test's
+fake) with a callable or another such string.
 """
 
 from __future__ import annotations
@@ -55,12 +56,12 @@ def episode_source(agent_kind: str | None, partner_kind: str | None = None) -> s
 # -- loaders by kind --------------------------------------------------------------------------
 AgentLoader = Callable[..., Agent]
 
-_DEFAULT_LOADERS: dict[str, str] = {
-    "checkpoint": "training.agents.checkpoint_agent:load_agent",  # (path, task=task_id)
-    "hf": "training.agents.hf_agent:HFAgent",  # (model)
+_DEFAULT_LOADERS: dict[str, AgentLoader | str] = {
     "http": "envs.core.remote:ChatEndpointAgent",  # (base_url, model, role=role)
-    "guided": "training.agents.guided:load_guided",  # (llm, checkpoint, task=task_id, role=role)
 }
+"""The loader of each kind as its provider registered it. The training package adds
+``checkpoint`` (path, task=task_id), ``hf`` (model) and ``guided`` (llm, checkpoint,
+task=task_id, role=role)."""
 _LOADERS: dict[str, AgentLoader | str] = dict(_DEFAULT_LOADERS)
 _IMPORTED: dict[str, AgentLoader] = {}
 """The loaders named by strings, imported (once)."""
@@ -70,6 +71,13 @@ _NEEDS = {
     "guided": "a guided agent needs the training extra",
 }
 """What a kind needs, for the one-line error when its module cannot be imported."""
+
+
+def provide_agent_kind(kind: str, loader: AgentLoader | str) -> None:
+    """The package that provides ``kind`` registers its loader (a callable, or
+    ``"module:attribute"`` imported on first use); a loader a test registered stays in use."""
+    _DEFAULT_LOADERS[kind] = loader
+    _LOADERS.setdefault(kind, loader)
 
 
 def register_agent_loader(kind: str, loader: AgentLoader | str) -> None:
@@ -82,6 +90,8 @@ def agent_loader(kind: str) -> AgentLoader:
     try:
         entry = _LOADERS[kind]
     except KeyError:
+        if kind in _NEEDS:  # a model kind whose provider is not installed, or not imported
+            raise AgentChoiceError(f"{_NEEDS[kind]} (installed and imported): {TRAIN_EXTRA}") from None
         known = ", ".join(sorted(_LOADERS))
         raise AgentChoiceError(f"no agent loader for {kind!r}: use one of {known}") from None
     if callable(entry):

@@ -1,4 +1,5 @@
-"""A model agent that runs in its own process (``python -m training.agents.server``).
+"""A model agent that runs in its own process (``python -m SERVER``, the module the training
+package registers with :func:`provide_model_process`).
 
 The app plays checkpoints and ``hf:`` models through :class:`ProcessAgent`: the child imports
 torch, loads the model and runs every forward pass, so the app's process never imports torch and
@@ -23,16 +24,29 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from envs.core.agents import AgentChoiceError
+from envs.core.agents import TRAIN_EXTRA, AgentChoiceError
 from envs.core.api import Text
 from envs.core.explanation import Explanation, explanation_from_dict
 
-SERVER_MODULE = "training.agents.server"
+_SERVER_MODULE: list[str] = []
+"""The module a model process runs (``python -m``), as its provider registered it."""
 _LIVE: weakref.WeakSet[ProcessAgent] = weakref.WeakSet()
 
 
 class AgentProcessError(RuntimeError):
     """The agent's process failed a request, or died (the message says which and why)."""
+
+
+def provide_model_process(module: str) -> None:
+    """The package that serves models registers the module a model process runs."""
+    _SERVER_MODULE[:] = [module]
+
+
+def server_module() -> str:
+    """The module a model process runs; an :class:`AgentChoiceError` without a provider."""
+    if not _SERVER_MODULE:
+        raise AgentChoiceError(f"a model's process needs the training extra (installed and imported): {TRAIN_EXTRA}")
+    return _SERVER_MODULE[0]
 
 
 def _source_root() -> str:
@@ -79,7 +93,7 @@ class ProcessAgent:
         env = child_env()
         env.setdefault("PYTHONIOENCODING", "utf-8")
         self._proc = subprocess.Popen(
-            [python or sys.executable, "-m", SERVER_MODULE],
+            [python or sys.executable, "-m", server_module()],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
             env=env, encoding="utf-8", bufsize=1,
         )  # fmt: skip
