@@ -7,5 +7,6 @@ Questions, Guess My City) and ``car_dealer``, each with the same file names for 
 This package never imports textual or torch.
 """
 
+import envs.families  # noqa: E402, F401 - declares the built-in families to the core
 from envs.core import *  # noqa: F403 - the package's face is the core's API
 from envs.core import __all__  # noqa: F401

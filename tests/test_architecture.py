@@ -105,3 +105,47 @@ def test_families_use_the_same_file_names(family: str) -> None:
     for d in tasks:
         odd = {p.name for p in d.glob("*.py")} - roles
         assert not odd, f"{d.relative_to(ROOT)} has files outside the shared roles: {sorted(odd)}"
+
+
+def _module_names(package: str) -> set[str]:
+    """Every importable dotted name of ``package`` (its subpackages and modules)."""
+    out = set()
+    for p in (ROOT / package).rglob("*.py"):
+        parts = list(p.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out.add(".".join(parts))
+    return out
+
+
+def _strings(path: Path) -> list[tuple[int, str]]:
+    """(line, text) of every string literal of a file, docstrings and f-string parts included."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [(n.lineno, n.value) for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+def _naming(files: list[Path], names: set[str]) -> list[str]:
+    import re
+
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w])")
+    return [f"{p.name}:{line}: {m.group(1)}" for p in files for line, text in _strings(p)
+            for m in pattern.finditer(text)]  # fmt: skip
+
+
+def test_the_tasks_name_no_package_above_them_and_the_core_no_family() -> None:
+    """No string of envs names a module of data, training or the app (agent kinds and the model
+    process are provided by the training package), and none of envs/core names a family (they
+    are declared in envs/families.py): what import-linter cannot see, strings included."""
+    above = {m for pkg in ("data", "training", "lmrl_tui") for m in _module_names(pkg) if "." in m}  # "data": a word too
+    assert _naming(sorted((ROOT / "envs").rglob("*.py")), above) == []
+    families = {m for m in _module_names("envs") if m.split(".")[1:2] and m.split(".")[1] in FAMILIES}
+    assert _naming(sorted((ROOT / "envs" / "core").rglob("*.py")), families) == []
+
+
+def test_the_string_finder_finds_a_module_named_in_a_docstring(tmp_path: Path) -> None:
+    f = tmp_path / "m.py"
+    f.write_text('"""Loads ``training.agents.server`` in a child."""\nX = f"{1} data.store"\nY = "datasets"\n')
+    got = [s.split(": ")[1] for s in _naming([f], {"training.agents.server", "data.store", "data"})]
+    assert got == ["training.agents.server", "data.store"]

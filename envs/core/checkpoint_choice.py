@@ -34,8 +34,8 @@ def checkpoint_folder(choice: str) -> str:
 
 def split_checkpoint_choice(choice: str) -> tuple[str, dict[str, Any]]:
     """``"runs/mc --decoding rerank --no-repeat"`` -> ``("runs/mc", {"decoding": "rerank",
-    "no_repeat": True})``: the folder and the settings, as keyword arguments of
-    ``training.agents.checkpoint_agent.load_agent``. Settings start at the first `` --``; ``--flag value`` and
+    "no_repeat": True})``: the folder and the settings, as keyword arguments of the checkpoint
+    kind's loader. Settings start at the first `` --``; ``--flag value`` and
     ``--flag=value`` both work. Raises :class:`CheckpointSettingsError` for an unknown setting or a
     bad value."""
     folder = checkpoint_folder(choice)

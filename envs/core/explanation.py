@@ -1,5 +1,5 @@
 """What a model agent thinks of a state, as plain data: no torch, so the app can draw it and an
-agent in another process can send it (``training.agents.explain`` computes it).
+agent in another process can send it (the training package computes it).
 
 :class:`Explanation` holds the top candidate actions of one state with their values or
 probabilities; :func:`explanation_to_dict` / :func:`explanation_from_dict` carry it over JSON.

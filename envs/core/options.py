@@ -1,5 +1,5 @@
-"""Task options as a command line or a form writes them (``key=value``), and what each built-in
-task takes (:data:`DECLARED`: kinds, defaults and valid values)."""
+"""Task options as a command line or a form writes them (``key=value``), and what each task
+declared it takes (:data:`DECLARED`: kinds, defaults and valid values)."""
 
 from __future__ import annotations
 
@@ -100,64 +100,20 @@ def show_value(value: Any) -> str:
     return str(value)
 
 
-def _int(name: str, default: Any, help: str = "", minimum: float | None = 1) -> OptionSpec:
+def int_option(name: str, default: Any, help: str = "", minimum: float | None = 1) -> OptionSpec:
+    """A whole-number option (at least ``minimum``)."""
     return OptionSpec(name, "int", default, help=help, minimum=minimum)
 
 
-_MAZE = (
-    OptionSpec("layout", "choice", "double_t", ("double_t", "umaze", "medium", "random"),
-               "the maze: LMRL's double-T, two smaller ones, or a random one"),
-    _int("max_steps", 100, "moves before the episode is cut"),
-    _int("size", 6, "the random maze's size (layout=random)", minimum=3),
-    _int("layout_seed", 0, "the random maze's seed (layout=random)", minimum=0),
-)  # fmt: skip
-_TEXTNAV = (_int("max_steps", 20, "actions before the episode is cut"),)
-_WORDLE = (
-    OptionSpec("words", "choice", "standard", ("standard", "small"),
-               "the word list: the real game's, or a closed 400-word game"),
-    _int("max_guesses", 6, "guesses allowed"),
-    OptionSpec("bad_word_reward", "float", -1.0, help="reward of a guess that is not a word"),
-    OptionSpec("vocab_file", "text", None, help="a file of answer words (one a line)"),
-    OptionSpec("guess_file", "text", None, help="a file of extra allowed guesses"),
-)  # fmt: skip
-_CHESS = (
-    OptionSpec("opponent", "choice", "stockfish", ("stockfish", "random"), "who plays Black"),
-    _int("elo", 1200, "Stockfish's strength (clamped to what the engine allows)", minimum=0),
-    OptionSpec("skill_level", "float", None, help="Stockfish's skill level, 0-20, instead of elo", minimum=0),
-    _int("depth", None, "Stockfish's search depth"),
-    _int("movetime", None, "Stockfish's time per move, in ms"),
-    _int("nodes", None, "Stockfish's nodes per move"),
-    _int("threads", 1, "Stockfish's threads"),
-    _int("max_moves", 400, "White's moves before the game is cut"),
-    OptionSpec("fen", "text", None, help="start from this position (FEN)"),
-)  # fmt: skip
-_SETUPS = ("kQK", "kRK", "kQRK", "kRRK")
-_ENDGAMES = (
-    *_CHESS,
-    OptionSpec("positions", "text", "test", ("test", "random"),
-               "test (LMRL's test positions), random (fresh random ones) or a positions file "
-               "(JSON lines of FENs, e.g. from scripts/make_endgames.py)"),
-    OptionSpec("setups", "choices", list(_SETUPS), _SETUPS, "which endgames (e.g. kQK or kQK,kRK)"),
-)  # fmt: skip
-_QUESTIONS = (
-    _int("max_questions", 20, "questions allowed"),
-    OptionSpec("secret", "text", None, help="the hidden answer (else drawn from the seed)"),
-    OptionSpec("deterministic", "bool", False, help="the answer is seed modulo the number of answers"),
-)  # fmt: skip
-_CAR_DEALER = (
-    OptionSpec("reward_mode", "choice", "fancy", ("fancy", "revenue"), "LMRL's reward: fancy or revenue"),
-    _int("max_texts", 50, "utterances of both sides before the talk is cut", minimum=2),
-    OptionSpec("buyer_bias", "choice", "none", ("none", "anchoring", "feature", "mixed"),
-               "a biased embedded buyer a seller can steer (mixed: drawn per episode)"),
-)  # fmt: skip
+DECLARED: dict[str, tuple[OptionSpec, ...]] = {}
+"""The options each task declared (:func:`declare_options`; ``envs.option_specs(task_id)`` adds any
+a task's spec shows that are not declared)."""
 
-DECLARED: dict[str, tuple[OptionSpec, ...]] = {
-    "maze-fo": _MAZE, "maze-po": _MAZE, "textnav-fo": _TEXTNAV, "textnav-po": _TEXTNAV,
-    "wordle": _WORDLE, "wordle-lmrl": _WORDLE, "chess": _CHESS, "endgames": _ENDGAMES,
-    "twenty-questions": _QUESTIONS, "guess-city": _QUESTIONS, "car-dealer": _CAR_DEALER,
-}  # fmt: skip
-"""The options each built-in task takes (``envs.option_specs(task_id)`` adds any a task's spec
-shows that are not declared here)."""
+
+def declare_options(task_ids: tuple[str, ...] | list[str], specs: tuple[OptionSpec, ...]) -> None:
+    """The options ``task_ids`` take: kinds, defaults and valid values (a family declares its own)."""
+    for task_id in task_ids:
+        DECLARED[task_id] = tuple(specs)
 
 
 def options_help() -> str:

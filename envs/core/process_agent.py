@@ -181,7 +181,7 @@ class ProcessAgent:
         return notes
 
     def explain(self, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5) -> Explanation:
-        """What the model thinks of the state (``training.agents.explain.explain``, in the child)."""
+        """What the model thinks of the state (computed in the child)."""
         reply = self._call({"op": "explain", "history": _rows(history), "legal": list(legal) if legal else None,
                             "top": int(top)})  # fmt: skip
         return explanation_from_dict(reply["explanation"])

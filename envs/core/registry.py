@@ -1,7 +1,8 @@
 """The task registry: ``make(id, **options)``, ``ids()``, ``spec(id)``, scripted policies by name.
 
 Each built-in task family registers its ids when its package is imported; the registry imports
-that package the first time one of its ids is used, so the app lists tasks without loading them all.
+that package the first time one of its ids is used (the families declare which: the core names
+none), so the app lists tasks without loading them all.
 """
 
 from __future__ import annotations
@@ -151,20 +152,16 @@ def _entry(task_id: str) -> _Entry:
         raise UnknownTask(f"unknown task {task_id!r}; known tasks: {known}") from None
 
 
-_BUILTIN: dict[str, str] = {
-    "maze-fo": "envs.maze",
-    "maze-po": "envs.maze",
-    "textnav-fo": "envs.textnav",
-    "textnav-po": "envs.textnav",
-    "wordle": "envs.wordle",
-    "wordle-lmrl": "envs.wordle",
-    "chess": "envs.chess",
-    "endgames": "envs.chess",
-    "twenty-questions": "envs.questions.twenty_questions",
-    "guess-city": "envs.questions.guess_city",
-    "car-dealer": "envs.car_dealer",
-}
-"""Built-in task ids and the module that registers each (imported on first use)."""
+_BUILTIN: dict[str, str] = {}
+"""Built-in task ids, in their order, and the module that registers each (imported on first use):
+declared by the package's families (:mod:`envs.families`), never named here."""
+
+
+def declare_builtin(task_id: str, module: str) -> None:
+    """``task_id`` ships with this package and is registered by ``module`` when first used."""
+    _BUILTIN[task_id] = module
+
+
 _loaded = False
 
 

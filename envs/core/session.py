@@ -2,7 +2,7 @@
 
 The session owns the game state (the task, who plays each side, the turn counter, the think-time
 clock, the unusable inputs a person tried). It stores nothing itself: a :class:`SessionListener`
-(the store's recorder, ``data.recorder.EpisodeRecorder``) hears of the start, every step and the
+(the store's episode recorder) hears of the start, every step and the
 end as they happen. No UI and no database in here.
 """
 
