@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from data.migrations import backfill_uid
+from data.records import inserted_id
 
 REFS = {
     "episodes": {"run_id": "runs"},
@@ -160,7 +161,7 @@ class TargetSide(Side):
         args = [values.get(k) for k in cols]
         if row_id is None:
             marks = ",".join("?" * len(cols))
-            row_id = int(self.conn.execute(f"INSERT INTO {table}({','.join(cols)}) VALUES ({marks})", args).lastrowid)
+            row_id = inserted_id(self.conn.execute(f"INSERT INTO {table}({','.join(cols)}) VALUES ({marks})", args))
         else:
             sets = ", ".join(f"{k} = ?" for k in cols)
             self.conn.execute(f"UPDATE {table} SET {sets} WHERE id = ?", [*args, row_id])

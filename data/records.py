@@ -17,12 +17,21 @@ from typing import TYPE_CHECKING, Any
 from envs.core.api import clean_text
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from envs.core import Agent, TaskSpec, Transition
 
 
 def now() -> str:
     """The current UTC time as the store writes it (ISO 8601, milliseconds)."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def inserted_id(cur: sqlite3.Cursor) -> int:
+    """The rowid of the row the INSERT just run on ``cur`` added."""
+    rowid = cur.lastrowid
+    assert rowid is not None  # sqlite3 sets it after every INSERT
+    return rowid
 
 
 def dumps(obj: Any) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from data.records import decode_row, now
+from data.records import decode_row, inserted_id, now
 
 if TYPE_CHECKING:
     from data.store import Store
@@ -29,7 +29,7 @@ def start_run(store: Store, *, kind: str, algo: str | None, task: str | None, co
             [kind, algo, task, json.dumps(config), dataset_query,
              json.dumps(episode_ids) if episode_ids is not None else None, out_dir, now()],
         )  # fmt: skip
-    return int(cur.lastrowid)
+    return inserted_id(cur)
 
 
 def resume_run(store: Store, run_id: int) -> None:
@@ -98,7 +98,7 @@ def add_checkpoint(store: Store, run_id: int | None, path: str, step: int, meta:
             "INSERT INTO checkpoints(run_id, path, step, created_at, meta) VALUES (?,?,?,?,?)",
             [run_id, path, step, now(), json.dumps(meta, default=str)],
         )
-    return int(cur.lastrowid)
+    return inserted_id(cur)
 
 
 def checkpoint_id_for(store: Store, path: str) -> int | None:
@@ -140,7 +140,7 @@ def add_evaluation(store: Store, task: str, policy: str, result: Mapping[str, An
              result.get("normalised_lmrl"), result.get("normalised_store"), now(),
              json.dumps(meta, default=str)],
         )  # fmt: skip
-    return int(cur.lastrowid)
+    return inserted_id(cur)
 
 
 def last_run_evaluation(store: Store, run_id: int) -> dict[str, Any] | None:

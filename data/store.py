@@ -38,6 +38,7 @@ from data.records import (  # noqa: F401 - the record types are importable from 
     decode_row,
     dumps,
     finite,
+    inserted_id,
     now,
     opt_clean,
     sql_int,
@@ -220,11 +221,11 @@ class Store:
                 [
                     clean_text(task), sql_int(task_version, "task_version"), sql_int(seed, "seed"),
                     dumps(options), clean_text(agent.kind), clean_text(agent.name),
-                    opt_clean(partner and partner.kind), opt_clean(partner and partner.name),
+                    opt_clean(partner.kind if partner else None), opt_clean(partner.name if partner else None),
                     opt_clean(player), clean_text(source), run_id, clean_text(first_observation), now(), dumps(meta),
                 ],
             )  # fmt: skip
-        return int(cur.lastrowid)
+        return inserted_id(cur)
 
     def add_step(
         self,
@@ -314,7 +315,7 @@ class Store:
                     "INSERT OR IGNORE INTO players(name, kind, created_at) VALUES (?,?,?)",
                     [name, kind, stamp],
                 )
-            self.db["episodes"].insert_all(ep_rows, batch_size=500)
+            self.db.table("episodes").insert_all(ep_rows, batch_size=500)
             # Steps are the bulk of the rows: a prepared executemany is ~3x faster than building
             # an INSERT per chunk (and inspecting every value) as insert_all does.
             self._conn.executemany(STEP_INSERT, step_rows)
@@ -351,7 +352,7 @@ class Store:
                 "INSERT INTO labels(episode_id, step_idx, label, value, author, created_at) VALUES (?,?,?,?,?,?)",
                 [episode_id, sql_int(step_idx, "step_idx"), label[:200], opt_clean(value), opt_clean(author), now()],
             )
-        return int(cur.lastrowid)
+        return inserted_id(cur)
 
     def labels(self, episode_id: int) -> list[dict[str, Any]]:
         return list(self.db["labels"].rows_where("episode_id = ?", [episode_id], order_by="id"))
@@ -375,7 +376,7 @@ class Store:
         return int(self.execute(sql, params).fetchone()[0])
 
     def recent_episodes(self, limit: int = 50, task: str | None = None) -> list[dict[str, Any]]:
-        return self._newest_episodes(*(("task = ?", [task]) if task else (None, [])), limit)
+        return self._newest_episodes("task = ?" if task else None, [task] if task else [], limit)
 
     def _newest_episodes(self, where: str | None, args: list[Any], limit: int) -> list[dict[str, Any]]:
         """Episode rows, newest first, without sqlite-utils (the app's start reads them)."""

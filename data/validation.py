@@ -33,6 +33,9 @@ class FieldError(ValueError):
     """A value outside the schema; the message names the field and what it must be."""
 
 
+_CONTAINERS: dict[type, str] = {dict: "an object", list: "a list"}
+
+
 def show(v: Any) -> str:
     """A value as an error message shows it: JSON's spelling, long values cut short."""
     if v is None or isinstance(v, bool):
@@ -46,7 +49,7 @@ def show(v: Any) -> str:
         return digits if len(digits) <= 24 else f"{digits[:12]}... ({len(digits)} digits)"
     if isinstance(v, str):
         return repr(v) if len(v) <= 40 else repr(v[:40])[:-1] + "...'"
-    return {dict: "an object", list: "a list"}.get(type(v), type(v).__name__)
+    return _CONTAINERS.get(type(v), type(v).__name__)
 
 
 def fail(field: str, what: str, v: Any) -> NoReturn:
@@ -256,10 +259,10 @@ def _check_steps(rec: EpisodeRecord, roles: tuple[str, ...]) -> None:
             choice(role, f"steps[{i}].role", roles, f" for {rec.task}")
 
 
-def _checked_labels(labels: Any, n_steps: int) -> list[dict[str, Any]]:
+def _checked_labels(labels: Any, n_steps: int) -> list[Mapping[str, Any]]:
     if type(labels) is not list:
         fail("labels", "a list or null", labels)
-    out = []
+    out: list[Mapping[str, Any]] = []
     for j, lab in enumerate(labels):
         where = f"labels[{j}]"
         if type(lab) is not dict:

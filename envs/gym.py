@@ -106,7 +106,7 @@ class TextTaskEnv(gymnasium.Env[str, str]):
         observation, reward, terminated, truncated, info = self.task.step(action)
         return observation, float(reward), bool(terminated), bool(truncated), _fresh(info)
 
-    def render(self) -> str | None:  # type: ignore[override]
+    def render(self) -> str | None:
         if self.render_mode == "ansi":
             return history_to_str(self.task.history())
         return None

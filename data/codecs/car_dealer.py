@@ -139,8 +139,8 @@ def _runs(lines: list[tuple[str, str]]) -> list[tuple[list[str], list[str]]]:
 
 def import_item(item: Any, task: str) -> EpisodeRecord:
     """One LMRL item as an episode of ``task`` (``car-dealer``)."""
-    info, lines = fields(item, "the item", ("buyer_info", "lines"))
-    persona = _buyer_info(info)
+    buyer_info, lines = fields(item, "the item", ("buyer_info", "lines"))
+    persona = _buyer_info(buyer_info)
     runs = _runs(_lines(lines))
     decision = _decision(item.get("output"))
     steps: list[StepRecord] = []

@@ -91,7 +91,11 @@ def engine_info(path: str) -> EngineInfo:
     eng = _popen(path)
     try:
         opt = eng.options.get("UCI_Elo")
-        lo, hi = (int(opt.min), int(opt.max)) if opt is not None else (1350, 2850)
+        if opt is not None:
+            assert opt.min is not None and opt.max is not None  # a spin option: UCI sends both
+            lo, hi = int(opt.min), int(opt.max)
+        else:
+            lo, hi = 1350, 2850
         return EngineInfo(path, str(eng.id.get("name", "Stockfish")), lo, hi)
     finally:
         _quit(eng)

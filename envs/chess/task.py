@@ -116,7 +116,7 @@ class ChessTask(TaskBase):
         self.threads = int(threads)
         self.positions = positions
         self.setups = tuple(setups)
-        self._limits = {
+        self._limits: dict[str, Any] = {
             "elo": elo,
             "skill_level": skill_level,
             "depth": depth,
@@ -315,7 +315,7 @@ class ChessTask(TaskBase):
         attempt = 0
         while human or attempt < PARTNER_ATTEMPTS:
             attempt += 1
-            history = (Text(observation_text(board), False),)
+            history: tuple[Text, ...] = (Text(observation_text(board), False),)
             if note:
                 history += (Text(note, False),)
             reply = self.partner.act(history)

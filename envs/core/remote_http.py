@@ -87,7 +87,8 @@ def ssl_context() -> ssl.SSLContext:
 def proxy_for(scheme: str, host: str) -> str | None:
     """The proxy URL the environment names for a request to ``scheme://host`` (None: direct)."""
     proxies = urllib.request.getproxies_environment()
-    if not proxies or urllib.request.proxy_bypass_environment(host, proxies):
+    # an undocumented stdlib function that typeshed leaves out (urllib.request has it at run time)
+    if not proxies or urllib.request.proxy_bypass_environment(host, proxies):  # type: ignore[attr-defined]
         return None
     return proxies.get(scheme) or proxies.get("all") or None
 

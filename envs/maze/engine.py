@@ -126,7 +126,8 @@ def build_tables(layout: tuple[str, ...]) -> MazeTables:
     nxt: list[int] = []
     walls = []
     for r, c in cells:
-        w = tuple(not free(r + dr, c + dc) for dr, dc in DELTAS)
+        up, down, left, right = (not free(r + dr, c + dc) for dr, dc in DELTAS)
+        w = (up, down, left, right)
         walls.append(w)
         for (dr, dc), blocked in zip(DELTAS, w, strict=True):
             nxt.append(index[(r, c)] if blocked else index[(r + dr, c + dc)])
@@ -152,7 +153,7 @@ def build_tables(layout: tuple[str, ...]) -> MazeTables:
     for i in range(len(cells)):
         best = -1
         if i != g and dist[i] > 0:
-            best = min(range(4), key=lambda a, i=i: _far(dist[nxt[i * 4 + a]]))
+            best = min(range(4), key=lambda a: _far(dist[nxt[i * 4 + a]]))
         optimal.append(best)
     starts = tuple(i for i in range(len(cells)) if i != g and dist[i] > 0)
     return MazeTables(

@@ -33,7 +33,7 @@ def exact_return(
         p = list(action_distribution((Text(t.obs_fo[c], False),), actions))
         probs.append(p)
         if c in t.starts:
-            best = max(range(4), key=lambda a, p=p: p[a])
+            best = max(range(4), key=lambda a: p[a])
             optimal_cells += t.dist[t.nxt[c * 4 + best]] == t.dist[c] - 1
     value = [-1.0] * n  # E_0: the call after the cap returns Failure, -1
     succ = [0.0] * n

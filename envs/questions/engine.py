@@ -36,13 +36,19 @@ from envs.questions.task import history_pairs
 
 
 class Bank(Protocol):
-    """What :class:`Evidence` reads of a :class:`envs.questions.policies.QuestionBank`."""
+    """What :class:`Evidence` reads of a :class:`envs.questions.policies.QuestionBank`
+    (read-only, so the bank's lists and dicts fit the sequences and mappings here)."""
 
-    n: int
-    full: int
-    questions: Sequence[Any]
-    index: Mapping[str, int]
-    informative: Sequence[int]
+    @property
+    def n(self) -> int: ...
+    @property
+    def full(self) -> int: ...
+    @property
+    def questions(self) -> Sequence[Any]: ...
+    @property
+    def index(self) -> Mapping[str, int]: ...
+    @property
+    def informative(self) -> Sequence[int]: ...
 
     def evidence(self, qi: int, reply: str) -> int | None: ...
 

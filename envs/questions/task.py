@@ -154,7 +154,7 @@ class QuestionTask(TaskBase):
         self._replies = [str(r) for r in replies] if replies is not None else None
         self._partner = opts.get("partner")
         if self._partner is not None and self._replies is None:
-            self._partner.reset(self, seed)  # type: ignore[arg-type]
+            self._partner.reset(self, seed)
         self._turns = []
         self._hist = [Text(INITIAL_TEXT, False)]
         self._pending = None

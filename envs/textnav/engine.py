@@ -96,8 +96,8 @@ def next_hop() -> tuple[tuple[str | None, ...], ...]:
                         first[b] = d if r == src else first[r]
                         nxt.append(b)
             frontier = nxt
-        for dst, d in first.items():
-            table[src][dst] = d
+        for dst, hop in first.items():
+            table[src][dst] = hop
     return tuple(tuple(row) for row in table)
 
 

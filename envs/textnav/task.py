@@ -162,7 +162,7 @@ class TextNavTask(TaskBase):
         )
         self._room = 0
         self._start = 0
-        self._locs = INITIAL_LOCATIONS
+        self._locs: tuple[int, ...] = INITIAL_LOCATIONS
         self._opened = (False, False)
         self._styles = (0,) * len(ROOMS)
         self._t = 0

@@ -57,7 +57,7 @@ def bank_questions(
     ]  # fmt: skip
     qs += list(BEHAVIOUR_OPEN if behaviour else OPEN_QUESTIONS)
     qs = list(dict.fromkeys(qs))  # "Is it in North America?" is a continent and a region
-    out = [(q + "\n", None) for q in qs if parse(q).target is None]
+    out: list[tuple[str, int | None]] = [(q + "\n", None) for q in qs if parse(q).target is None]
     out += [(f"Is your city {c.name}?\n", i) for i, c in enumerate(cs)]
     return out
 

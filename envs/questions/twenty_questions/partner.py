@@ -135,7 +135,7 @@ def _rewrite(toks: list[str]) -> list[str]:
     while i < len(toks):
         pair = tuple(toks[i : i + 2])
         if pair in REWRITES:
-            out.extend(REWRITES[pair])  # type: ignore[index]
+            out.extend(REWRITES[pair])
             i += 2
         else:
             out.append(toks[i])
@@ -214,6 +214,7 @@ def _other_thing_of(question: str) -> str | None:
     lead = first[0] if first else None
     if lead is None or lead.start != 0 or not any(a.rel == "obj" for a in lead.atoms):
         return None
+    assert m is not None  # head is empty without a match
     return m.group("x") if _unknown_words(head[-1:]) else None
 
 
@@ -243,7 +244,7 @@ def parse(question: str) -> Parsed:
     found, used = match_phrases(toks, phrases)
     asked = _identity(question)
     if asked is not None and (tuple(tokens(asked)) in PARTS or _names_kind(asked)):
-        found, used = [], set()  # "Is it a caterpillar?": a guess, not "was it a caterpillar"
+        found, used = [], []  # "Is it a caterpillar?": a guess, not "was it a caterpillar"
     atoms: list[Atom] = [Atom("does", v) for v in found]
     if used:
         toks = [t for i, t in enumerate(toks) if i not in used]
@@ -270,7 +271,7 @@ def parse(question: str) -> Parsed:
     size_atom, toks = _size_comparison(toks)
     if size_atom:
         atoms.append(size_atom)
-    matches: list[Match] = lexicon().scan(toks)
+    matches = lexicon().scan(toks)
     objs: list[tuple[Match, Atom]] = []
     kept: list[tuple[Match, Atom]] = []
     for m in matches:
