@@ -26,7 +26,7 @@ TICK = 0.005
 async def figures(folder: Path, answers: int, dialogs: int) -> dict[str, tuple[float, str]]:
     import envs
     from data.store import Store
-    from envs.core.session import HumanAgent
+    from envs.players.session import HumanAgent
     from envs.questions.twenty_questions.partner import answer
     from lmrl_tui.app import make_app
     from lmrl_tui.screens.dialogs import NewEpisodeDialog

@@ -8,7 +8,7 @@ agent thinks and while a checkpoint loads < 50 ms; Start to the loading frame < 
 The stalls are measured inside the running app (headless) by a timer every 5 ms that records
 the longest gap between its calls, minus the 5 ms. The checkpoints are trained in a subprocess
 first, so the app's process starts without torch, as ``lmrl`` does. The app runs a checkpoint in
-its own process (``envs.core.process_agent``): the first load (``cold``) and the second (``warm``,
+its own process (``envs.players.process_agent``): the first load (``cold``) and the second (``warm``,
 another checkpoint after leaving the first episode) each start one; the app's process must still
 be without torch at the end (checked). ``watch_medium_move_app_ms`` is the median think time the
 app recorded (the round trip to the agent's process included; a state seen before is answered from

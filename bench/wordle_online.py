@@ -158,7 +158,7 @@ def _reference(games: int = 1000) -> tuple[float, float]:
     """(LMRL's behaviour data's mean return, the strong player's): the score's 50 and 100, on the
     evaluation seeds (as training/README.md's Wordle table scores)."""
     import envs
-    from envs.core.agents import make_agent
+    from envs.players.agents import make_agent
 
     means = []
     for policy, n in (("behaviour", games), ("strong", 100)):

@@ -18,7 +18,7 @@ import envs
 from data.recorder import BatchRecorder
 from data.records import agent_identity, episode_record, partner_identity
 from envs.core import Agent, episode_success
-from envs.core.agents import episode_source, learnt_task_options
+from envs.players.agents import episode_source, learnt_task_options
 
 if TYPE_CHECKING:
     from data.store import Store

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import envs
 from envs.core import NormConstants
-from envs.core.agents import HUMAN, MODEL_KINDS
+from envs.players.agents import HUMAN, MODEL_KINDS
 
 if TYPE_CHECKING:
     from data.store import Store

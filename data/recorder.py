@@ -1,6 +1,6 @@
 """Recording episodes into the store: the only writer of episodes and their steps.
 
-* :class:`EpisodeRecorder` listens to an :class:`envs.core.session.EpisodeSession` and writes
+* :class:`EpisodeRecorder` listens to an :class:`envs.players.session.EpisodeSession` and writes
   each event as it happens: the start, every step (committed at once, so nothing a person played
   is lost on a crash), and the end (finished or abandoned).
 * :class:`BatchRecorder` buffers finished :class:`~data.records.EpisodeRecord` s and writes them
@@ -16,7 +16,7 @@ from data.records import EpisodeRecord, agent_identity, partner_identity
 
 if TYPE_CHECKING:
     from data.store import Store
-    from envs.core.session import EpisodeSession, StepOutcome
+    from envs.players.session import EpisodeSession, StepOutcome
 
 
 def _jsonable(v: Any) -> bool:

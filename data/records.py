@@ -82,7 +82,7 @@ class Who:
 def agent_identity(agent: Agent | None) -> Who:
     """How an agent is recorded; ``None`` stands for a person at the keyboard."""
     if agent is None:
-        from envs.core.agents import HUMAN
+        from envs.players.agents import HUMAN
 
         return Who(HUMAN, HUMAN)
     return Who(agent.kind, agent.name)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import envs
 from data.session import partner_replies
 from envs.core.api import history_to_str
-from envs.core.session import HumanAgent, SessionClosed
+from envs.players.session import HumanAgent, SessionClosed
 
 if TYPE_CHECKING:
     from data.store import Store

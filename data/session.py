@@ -1,4 +1,4 @@
-"""A recorded play session: an :class:`envs.core.session.EpisodeSession` recorded into the store
+"""A recorded play session: an :class:`envs.players.session.EpisodeSession` recorded into the store
 by a :class:`data.recorder.EpisodeRecorder`, every step committed as it happens (nothing played
 is lost if the app dies). The game logic lives in ``envs``, the writing in the recorder; the app
 and anything else that plays with people use this.
@@ -16,8 +16,8 @@ import envs
 from data.recorder import EpisodeRecorder
 from data.store import Store
 from envs.core import Agent
-from envs.core.agents import HUMAN, MODEL_KINDS, make_agent
-from envs.core.session import EpisodeSession, HumanAgent, RecordedStep, ResumeError
+from envs.players.agents import HUMAN, MODEL_KINDS, make_agent
+from envs.players.session import EpisodeSession, HumanAgent, RecordedStep, ResumeError
 
 
 class PlaySession(EpisodeSession):
@@ -53,7 +53,7 @@ class PlaySession(EpisodeSession):
         """The unfinished episode ``episode_id``, replayed to where it stopped and ready to go on
         with the sides it was recorded with (see :meth:`EpisodeSession.resume`).
 
-        Raises :class:`~envs.core.session.ResumeError` when it cannot: it is not in progress, a
+        Raises :class:`~envs.players.session.ResumeError` when it cannot: it is not in progress, a
         side is a model (its replies cannot be asked again), or the replay differs."""
         ep = store.episode(episode_id)
         if ep is None or ep["status"] != "in_progress":

@@ -324,8 +324,8 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
 
     def restart_session(self, old: PlaySession, seed: int | None) -> None:
         """Play again: same task, same sides, a new (or the same) seed, replacing the old screen."""
-        from envs.core.agents import MODEL_KINDS, make_agent
-        from envs.core.session import HumanAgent
+        from envs.players.agents import MODEL_KINDS, make_agent
+        from envs.players.session import HumanAgent
 
         self.pop_screen()
         agent = old.agent

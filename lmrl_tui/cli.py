@@ -106,7 +106,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 def cmd_generate(args: argparse.Namespace, store: Any) -> int:
     import envs
     from data.generate import generate
-    from envs.core.agents import make_agent, make_model_agent
+    from envs.players.agents import make_agent, make_model_agent
 
     spec = envs.spec(args.task)
     partner = None
@@ -301,7 +301,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from data.formats import FormatError
     from data.store import StoreError
     from envs.core import UnknownPolicy, UnknownTask
-    from envs.core.agents import AgentChoiceError
+    from envs.players.agents import AgentChoiceError
 
     errs: list[type[BaseException]] = [CliError, StoreError, FormatError, UnknownTask, UnknownPolicy, AgentChoiceError]
     try:
@@ -317,7 +317,7 @@ def _setup_error(e: BaseException) -> bool:
     """The machine's setup, not the run: Stockfish is missing or will not start (e.g. a bad
     ``STOCKFISH_PATH``), or a model endpoint cannot be reached or answers badly."""
     engine = sys.modules.get("envs.chess.stockfish")  # loaded if the error can come from it
-    remote = sys.modules.get("envs.core.remote")
+    remote = sys.modules.get("envs.players.remote")
     return (engine is not None and isinstance(e, (engine.StockfishNotFound, engine.EngineFailure))) or (
         remote is not None and isinstance(e, remote.EndpointError)
     )
@@ -367,7 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except ImportError as e:
         _trace(debug)
-        from envs.core.agents import TRAIN_EXTRA
+        from envs.players.agents import TRAIN_EXTRA
 
         print(f"lmrl: error: {e} (for training: {TRAIN_EXTRA})", file=sys.stderr)
         return 1

@@ -85,7 +85,7 @@ def play_fields(task_id: str, as_role: str | None, vs: str | None,
     """The new-episode dialog's fields for a person playing ``as_role`` of ``task_id`` against
     ``vs`` (see the module docstring)."""
     import envs
-    from envs.core.agents import HUMAN
+    from envs.players.agents import HUMAN
     from lmrl_tui.starting import PARTNER_EMBEDDED
 
     spec = envs.spec(task_id)  # an unknown task: UnknownTask, the command's one line

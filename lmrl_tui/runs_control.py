@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from envs.core.process_agent import child_env
+from envs.players.process_agent import child_env
 
 LAUNCH_FILE = "launch.json"
 LOG_FILE = "train.log"

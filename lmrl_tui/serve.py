@@ -63,7 +63,7 @@ def served_command(db_path: str | os.PathLike[str], hidden_env: Sequence[str] = 
     db = shlex.quote(str(Path(db_path).resolve()))
     unset = "".join(f"-u {shlex.quote(name)} " for name in hidden_env)
     args = "".join(f"{shlex.quote(a)} " for a in play)
-    from envs.core.process_agent import safe_path_vars
+    from envs.players.process_agent import safe_path_vars
 
     safe = "".join(f"{k}={shlex.quote(v)} " for k, v in safe_path_vars().items())  # never the folder's own packages
     return f"env {unset}{safe}{ASK_PLAYER_ENV}=1 {shlex.quote(python)} -m lmrl_tui {args}--db {db}"

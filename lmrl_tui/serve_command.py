@@ -122,7 +122,7 @@ def run_serve(args: argparse.Namespace, store: Any) -> int:
     try:
         from lmrl_tui.serve import ServeSettings, serve
     except ImportError as e:
-        from envs.core.agents import install_hint
+        from envs.players.agents import install_hint
 
         raise ServeArgumentError(f"lmrl serve needs textual-serve ({e}): {install_hint('serve')}") from None
     settings = ServeSettings(**asdict(chosen), hidden_env=(TOKEN_ENV,), play=play_argv(args))

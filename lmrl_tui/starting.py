@@ -18,7 +18,7 @@ import envs
 from data.session import PlaySession
 from data.store import Store
 from envs.core import Agent
-from envs.core.agents import (
+from envs.players.agents import (
     HUMAN,
     MODEL_KINDS,
     POLICY_ALIASES,
@@ -29,8 +29,8 @@ from envs.core.agents import (
     model_kind,
     uses_default_loader,
 )
-from envs.core.process_agent import ProcessAgent
-from envs.core.session import HumanAgent
+from envs.players.process_agent import ProcessAgent
+from envs.players.session import HumanAgent
 
 PARTNER_EMBEDDED = "embedded"
 

@@ -97,7 +97,7 @@ def test_the_home_screen_reads_an_existing_store_without_sqlite_utils(tmp_path):
 
 
 def test_an_endpoint_agent_imports_httpx_only_on_its_first_call():
-    mods = modules_after("from envs.core.agents import make_agent\n"
+    mods = modules_after("from envs.players.agents import make_agent\n"
                          "make_agent('twenty-questions', 'http:m@http://127.0.0.1:9/v1', role='oracle')")
     assert not {m.split(".")[0] for m in mods} & set(HTTP)
 

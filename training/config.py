@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 import envs
-from envs.core.checkpoint_choice import DECODINGS
+from envs.players.checkpoint_choice import DECODINGS
 from training.settings import setting
 
 ALGOS = ("bc", "pbc", "mc", "ilql", "qsft")

@@ -315,5 +315,5 @@ INSTRUCTIONS = {
     ),
 }
 """What a chat model that was not trained on the task is told, by role (``TaskSpec.instructions``;
-the buyer's side keeps the generic buyer rules of :mod:`envs.core.remote`, which give its Output
+the buyer's side keeps the generic buyer rules of :mod:`envs.players.remote`, which give its Output
 line)."""

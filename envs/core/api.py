@@ -138,7 +138,7 @@ class TaskSpec:
     instructions: Mapping[str, str] = field(default_factory=dict)
     """What a language model that was not trained on the task is told before the dialogue (the
     system prompt of an ``hf:`` chat model or an ``http:`` endpoint), by role. A role without one
-    is told its role's generic rules (:func:`envs.core.remote.role_prompt`)."""
+    is told its role's generic rules (the model players' ``role_prompt``)."""
     exact_evaluation: bool = False
     """Whether ``task.exact_evaluation(action_distribution)`` gives the exact expected return of a
     policy that depends only on the current observation (maze-fo's dynamic programme)."""

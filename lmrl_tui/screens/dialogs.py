@@ -21,9 +21,9 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 import envs
 from data.session import PlaySession
 from envs.core import Agent
-from envs.core.agents import HUMAN, agent_choices
 from envs.core.options import show_value
 from envs.core.registry import option_specs
+from envs.players.agents import HUMAN, agent_choices
 from lmrl_tui.messages import NewEpisodeRequested
 from lmrl_tui.screens.base import FORM_KEYS, LmrlScreen
 from lmrl_tui.starting import (

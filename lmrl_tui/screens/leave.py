@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static
 
 from data.session import PlaySession
-from envs.core.session import ResumeError
+from envs.players.session import ResumeError
 from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.workers import ErrorToast
 

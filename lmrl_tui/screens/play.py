@@ -21,7 +21,7 @@ from textual.widgets import Header, Log, Static
 
 from data.session import PlaySession
 from envs.core import InvalidInput, Text
-from envs.core.session import HumanAgent, SessionClosed, StepOutcome
+from envs.players.session import HumanAgent, SessionClosed, StepOutcome
 from lmrl_tui.messages import PlayAgainRequested
 from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.screens.footer import Footer

@@ -25,9 +25,9 @@ from textual.message import Message
 from textual.worker import get_current_worker
 
 from envs.core import InvalidInput
-from envs.core.explanation import ARROWS
-from envs.core.process_agent import ProcessAgent
-from envs.core.session import HumanAgent, SessionClosed
+from envs.players.explanation import ARROWS
+from envs.players.process_agent import ProcessAgent
+from envs.players.session import HumanAgent, SessionClosed
 from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.starting import close_agent
 from lmrl_tui.views.overlay import ValueOverlay

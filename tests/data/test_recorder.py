@@ -1,4 +1,4 @@
-"""The session (envs.core.session, no store) and data's recorder: every event of a played episode
+"""The session (envs.players.session, no store) and data's recorder: every event of a played episode
 is written as it happens, and the episode reads back as it was played."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from data.recorder import BatchRecorder, EpisodeRecorder
 from data.records import EpisodeRecord, StepRecord, Who
 from data.store import Store
 from envs.core import InvalidInput
-from envs.core.agents import episode_source
-from envs.core.session import EpisodeSession, HumanAgent
+from envs.players.agents import episode_source
+from envs.players.session import EpisodeSession, HumanAgent
 
 
 class Events:

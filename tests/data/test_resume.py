@@ -10,7 +10,7 @@ import pytest
 
 import envs
 from data.session import PlaySession, partner_replies
-from envs.core.session import HumanAgent, ResumeError
+from envs.players.session import HumanAgent, ResumeError
 
 
 def crashed(store, task_id, seed, *, agent=None, partner=None, agent_choice=None, play) -> PlaySession:
@@ -165,7 +165,7 @@ def test_a_person_oracle_s_reply_is_stored_as_typed_and_replayed_as_the_task_too
 def test_inputs_refused_before_a_keep_go_with_the_turn_they_were_tried_in(store):
     """Kept (ctrl+q, keep to resume): the refused inputs since the last step wait in the
     episode's meta, then go with the resumed session's next step (they were dropped)."""
-    from envs.core.session import InvalidInput
+    from envs.players.session import InvalidInput
 
     old = PlaySession(store, "wordle", player="ann", seed=3)
     old.start()

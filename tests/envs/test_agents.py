@@ -1,4 +1,4 @@
-"""The agent factory in envs.core.agents: scripted policies by name, models and checkpoints
+"""The agent factory in envs.players.agents: scripted policies by name, models and checkpoints
 through a registry of loaders by kind whose torch-backed entries are imported only when chosen."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from test_import_hygiene import HEAVY, modules_after
 
-from envs.core import agents
-from envs.core.agents import AgentChoiceError, agent_loader, make_agent, register_agent_loader
+from envs.players import agents
+from envs.players.agents import AgentChoiceError, agent_loader, make_agent, register_agent_loader
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def loaders():
 
 def test_importing_envs_and_the_factory_imports_no_training():
     mods = modules_after(
-        "import envs, data\nfrom envs.core.agents import make_agent\n"
+        "import envs, data\nfrom envs.players.agents import make_agent\n"
         "make_agent('maze-fo', 'behaviour')\nmake_agent('maze-fo', 'human')"
     )
     assert not {m.split(".")[0] for m in mods} & {"training", "textual", "lmrl_tui", *HEAVY}
@@ -132,7 +132,7 @@ def test_settings_after_a_missing_folder_say_the_folder_is_missing(tmp_path):
 
 
 def test_settings_text_writes_the_flags_back():
-    from envs.core.checkpoint_choice import settings_text, split_checkpoint_choice
+    from envs.players.checkpoint_choice import settings_text, split_checkpoint_choice
 
     folder, settings = split_checkpoint_choice("runs/mc --no-repeat --beta 4 --decoding=rerank")
     assert folder == "runs/mc" and settings_text(settings) == "--decoding rerank --beta 4.0 --no-repeat"

@@ -9,8 +9,8 @@ import pytest
 import envs
 from envs.car_dealer.data import BIAS_CAP, Persona, draw_bias
 from envs.car_dealer.partner import PersonaBuyer
-from envs.core.agents import make_agent
 from envs.core.episode import run_episode
+from envs.players.agents import make_agent
 
 TOYOTA = Persona("polite", "a Toyota", "SUV", ("sunroof", "heated seats"), 30000)
 

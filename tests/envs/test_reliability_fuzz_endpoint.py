@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from envs.core import Text
-from envs.core.remote import ChatEndpointAgent, EndpointError
+from envs.players.remote import ChatEndpointAgent, EndpointError
 
 DEADLINE = 1.0
 SLACK = 1.5

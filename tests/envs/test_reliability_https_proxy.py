@@ -10,8 +10,9 @@ import time
 import pytest
 from fake_endpoint import STALL, FakeProxy, FakeServer
 
-from envs.core import Text, agents
-from envs.core.remote import ChatEndpointAgent, EndpointError
+from envs.core import Text
+from envs.players import agents
+from envs.players.remote import ChatEndpointAgent, EndpointError
 from lmrl_tui.cli import main
 
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "REQUEST_METHOD")

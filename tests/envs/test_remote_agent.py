@@ -11,7 +11,7 @@ from fake_endpoint import CUT, DROP, TRICKLE_BODY, TRICKLE_HEADERS, FakeServer
 
 from envs.car_dealer.task import CarDealerTask
 from envs.core import Text, run_episode
-from envs.core.remote import ChatEndpointAgent, EndpointError, history_to_messages
+from envs.players.remote import ChatEndpointAgent, EndpointError, history_to_messages
 
 
 def agent(url: str, **kw: Any) -> ChatEndpointAgent:
@@ -232,7 +232,7 @@ def test_the_system_message_is_the_tasks_instructions_for_the_role(server: FakeS
     role the task gives no instructions gets its generic rules, the acting side with the task's
     summary; a system prompt given by the caller is kept."""
     import envs
-    from envs.core.remote import SYSTEM_PROMPTS, role_prompt
+    from envs.players.remote import SYSTEM_PROMPTS, role_prompt
 
     tq = envs.make("twenty-questions")
     guesser = agent(server.url, role="guesser")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.widgets import Input
 
 import envs
-from envs.core.session import HumanAgent
+from envs.players.session import HumanAgent
 from envs.questions.twenty_questions.partner import answer as tq_answer
 from lmrl_tui.app import make_app
 from lmrl_tui.views.base import TaskView

@@ -5,7 +5,7 @@ one-line message, and nothing is played or stored."""
 from __future__ import annotations
 
 import envs
-from envs.core.agents import _LOADERS
+from envs.players.agents import _LOADERS
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.dialogs import NewEpisodeDialog
 from lmrl_tui.screens.play import PlayScreen

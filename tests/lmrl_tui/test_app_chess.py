@@ -7,7 +7,7 @@ import pytest
 import envs
 from data.session import PlaySession
 from envs.chess.task import ChessTask
-from envs.core.session import HumanAgent
+from envs.players.session import HumanAgent
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.play import PlayScreen
 from lmrl_tui.views.chess import ChessView, move_list, position_label, render_board

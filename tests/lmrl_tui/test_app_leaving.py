@@ -8,7 +8,7 @@ from app_support import spy_notifications
 
 import envs
 from data.session import PlaySession
-from envs.core.session import HumanAgent
+from envs.players.session import HumanAgent
 from envs.questions.twenty_questions.partner import answer as tq_answer
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.home import HomeScreen

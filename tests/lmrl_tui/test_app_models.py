@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from envs.core.agents import AgentChoiceError, make_agent
-from envs.core.remote import ChatEndpointAgent
+from envs.players.agents import AgentChoiceError, make_agent
+from envs.players.remote import ChatEndpointAgent
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.play import PlayScreen
 

@@ -13,9 +13,9 @@ from rich.console import Console  # noqa: E402
 
 import envs  # noqa: E402
 from envs.core import history_to_str  # noqa: E402
-from envs.core.agents import _LOADERS  # noqa: E402
-from envs.core.explanation import ARROWS  # noqa: E402
-from envs.core.process_agent import ProcessAgent  # noqa: E402
+from envs.players.agents import _LOADERS  # noqa: E402
+from envs.players.explanation import ARROWS  # noqa: E402
+from envs.players.process_agent import ProcessAgent  # noqa: E402
 from lmrl_tui.app import make_app  # noqa: E402
 from lmrl_tui.screens.dialogs import NewEpisodeDialog  # noqa: E402
 from lmrl_tui.screens.play import THINKING_NOTE_AFTER, PlayScreen  # noqa: E402
@@ -216,7 +216,7 @@ async def test_the_overlay_gives_stockfishs_evaluation_in_chess(store):
 async def test_the_overlay_keeps_its_size_while_the_next_values_compute():
     from textual.app import App
 
-    from envs.core.explanation import Candidate, Explanation
+    from envs.players.explanation import Candidate, Explanation
 
     expl = Explanation("ilql", "value", [Candidate("move up\n", -1.0, -2.0, 1.0, 0.6, 0.5),
                                          Candidate("move down\n", -3.0, -2.0, -1.0, 0.4, 0.5)],
@@ -272,7 +272,7 @@ async def test_the_overlay_knows_its_height_without_drawing_it(width, monkeypatc
     from textual.visual import visualize
 
     import lmrl_tui.views.overlay as overlay_module
-    from envs.core.explanation import Candidate, Explanation
+    from envs.players.explanation import Candidate, Explanation
 
     values = Explanation("ilql", "value", [Candidate("move up\n", -1.0, -2.0, 1.0, 0.6, 0.5),
                                            Candidate("a very long utterance of a seller " * 3, -3.0, -2.0, -1.0, 0.4, 0.5)],

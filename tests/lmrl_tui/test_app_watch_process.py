@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from envs.core.process_agent import ProcessAgent  # noqa: E402
+from envs.players.process_agent import ProcessAgent  # noqa: E402
 from lmrl_tui.app import make_app  # noqa: E402
 from lmrl_tui.screens.dialogs import NewEpisodeDialog  # noqa: E402
 from tests.checkpoint_support import tiny_checkpoint  # noqa: E402

@@ -10,7 +10,7 @@ from textual.widgets import OptionList
 import envs
 from data.session import PlaySession
 from envs.car_dealer.text import find_car
-from envs.core.session import HumanAgent
+from envs.players.session import HumanAgent
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.info import SummaryScreen
 from lmrl_tui.screens.play import PlayScreen

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import envs
-from envs.core.session import HumanAgent
+from envs.players.session import HumanAgent
 from envs.questions.guess_city.partner import answer as city_answer
 from envs.questions.twenty_questions.partner import answer as tq_answer
 from lmrl_tui.app import make_app

@@ -9,8 +9,8 @@ import pytest
 from fake_endpoint import FakeServer
 
 from data.store import Store
-from envs.core import agents
-from envs.core.remote import ChatEndpointAgent
+from envs.players import agents
+from envs.players.remote import ChatEndpointAgent
 from lmrl_tui.cli import main
 
 

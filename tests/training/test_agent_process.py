@@ -1,4 +1,4 @@
-"""A checkpoint in its own process (envs.core.process_agent + training.agents.server) plays, explains
+"""A checkpoint in its own process (envs.players.process_agent + training.agents.server) plays, explains
 and maps exactly as the same checkpoint loaded here; failures come back as clear messages."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import envs  # noqa: E402
-from envs.core.agents import AgentChoiceError, make_agent  # noqa: E402
-from envs.core.explanation import explanation_from_dict, explanation_to_dict  # noqa: E402
-from envs.core.process_agent import AgentProcessError, ProcessAgent  # noqa: E402
+from envs.players.agents import AgentChoiceError, make_agent  # noqa: E402
+from envs.players.explanation import explanation_from_dict, explanation_to_dict  # noqa: E402
+from envs.players.process_agent import AgentProcessError, ProcessAgent  # noqa: E402
 from tests.checkpoint_support import tiny_checkpoint  # noqa: E402
 from training.agents.checkpoint_agent import load_agent  # noqa: E402
 from training.agents.server import serve  # noqa: E402

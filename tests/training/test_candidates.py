@@ -133,7 +133,7 @@ def test_a_checkpoint_chosen_with_settings_plays_with_them_everywhere(checkpoint
     """``FOLDER --decoding rerank --no-repeat`` in the app's model field, ``lmrl generate
     --policy`` or ``lmrl eval``: the agent plays as ``lmrl eval FOLDER --decoding rerank
     --no-repeat`` does, and its name (what the store records) says how."""
-    from envs.core.agents import make_agent
+    from envs.players.agents import make_agent
     from lmrl_tui.cli import main as lmrl
     from training.agents.server import AgentServer
 

@@ -7,7 +7,7 @@ import pytest
 
 from data.generate import generate
 from data.store import Store
-from envs.core.agents import make_agent
+from envs.players.agents import make_agent
 from tests.bench_support import bench_script
 from tests.checkpoint_support import tiny_goal_checkpoint
 

@@ -13,7 +13,7 @@ import envs  # noqa: E402
 from data.generate import generate  # noqa: E402
 from data.store import Store  # noqa: E402
 from envs.core import history_to_str, run_episode  # noqa: E402
-from envs.core.agents import AgentChoiceError, make_agent  # noqa: E402
+from envs.players.agents import AgentChoiceError, make_agent  # noqa: E402
 from tests.checkpoint_support import tiny_goal_checkpoint, tiny_hf_model  # noqa: E402
 from training.config import TrainConfig, resolve  # noqa: E402
 from training.datasets.goals import achieved, goal_prompt, goals_for, relabel  # noqa: E402

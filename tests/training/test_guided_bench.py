@@ -8,7 +8,7 @@ from pathlib import Path
 
 from data.generate import generate
 from data.store import Store
-from envs.core.agents import make_agent
+from envs.players.agents import make_agent
 from tests.bench_support import bench_script
 
 

@@ -108,7 +108,7 @@ def test_broken_model_folders_are_one_line(tiny_model: str, tmp_path, damage: st
 
 @pytest.mark.slow  # an hf: model in its own process (~9 s)
 def test_in_its_own_process_it_answers_as_here(tiny_model: str) -> None:
-    from envs.core.process_agent import ProcessAgent
+    from envs.players.process_agent import ProcessAgent
 
     here = HFAgent(tiny_model, device="cpu")
     there = ProcessAgent(f"hf:{tiny_model}", "twenty-questions", role="oracle").load()
@@ -145,7 +145,7 @@ def test_a_chat_model_reads_the_tasks_instructions_and_the_dialogue_as_chat_turn
     Car Dealer; a chat model now gets its role's instructions as the system message and the
     dialogue as turns. A model without a chat template still reads LMRL's plain history."""
     import envs
-    from envs.core.agents import make_agent
+    from envs.players.agents import make_agent
 
     task = envs.make("twenty-questions")
     task.reset(0)
@@ -220,8 +220,8 @@ def test_what_the_model_sees_is_a_chat_models_messages(chat_model: str, tiny_mod
     still shows LMRL's text history."""
     from data.session import PlaySession
     from data.store import Store
-    from envs.core.process_agent import ProcessAgent
-    from envs.core.remote import chat_view
+    from envs.players.process_agent import ProcessAgent
+    from envs.players.remote import chat_view
 
     store = Store(tmp_path / "v.db")
     try:

@@ -107,7 +107,7 @@ def test_a_buyer_checkpoint_plays_the_buyer(stores, tmp_path):
 
 
 def test_a_checkpoint_plays_only_the_side_it_learnt(stores, tmp_path, capsys):
-    from envs.core.agents import AgentChoiceError, make_agent
+    from envs.players.agents import AgentChoiceError, make_agent
     from tests.checkpoint_support import tiny_checkpoint
 
     folder, store = stores
@@ -132,7 +132,7 @@ def test_a_checkpoint_plays_only_the_side_it_learnt(stores, tmp_path, capsys):
 def test_a_hot_seat_oracle_is_learnt_from_what_the_person_answered(tmp_path):
     """Both sides people: ann asks, bob answers; bob's answers are the oracle's windows."""
     from data.recorder import EpisodeRecorder
-    from envs.core.session import EpisodeSession, HumanAgent
+    from envs.players.session import EpisodeSession, HumanAgent
 
     store = Store(tmp_path / "hot.db")
     answers = ["Yes.", "No.", "Yes."]

@@ -51,7 +51,7 @@ def test_hf_prior_is_an_agent_choice_loaded_on_first_move(models, monkeypatch) -
     finds the prior when it first plays."""
     pytest.importorskip("torch")
     from envs.core import Text
-    from envs.core.agents import make_agent
+    from envs.players.agents import make_agent
     from training.agents.hf_agent import HFAgent
 
     agent = make_agent("twenty-questions", "hf:smollm2-135m")

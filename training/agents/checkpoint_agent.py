@@ -19,7 +19,7 @@ from typing import Any
 import torch
 
 from envs.core import Text, history_to_str
-from envs.core.checkpoint_choice import settings_text
+from envs.players.checkpoint_choice import settings_text
 from training.config import action_token_limit
 from training.decoding.decoder import Decoder
 
@@ -124,7 +124,7 @@ class CheckpointAgent:
 
     def explain(self, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5):
         """What the checkpoint thinks of the state ``history``: an
-        :class:`envs.core.explanation.Explanation` (``training.agents.explain.explain``)."""
+        :class:`envs.players.explanation.Explanation` (``training.agents.explain.explain``)."""
         from training.agents.explain import explain
 
         data = None if legal else self.choices(None, history)  # the data's actions (a reranking decoding)

@@ -17,7 +17,7 @@ action's tokens ``a_1..a_k`` are combined per algorithm:
 * Policy checkpoints (BC, %BC, PPO's policy): no values; each candidate's probability under the
   checkpoint's sampling policy, renormalised over the candidates.
 
-The result is plain data (:mod:`envs.core.explanation`, no torch), so the app can draw it and an
+The result is plain data (:mod:`envs.players.explanation`, no torch), so the app can draw it and an
 agent in its own process can send it. ``rl_choice`` is the action the agent's decoder would play (its own scoring, including any
 ``logit_weight``); ``bc_choice`` is the one π_β (the BC head, or the frozen copy) ranks first.
 """
@@ -31,7 +31,7 @@ import torch
 import torch.nn.functional as F
 
 from envs.core import Text, history_to_str
-from envs.core.explanation import ARROWS, Candidate, Explanation
+from envs.players.explanation import ARROWS, Candidate, Explanation
 
 VALUE_ALGOS = ("ilql", "mc", "qsft")
 __all__ = ["ARROWS", "VALUE_ALGOS", "Candidate", "Explanation", "explain", "policy_map", "token_terms"]

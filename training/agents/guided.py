@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.core import Text, history_to_str
-from envs.core.explanation import Candidate, Explanation
+from envs.players.explanation import Candidate, Explanation
 from training.datasets.goals import Goal, goal_prompt, goals_for
 from training.errors import TrainingError
 
@@ -202,8 +202,8 @@ def critique(cands: Sequence[str], preds: dict[str, list[float]], goals: Sequenc
 def load_guided(llm: str, checkpoint: str, *, task: str | None = None, role: str = "agent",
                 n: int = 4, **_: Any) -> GuidedAgent:  # fmt: skip
     """The ``guided`` agent kind's loader: ``llm`` is ``hf:MODEL`` or ``http:MODEL@URL`` (the
-    choice was checked by :func:`envs.core.agents.split_guided`)."""
-    from envs.core.agents import make_model_agent
+    choice was checked by :func:`envs.players.agents.split_guided`)."""
+    from envs.players.agents import make_model_agent
     from training.agents.checkpoint_agent import load_agent
 
     values = load_agent(str(Path(checkpoint).expanduser()))  # a missing one: load_agent's own error

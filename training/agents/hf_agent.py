@@ -2,7 +2,7 @@
 
 Two kinds of prompt. A model whose tokenizer has a chat template (an instruct model such as
 ``smollm2-135m``) is a chat model: it reads the task's instructions for its role as the system
-message (``TaskSpec.instructions``, :func:`envs.core.remote.role_prompt`, taken at ``reset``) and the
+message (``TaskSpec.instructions``, :func:`envs.players.remote.role_prompt`, taken at ``reset``) and the
 history as chat turns, as an ``http:`` endpoint does; its reply's leading blank lines are skipped.
 Any other model reads ``history_to_str(history)`` (LMRL's input: the segments joined with no
 separator), as a model trained on the task does. Either way the model generates until the first
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from envs.core import Text, history_to_str
-from envs.core.remote import chat_view, history_to_messages, role_prompt
+from envs.players.remote import chat_view, history_to_messages, role_prompt
 
 DOWNLOAD_ENV = "LMRL_HF_DOWNLOAD"
 
@@ -124,7 +124,7 @@ class HFAgent:
             self.system_prompt = role_prompt(self.role, task)
 
     def model_view(self, history: Sequence[Text]) -> str | None:
-        """A chat model's messages for ``history`` as text (:func:`envs.core.remote.chat_view`);
+        """A chat model's messages for ``history`` as text (:func:`envs.players.remote.chat_view`);
         None for a plain model (it reads the history itself) or one not loaded yet."""
         return chat_view(history, self.system_prompt) if self.chat and self._tok is not None else None
 

@@ -3,19 +3,19 @@
 The app runs checkpoints and ``hf:`` models here, so torch, the model's load and every forward
 pass happen in another process: the app's event loop never waits on them (no GIL held by a load,
 no collection walking millions of tensors), and a crash or a kill takes only this process down.
-:class:`envs.core.process_agent.ProcessAgent` is the client.
+:class:`envs.players.process_agent.ProcessAgent` is the client.
 
 The protocol is one JSON object per line each way: a request on stdin, its reply on stdout (the
 real stdout; anything a library prints goes to stderr). The first request is ``load``; then
 
 * ``{"op": "load", "choice": str, "task": str, "role": str}`` → ``{"name", "kind", "meta"}``: the
-  agent ``envs.core.agents.make_agent`` makes of ``choice`` (a checkpoint folder or ``hf:MODEL``).
+  agent ``envs.players.agents.make_agent`` makes of ``choice`` (a checkpoint folder or ``hf:MODEL``).
 * ``{"op": "reset", "seed": int | null}`` → ``{}``.
 * ``{"op": "act", "history": [[text, is_action], ...], "legal": [str] | null}`` → ``{"action"}``
   and, when the agent says what it weighed (``step_notes``, a guided agent), ``"notes"``;
   ``legal`` is what the task's ``legal_actions()`` returned (the reranker chooses among them).
 * ``{"op": "explain", "history", "legal", "top"}`` → ``{"explanation"}``
-  (:func:`envs.core.explanation.explanation_to_dict`).
+  (:func:`envs.players.explanation.explanation_to_dict`).
 * ``{"op": "policy_map", "task": str, "options": {...}}`` → ``{"cells": [[row, col, action], ...]}``.
 * ``{"op": "close"}`` → ``{}``, then the process exits; so it does when stdin closes.
 
@@ -75,7 +75,7 @@ class AgentServer:
             notes = step_notes(self.agent)
             return {"action": action, **({"notes": notes} if notes else {})}
         if op == "explain":
-            from envs.core.explanation import explanation_to_dict
+            from envs.players.explanation import explanation_to_dict
 
             explain = getattr(self.agent, "explain", None)
             if explain is None:
@@ -97,7 +97,7 @@ class AgentServer:
         raise ValueError(f"unknown request {op!r}")
 
     def _load(self, req: dict[str, Any]) -> dict[str, Any]:
-        from envs.core.agents import MODEL_KINDS, make_agent
+        from envs.players.agents import MODEL_KINDS, make_agent
 
         agent = make_agent(req["task"], req["choice"], role=req.get("role", "agent"))
         import envs

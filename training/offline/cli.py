@@ -13,7 +13,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from envs.core.checkpoint_choice import DECODINGS
+from envs.players.checkpoint_choice import DECODINGS
 from training.args import (
     add_config_arguments,
     add_dataset_arguments,
@@ -181,7 +181,7 @@ def run_eval(args: argparse.Namespace, store) -> int:
 def _settings_from_the_choice(args: argparse.Namespace) -> None:
     """``lmrl eval "runs/mc --decoding rerank"`` (a checkpoint as the app and the ladder write it):
     the settings after the folder become the flags; a flag also given on the command line must agree."""
-    from envs.core.checkpoint_choice import CheckpointSettingsError, split_checkpoint_choice
+    from envs.players.checkpoint_choice import CheckpointSettingsError, split_checkpoint_choice
 
     try:
         folder, settings = split_checkpoint_choice(args.checkpoint)
@@ -214,7 +214,7 @@ def _record_and_print(store, task: str, policy: str, res: dict[str, Any], option
 def _eval_other_agent(args: argparse.Namespace, store) -> int:
     """``lmrl eval AGENT --task T`` for an agent that is not a checkpoint folder: a scripted policy,
     ``hf:``, ``http:`` or ``guided:`` (one episode at a time, on the task's built-in partner)."""
-    from envs.core.agents import make_agent
+    from envs.players.agents import make_agent
     from training.evaluation.evaluate import evaluate
 
     try:

@@ -86,7 +86,7 @@ def to_records(episodes: Sequence[RolloutEpisode], agent_name: str, run_id: int 
                options: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> list:
     """Store records (source ``agent``, agent kind ``checkpoint``) of rollout episodes."""
     from data.records import Who, episode_record, partner_identity
-    from envs.core.agents import episode_source
+    from envs.players.agents import episode_source
 
     agent = Who("checkpoint", agent_name)
     source = episode_source(agent.kind)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from data.store import store_in
-from envs.core.process_agent import child_env
+from envs.players.process_agent import child_env
 from training.args import task_option
 from training.errors import TrainingError
 from training.reproduce.recipes import (
@@ -203,7 +203,7 @@ class Reproduction:
         import envs
         from data.generate import generate
         from data.store import Store
-        from envs.core.agents import make_agent
+        from envs.players.agents import make_agent
 
         t0 = time.time()
         store = Store(str(self.store_path))

@@ -6,7 +6,7 @@ lines ``assistant`` turns, after a system prompt chosen by the role the agent pl
 own (Car Dealer's forced ``"...Output: Decision="``) is sent as a request to complete that line.
 The reply is cut at its first newline and ends with one ``"\\n"``, like LMRL's policies.
 
-HTTP is httpx (:mod:`envs.core.remote_http`, imported on the first call). Failures raise
+HTTP is httpx (:mod:`envs.players.remote_http`, imported on the first call). Failures raise
 :class:`EndpointError` with one line meant for the user. Connection errors, timeouts, HTTP 429
 and 5xx and replies broken off mid-way are retried with exponential backoff; other HTTP errors
 and malformed replies are not. Each call, retries included, ends by a deadline
@@ -14,7 +14,7 @@ and malformed replies are not. Each call, retries included, ends by a deadline
 reply, and a reply body over a cap (``$LMRL_ENDPOINT_MAX_BYTES``, 1 MiB by default) is refused.
 ``https`` endpoints are checked against the default CAs plus ``$LMRL_ENDPOINT_CA`` (a CA file or
 folder, for a self-signed server); ``HTTP_PROXY`` / ``HTTPS_PROXY`` / ``NO_PROXY`` are honoured,
-the deadline included (see :mod:`envs.core.remote_http`).
+the deadline included (see :mod:`envs.players.remote_http`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 from envs.core import Text
 
 if TYPE_CHECKING:
-    from envs.core.remote_http import DeadlineClient
+    from envs.players.remote_http import DeadlineClient
 
 DEADLINE_ENV = "LMRL_ENDPOINT_DEADLINE"
 MAX_BYTES_ENV = "LMRL_ENDPOINT_MAX_BYTES"
@@ -208,7 +208,7 @@ class ChatEndpointAgent:
         return headers
 
     def _post(self, payload: Mapping[str, Any]) -> Any:
-        from envs.core import remote_http as h
+        from envs.players import remote_http as h
 
         if self._client is None:
             try:

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from envs.core.api import Agent
-from envs.core.checkpoint_choice import (
+from envs.core.registry import POLICY_ALIASES, ids, make_policy, policies, spec
+from envs.players.checkpoint_choice import (
     CheckpointSettingsError,
     checkpoint_folder,
     split_checkpoint_choice,
 )
-from envs.core.registry import POLICY_ALIASES, ids, make_policy, policies, spec
 
 HUMAN = "human"
 MODEL_KINDS = frozenset({"checkpoint", "hf", "http", "guided"})
@@ -57,7 +57,7 @@ def episode_source(agent_kind: str | None, partner_kind: str | None = None) -> s
 AgentLoader = Callable[..., Agent]
 
 _DEFAULT_LOADERS: dict[str, AgentLoader | str] = {
-    "http": "envs.core.remote:ChatEndpointAgent",  # (base_url, model, role=role)
+    "http": "envs.players.remote:ChatEndpointAgent",  # (base_url, model, role=role)
 }
 """The loader of each kind as its provider registered it. The training package adds
 ``checkpoint`` (path, task=task_id), ``hf`` (model) and ``guided`` (llm, checkpoint,

@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from envs.core.agents import TRAIN_EXTRA, AgentChoiceError
 from envs.core.api import Text
-from envs.core.explanation import Explanation, explanation_from_dict
+from envs.players.agents import TRAIN_EXTRA, AgentChoiceError
+from envs.players.explanation import Explanation, explanation_from_dict
 
 _SERVER_MODULE: list[str] = []
 """The module a model process runs (``python -m``), as its provider registered it."""
@@ -73,7 +73,7 @@ class ProcessAgent:
     """``choice`` (a checkpoint folder or ``hf:MODEL``) for ``task_id``, in a child process.
 
     The child starts at once; :meth:`load` waits for the model (a loader's failure is raised as
-    :class:`~envs.core.agents.AgentChoiceError` with the loader's own message). :meth:`close`, from
+    :class:`~envs.players.agents.AgentChoiceError` with the loader's own message). :meth:`close`, from
     any thread, stops it: a request waiting on it then fails with :class:`AgentProcessError`."""
 
     def __init__(self, choice: str, task_id: str, role: str = "agent", *, python: str | None = None) -> None:
@@ -157,7 +157,7 @@ class ProcessAgent:
         task's instructions for this side); None for any other model."""
         if not self.chat:
             return None
-        from envs.core.remote import chat_view, role_prompt
+        from envs.players.remote import chat_view, role_prompt
 
         return chat_view(history, role_prompt(self.role, self._task))
 

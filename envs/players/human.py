@@ -8,8 +8,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from envs.core.agents import HUMAN
 from envs.core.api import Task, Text, clean_text
+from envs.players.agents import HUMAN
 
 TYPED, BUTTON, KEY, LIST = "typed", "button", "key", "list"
 HUMAN_VIAS = (TYPED, BUTTON, KEY, LIST)

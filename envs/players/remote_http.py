@@ -1,4 +1,4 @@
-"""The HTTP side of :mod:`envs.core.remote`: an httpx client whose requests end by a deadline.
+"""The HTTP side of :mod:`envs.players.remote`: an httpx client whose requests end by a deadline.
 
 httpx's timeouts bound one network operation each (a connect, a read, a write), not a request: a
 server that sends one byte every few seconds, in its headers or its body, never trips a read
@@ -13,7 +13,7 @@ Proxies come from the environment as httpx and curl read them (``HTTP_PROXY``, `
 Certificates are checked against the default CAs (or ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``) plus
 the CA file or folder in ``$LMRL_ENDPOINT_CA`` (a self-signed local server).
 
-This module imports httpx; :mod:`envs.core.remote` imports it only when an endpoint agent first
+This module imports httpx; :mod:`envs.players.remote` imports it only when an endpoint agent first
 calls out, so ``import envs`` (and the app's start) stays light.
 """
 

@@ -15,7 +15,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from envs.core.agents import episode_source
 from envs.core.api import (
     Agent,
     InvalidInput,
@@ -26,8 +25,9 @@ from envs.core.api import (
     step_notes,
 )
 from envs.core.episode import episode_success
-from envs.core.human import HUMAN_VIAS, LIST, TYPED, HumanAgent, SessionClosed, how_given
 from envs.core.registry import make
+from envs.players.agents import episode_source
+from envs.players.human import HUMAN_VIAS, LIST, TYPED, HumanAgent, SessionClosed, how_given
 
 __all__ = ["HUMAN_VIAS", "EpisodeSession", "HumanAgent", "RecordedStep", "ResumeError", "SessionClosed",
            "SessionListener", "StepOutcome"]  # fmt: skip
@@ -117,7 +117,7 @@ class EpisodeSession:
 
     @property
     def source(self) -> str:
-        """``human``, ``agent`` or ``scripted`` (see :func:`envs.core.agents.episode_source`)."""
+        """``human``, ``agent`` or ``scripted`` (see :func:`envs.players.agents.episode_source`)."""
         return episode_source(
             self.agent.kind if self.agent is not None else None,
             self.partner.kind if self.partner is not None else None,

@@ -1,0 +1,1 @@
+"""Who plays a side, and how an episode is played turn by turn: a person (HumanAgent), a scripted policy, a model (a checkpoint in its own process, hf:, http:, guided:), the choice of one by name, and the episode session. Above the task core (envs.core), which knows none of it."""
