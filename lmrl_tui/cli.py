@@ -229,7 +229,7 @@ def _print_stats(lines: Sequence[tuple[str, dict[str, Any] | None]]) -> None:
 
 
 def cmd_export(args: argparse.Namespace, store: Any) -> int:
-    from data.formats import export_episodes
+    from data.io.formats import export_episodes
     from training.args import dataset_query
 
     query = dataset_query(args)
@@ -240,7 +240,7 @@ def cmd_export(args: argparse.Namespace, store: Any) -> int:
     if args.format == "lmrl-bc":
         if args.task not in ("chess", "endgames"):
             raise CliError("--format lmrl-bc is LMRL's chess BC pairs: give --task chess or --task endgames")
-        from data.codecs.chess import export_bc
+        from data.io.codecs.chess import export_bc
 
         what = "move pairs"
         write = lambda f: export_bc(store, f, query)  # noqa: E731
@@ -258,7 +258,7 @@ def cmd_export(args: argparse.Namespace, store: Any) -> int:
 
 
 def cmd_import(args: argparse.Namespace, store: Any) -> int:
-    from data.formats import FormatError, import_episodes
+    from data.io.formats import FormatError, import_episodes
 
     try:  # all or nothing: a bad file is one line naming the line, exit 2, nothing written
         n = import_episodes(store, args.file, args.format, args.task)
@@ -298,7 +298,7 @@ def _database_errors() -> tuple[type[BaseException], ...]:
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
-    from data.formats import FormatError
+    from data.io.formats import FormatError
     from data.store import StoreError
     from envs.core import UnknownPolicy, UnknownTask
     from envs.players.agents import AgentChoiceError

@@ -30,7 +30,7 @@ def add_data_commands(subparsers: Any, parents: Iterable[argparse.ArgumentParser
 
 def run_merge(args: argparse.Namespace, store: Any = None) -> int:
     """Merge ``args.stores`` into ``args.into``; a bad store is one line and nothing is written."""
-    from data.merge import merge_stores
+    from data.io.merge import merge_stores
 
     report = merge_stores(args.stores, args.into, on_lock_wait=_report_lock_wait)
     print(f"merged {len(args.stores)} store(s) into {args.into}: {report.summary()}")
@@ -48,14 +48,14 @@ def run_hf_export(args: argparse.Namespace, store: Any, query: Any) -> int:
         print(f"lmrl: error: --format {args.format} writes a folder: give --out FOLDER", file=sys.stderr)
         return 1
     if args.format == "minari":
-        from data.minari_export import export_minari
+        from data.io.minari_export import export_minari
 
         m = export_minari(store, query, args.out, dataset_id=args.minari_id)
         skipped = f"; {m.skipped} without steps left out" if m.skipped else ""
         print(f"exported {m.episodes} episodes as the Minari dataset {m.dataset_id} under {args.out}{skipped} "
               f"(load it with {m.dataset_id!r} and MINARI_DATASETS_PATH={args.out})", file=sys.stderr)  # fmt: skip
         return 0
-    from data.hf_export import export_hf
+    from data.io.hf_export import export_hf
 
     result = export_hf(store, query, args.out, rows=args.rows)
     print(f"exported {result.episodes} episodes ({result.rows} rows, one per {args.rows}) to {args.out}", file=sys.stderr)

@@ -10,7 +10,7 @@ from typing import Any
 
 import envs
 from data.datasets import DatasetQuery
-from data.formats import export_episodes
+from data.io.formats import export_episodes
 from data.store import EpisodeRecord, StepRecord, Store, Who
 
 DELETE = object()

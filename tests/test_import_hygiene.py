@@ -24,7 +24,7 @@ def modules_after(code: str) -> set[str]:
 
 @pytest.mark.parametrize("pkg", ["envs", "data"])
 def test_pure_layers(pkg):
-    mods = modules_after(f"import {pkg}\nimport envs\nenvs.ids()\nimport data.formats\ndata.formats.codec('maze-fo')")
+    mods = modules_after(f"import {pkg}\nimport envs\nenvs.ids()\nimport data.io.formats\ndata.io.formats.codec('maze-fo')")
     bad = {m.split(".")[0] for m in mods} & {"textual", *HEAVY, *HTTP, "lmrl_tui", "training"}
     assert not bad, f"{pkg} pulled in {bad}"
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import envs
 from data.datasets import DatasetQuery, load_episodes, select_episode_ids
-from data.formats import FormatError, export_episodes, import_episodes
+from data.io.formats import FormatError, export_episodes, import_episodes
 from data.store import EpisodeRecord, StepRecord, Store, Who
 from envs.car_dealer.data import BRANDS, BUDGETS, FEATURES, PERSONALITIES, TYPES
 

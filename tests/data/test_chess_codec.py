@@ -8,9 +8,9 @@ import json
 import chess
 
 import envs
-from data.codecs.chess import bc_pairs, export_bc, import_game, to_observation, unspace_fen
 from data.datasets import DatasetQuery, load_episodes, select_episode_ids
-from data.formats import export_episodes, import_episodes
+from data.io.codecs.chess import bc_pairs, export_bc, import_game, to_observation, unspace_fen
+from data.io.formats import export_episodes, import_episodes
 from data.store import EpisodeRecord, StepRecord, Who
 from envs.chess.task import ChessTask
 

@@ -9,7 +9,7 @@ import pytest
 
 import envs
 from data.datasets import DatasetQuery, load_episodes, percentile, select_episode_ids
-from data.formats import FormatError, export_episodes, import_episodes
+from data.io.formats import FormatError, export_episodes, import_episodes
 from data.store import EpisodeRecord, StepRecord, Store, Who
 
 

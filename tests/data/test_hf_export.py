@@ -13,7 +13,7 @@ import pytest
 import envs
 from data.datasets import DatasetQuery, select_episode_ids
 from data.generate import generate
-from data.hf_export import ExportError, export_hf
+from data.io.hf_export import ExportError, export_hf
 from data.store import Store, Who
 from lmrl_tui.cli import main
 

@@ -11,8 +11,8 @@ import pytest
 import envs
 from data.datasets import DatasetQuery, select_episode_ids
 from data.generate import generate
-from data.hf_export import ExportError
-from data.minari_export import export_minari
+from data.io.hf_export import ExportError
+from data.io.minari_export import export_minari
 from data.store import Store, Who
 from lmrl_tui.cli import main
 

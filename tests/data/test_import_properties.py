@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import envs
 from data.datasets import DatasetQuery
-from data.formats import FormatError, export_episodes, import_episodes
+from data.io.formats import FormatError, export_episodes, import_episodes
 from data.store import Store
 
 GOOD = maze_episode()

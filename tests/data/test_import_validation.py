@@ -13,7 +13,7 @@ import pytest
 from episode_files import DELETE, maze_episode, with_field
 
 from data.datasets import DatasetQuery, select_episode_ids
-from data.formats import FormatError, export_episodes, import_episodes
+from data.io.formats import FormatError, export_episodes, import_episodes
 from data.store import Store
 from lmrl_tui.cli import main
 

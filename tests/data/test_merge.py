@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from data._sqlite_utils import Database
-from data.merge import merge_stores
+from data.io.merge import merge_stores
 from data.migrations import migrations
 from data.runs import add_checkpoint, add_evaluation, finish_run, start_run
 from data.store import EpisodeRecord, StepRecord, Store, StoreError, Who

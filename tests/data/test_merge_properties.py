@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from data.merge import merge_stores
+from data.io.merge import merge_stores
 from data.runs import add_checkpoint, add_evaluation, finish_run, start_run
 from data.store import EpisodeRecord, StepRecord, Store, Who
 

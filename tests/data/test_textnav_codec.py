@@ -7,7 +7,7 @@ import json
 
 import envs
 from data.datasets import DatasetQuery, load_episodes, select_episode_ids
-from data.formats import export_episodes, import_episodes
+from data.io.formats import export_episodes, import_episodes
 from data.store import EpisodeRecord, StepRecord, Store, Who
 
 
@@ -37,7 +37,7 @@ def test_export_shape_is_lmrl(store):
 
 
 def test_import_an_lmrl_item():
-    from data.codecs.textnav import import_item
+    from data.io.codecs.textnav import import_item
 
     item = {"text_history": ["Welcome!\n\nYou are in the living room.", "take stale food from table",
                              "You take the stale food.", "eat stale food", "*** You lost! ***"],

@@ -7,7 +7,7 @@ import json
 
 import envs
 from data.datasets import DatasetQuery, load_episodes, select_episode_ids
-from data.formats import export_episodes, import_episodes
+from data.io.formats import export_episodes, import_episodes
 from data.store import EpisodeRecord, StepRecord, Store, Who
 
 # LMRL's own example line (docs/tasks.md §3.2, generated with LMRL-Gym's own generator).

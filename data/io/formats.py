@@ -2,11 +2,11 @@
 
 ``jsonl`` is lossless: one JSON object per episode with every column of the episode and its
 steps, so export -> import -> export reproduces the file. ``lmrl`` writes exactly what LMRL-Gym's
-trainers read for the task; each task's codec lives in ``data/codecs/<task>.py`` and registers
+trainers read for the task; each task's codec lives in ``data/io/codecs/<task>.py`` and registers
 itself with :func:`register_codec`.
 
 Import (:func:`import_episodes`) is all or nothing: every item is read, converted and checked
-against the schema (:mod:`data.validation`; types, finite numbers, 64-bit seeds, known tasks,
+against the schema (:mod:`data.io.validation`; types, finite numbers, 64-bit seeds, known tasks,
 statuses and roles, steps that end only at the last one, a finished episode that ends terminated
 or truncated, labels on steps that exist), and everything is written in one transaction. The
 first bad item stops it with a :class:`FormatError` of one line, ``line N: <field> must be ...``
@@ -31,8 +31,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from data.datasets import DatasetQuery, StoredEpisode, load_episodes, select_episode_ids
-from data.store import EpisodeRecord, StepRecord, Store, StoreError, Who
-from data.validation import (
+from data.io.validation import (
     LABEL_KEYS,
     FieldError,
     check_record,
@@ -41,6 +40,7 @@ from data.validation import (
     number,
     unknown_fields,
 )
+from data.store import EpisodeRecord, StepRecord, Store, StoreError, Who
 
 FORMATS = ("jsonl", "lmrl")
 
@@ -70,10 +70,10 @@ def codec(task_id: str) -> Codec:
     global _codecs_loaded
     if not _codecs_loaded:
         _codecs_loaded = True
-        import data.codecs as pkg
+        import data.io.codecs as pkg
 
         for mod in pkgutil.iter_modules(pkg.__path__):
-            importlib.import_module(f"data.codecs.{mod.name}")
+            importlib.import_module(f"data.io.codecs.{mod.name}")
     try:
         return _CODECS[task_id]
     except KeyError:
@@ -121,7 +121,7 @@ def episode_to_json(ep: StoredEpisode, labels: list[dict[str, Any]] | None = Non
 
 
 def episode_from_json(obj: Any, tasks: Collection[str] | None = None) -> EpisodeRecord:
-    """An episode of our JSONL, every field checked (:func:`data.validation.check_record`;
+    """An episode of our JSONL, every field checked (:func:`data.io.validation.check_record`;
     ``tasks``: the known task ids, default all); raises :class:`FieldError` naming the field."""
     if type(obj) is not dict:
         fail("the episode", "a JSON object with task, first_observation and steps", obj)
@@ -277,7 +277,7 @@ def _one_line(e: BaseException) -> str:
 def import_episodes(store: Store, path: str | Path, fmt: str, task: str | None = None) -> int:
     """Read a file into the store, all or nothing; returns how many episodes were written.
 
-    Every item is converted and checked (:mod:`data.validation`) and all are written in one
+    Every item is converted and checked (:mod:`data.io.validation`) and all are written in one
     transaction: a bad item raises :class:`FormatError` (``line N: <what is wrong>``) and nothing
     is written. LMRL items whose last step is neither terminated nor truncated (a conversation
     that stops before the end, a game cut short) are kept but imported ``abandoned`` with

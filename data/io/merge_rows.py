@@ -1,4 +1,4 @@
-"""The row work of :mod:`data.merge`: reading a store's rows with their uids, comparing two
+"""The row work of :mod:`data.io.merge`: reading a store's rows with their uids, comparing two
 versions of a row by content (ids expressed as uids, so the comparison is the same in every
 store), and writing the winner into the target with its ids remapped."""
 
@@ -184,7 +184,7 @@ class TargetSide(Side):
 
 
 def rank(table: str, c: Row) -> tuple[Any, ...]:
-    """Which of two versions of a row wins: the larger rank (see :mod:`data.merge`)."""
+    """Which of two versions of a row wins: the larger rank (see :mod:`data.io.merge`)."""
     if table == "episodes":
         return (c["status"] != "in_progress", len(c["steps"]), c.get("ended_at") or "", digest(c))
     if table == "runs":

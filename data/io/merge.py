@@ -32,7 +32,7 @@ from data.checks import (
     table_names,
     verify,
 )
-from data.merge_rows import MergeReport, Side, TargetSide, merge_source
+from data.io.merge_rows import MergeReport, Side, TargetSide, merge_source
 from data.migrations import UID_TABLES
 from data.store import Store
 

@@ -31,11 +31,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from data import validation as check
 from data.datasets import StoredEpisode
-from data.formats import Codec, register_codec
+from data.io import validation as check
+from data.io.formats import Codec, register_codec
+from data.io.validation import fields
 from data.store import EpisodeRecord, StepRecord, Who
-from data.validation import fields
 from envs.car_dealer.data import Decision, Persona, output_text, sample_persona
 from envs.car_dealer.task import START, VERSION, decision_reward
 

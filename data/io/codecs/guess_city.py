@@ -1,6 +1,6 @@
 """LMRL-Gym's Guess My City format (``guess-my-city/train.json``).
 
-The Twenty Questions layout (:mod:`data.codecs.twenty_questions`): one JSON array of
+The Twenty Questions layout (:mod:`data.io.codecs.twenty_questions`): one JSON array of
 ``{"lines": ["What is the weather like? It is hot and humid all year.", ...], "correct": bool,
 "word": "delhi,india"}``, where ``word`` is LMRL's ``"city,country"`` string in lower case.
 """
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from data.codecs.twenty_questions import export_conversation, import_conversation
 from data.datasets import StoredEpisode
-from data.formats import Codec, register_codec
+from data.io.codecs.twenty_questions import export_conversation, import_conversation
+from data.io.formats import Codec, register_codec
+from data.io.validation import fail, text
 from data.store import EpisodeRecord
-from data.validation import fail, text
 
 TASK_ID = "guess-city"
 

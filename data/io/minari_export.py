@@ -25,7 +25,7 @@ from data.datasets import (
     load_episodes,
     select_episode_ids,
 )
-from data.hf_export import LICENSE_LINE, ExportError
+from data.io.hf_export import LICENSE_LINE, ExportError
 from data.store import Store
 
 ROOT_ENV = "MINARI_DATASETS_PATH"

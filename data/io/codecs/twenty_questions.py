@@ -16,7 +16,7 @@ whose last line is a question without the oracle's answer yet (``"Is it a car?"`
 leave it out unless asked (``--status abandoned``). The word is kept in ``meta["word"]`` so export
 gives it back.
 
-Guess My City (:mod:`data.codecs.guess_city`) uses the same layout with ``word`` a
+Guess My City (:mod:`data.io.codecs.guess_city`) uses the same layout with ``word`` a
 ``"city,country"`` string.
 """
 
@@ -27,9 +27,9 @@ from typing import Any
 
 import envs
 from data.datasets import StoredEpisode
-from data.formats import Codec, register_codec
+from data.io.formats import Codec, register_codec
+from data.io.validation import FieldError, fail, fields, flag, show, text
 from data.store import EpisodeRecord, StepRecord, Who
-from data.validation import FieldError, fail, fields, flag, show, text
 
 TASK_ID = "twenty-questions"
 MAX_LINES = 20

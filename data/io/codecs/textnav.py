@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 import envs
-from data import validation as check
 from data.datasets import StoredEpisode
-from data.formats import Codec, register_codec
+from data.io import validation as check
+from data.io.formats import Codec, register_codec
 from data.store import EpisodeRecord, StepRecord, Who
 
 

@@ -18,9 +18,9 @@ from typing import IO, Any
 import chess
 
 import envs
-from data import validation as check
 from data.datasets import DatasetQuery, StoredEpisode, load_episodes, select_episode_ids
-from data.formats import Codec, register_codec, state_action_steps
+from data.io import validation as check
+from data.io.formats import Codec, register_codec, state_action_steps
 from data.store import EpisodeRecord, StepRecord, Who
 from envs.chess.text import action_text, observation_text, parse_model_action, spaced
 

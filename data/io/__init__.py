@@ -1,0 +1,1 @@
+"""Episodes in and out of the store: LMRL-Gym's file formats (one codec per task), the Hugging Face and Minari exports, field validation, and merging stores. The store itself (data.store) knows none of it."""
