@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the browser helpers the serve tests use
 
-from serve_browser import (  # noqa: E402
+from support.serve_browser import (  # noqa: E402
     BrowserTerminal,
     browser_missing,
     launch_chromium,

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_endpoint import FakeProxy, FakeServer, make_certificate
+from support.fake_endpoint import FakeProxy, FakeServer, make_certificate
 
 from data.store import Store
 

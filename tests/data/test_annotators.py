@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from annotator_lab import MAZE, TQ, build_lab
+from support.annotator_lab import MAZE, TQ, build_lab
 
 from data.annotators import (
     MAX_PLAYER_NAME,

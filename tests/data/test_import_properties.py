@@ -10,9 +10,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from episode_files import DELETE, maze_episode, with_field
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.episode_files import DELETE, maze_episode, with_field
 
 import envs
 from data.datasets import DatasetQuery

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from episode_files import DELETE, maze_episode, with_field
+from support.episode_files import DELETE, maze_episode, with_field
 
 from data.datasets import DatasetQuery, select_episode_ids
 from data.io.formats import FormatError, export_episodes, import_episodes

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
-from processes import group_members, settle
+from support.processes import group_members, settle
 
 from data.session import PlaySession
 from data.store import Store, Who

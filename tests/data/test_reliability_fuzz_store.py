@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 
 import pytest
-from fuzz_text import ANY_CHAR, fuzz, odd_text
 from hypothesis import given
 from hypothesis import strategies as st
+from support.fuzz_text import ANY_CHAR, fuzz, odd_text
 
 from data.checks import StoreError
 from data.recorder import BatchRecorder

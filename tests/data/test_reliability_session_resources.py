@@ -9,7 +9,7 @@ import gc
 import threading
 
 import pytest
-from processes import Baseline
+from support.processes import Baseline
 
 import envs
 from data.session import PlaySession

@@ -9,7 +9,7 @@ import signal
 
 import chess
 import pytest
-from processes import live_children
+from support.processes import live_children
 
 import envs
 from envs.chess.stockfish import (

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import time
 
-from fake_endpoint import CUT, DROP, OK_BODY, TRICKLE_BODY, TRICKLE_HEADERS, FakeServer
-from fuzz_text import ANY_CHAR, fuzz
 from hypothesis import given
 from hypothesis import strategies as st
+from support.fake_endpoint import CUT, DROP, OK_BODY, TRICKLE_BODY, TRICKLE_HEADERS, FakeServer
+from support.fuzz_text import ANY_CHAR, fuzz
 
 from envs.core import Text
 from envs.players.remote import ChatEndpointAgent, EndpointError

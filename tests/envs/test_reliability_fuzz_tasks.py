@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from fuzz_text import fuzz, odd_text
 from hypothesis import given
 from hypothesis import strategies as st
+from support.fuzz_text import fuzz, odd_text
 
 import envs
 from envs.core import InvalidInput, Step

@@ -8,7 +8,7 @@ import functools
 import time
 
 import pytest
-from fake_endpoint import STALL, FakeProxy, FakeServer
+from support.fake_endpoint import STALL, FakeProxy, FakeServer
 
 from envs.core import Text
 from envs.players import agents

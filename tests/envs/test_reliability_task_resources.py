@@ -7,7 +7,7 @@ from __future__ import annotations
 import gc
 
 import pytest
-from processes import Baseline
+from support.processes import Baseline
 
 import envs
 

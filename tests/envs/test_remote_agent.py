@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 import pytest
-from fake_endpoint import CUT, DROP, TRICKLE_BODY, TRICKLE_HEADERS, FakeServer
+from support.fake_endpoint import CUT, DROP, TRICKLE_BODY, TRICKLE_HEADERS, FakeServer
 
 from envs.car_dealer.task import CarDealerTask
 from envs.core import Text, run_episode

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from annotator_lab import MAZE, build_lab
+from support.annotator_lab import MAZE, build_lab
 
 from data.annotators import annotator_figures, player_meta
 from data.session import PlaySession

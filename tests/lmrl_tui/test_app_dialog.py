@@ -4,7 +4,7 @@ it remembers from the last episode of a task, and errors shown under the field t
 from __future__ import annotations
 
 import pytest
-from app_support import wait_for
+from support.app_support import wait_for
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Select
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app_support import spy_notifications
+from support.app_support import spy_notifications
 
 import envs
 from lmrl_tui.app import make_app

@@ -4,7 +4,7 @@ or marked abandoned); leaving while a person's reply is awaited is silent."""
 
 from __future__ import annotations
 
-from app_support import spy_notifications
+from support.app_support import spy_notifications
 
 import envs
 from data.session import PlaySession

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from app_support import settle
+from support.app_support import settle
 
 from data import runs
 from lmrl_tui import runs_control

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 
-from app_support import settle
+from support.app_support import settle
 from textual.widgets import DataTable
 
 from data import runs

@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from app_support import settle
+from support.app_support import settle
 
 import envs
 from data import runs

@@ -121,7 +121,8 @@ def test_export_takeover_only(store, db_path, tmp_path):
 @pytest.mark.slow
 async def test_take_over_from_a_checkpoint(store, tmp_path):
     pytest.importorskip("torch")
-    from tests.checkpoint_support import tiny_checkpoint
+    from support.checkpoint_support import tiny_checkpoint
+
     from training.agents.checkpoint_agent import load_agent
 
     path = tiny_checkpoint(tmp_path, "ilql")

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import threading
 
+from support.app_support import settle
+
 import envs
 from lmrl_tui import task_list
 from lmrl_tui.app import make_app
 from lmrl_tui.screens.home import HomeScreen
 from lmrl_tui.task_list import TaskSummary
-from tests.app_support import settle
 
 
 async def test_a_kept_task_list_fills_the_table_at_once_and_is_put_right(db_path, monkeypatch):

@@ -10,6 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from rich.console import Console  # noqa: E402
+from support.checkpoint_support import tiny_checkpoint  # noqa: E402
 
 import envs  # noqa: E402
 from envs.core import history_to_str  # noqa: E402
@@ -20,7 +21,6 @@ from lmrl_tui.app import make_app  # noqa: E402
 from lmrl_tui.screens.dialogs import NewEpisodeDialog  # noqa: E402
 from lmrl_tui.screens.play import THINKING_NOTE_AFTER, PlayScreen  # noqa: E402
 from lmrl_tui.views.overlay import ValueOverlay, action_text  # noqa: E402
-from tests.checkpoint_support import tiny_checkpoint  # noqa: E402
 from training.agents.checkpoint_agent import load_agent  # noqa: E402
 from training.model.tokenization import encode  # noqa: E402
 

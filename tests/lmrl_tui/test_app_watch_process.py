@@ -13,10 +13,11 @@ import pytest
 
 pytest.importorskip("torch")
 
+from support.checkpoint_support import tiny_checkpoint  # noqa: E402
+
 from envs.players.process_agent import ProcessAgent  # noqa: E402
 from lmrl_tui.app import make_app  # noqa: E402
 from lmrl_tui.screens.dialogs import NewEpisodeDialog  # noqa: E402
-from tests.checkpoint_support import tiny_checkpoint  # noqa: E402
 
 HEAD = """
 import asyncio, io, json, sys
@@ -138,8 +139,9 @@ asyncio.run(main())
 
 @pytest.mark.slow
 def test_a_guided_agent_chosen_in_the_dialog_plays_and_shows_its_candidates(tmp_path):
+    from support.checkpoint_support import tiny_goal_checkpoint, tiny_hf_model
+
     from data.store import Store
-    from tests.checkpoint_support import tiny_goal_checkpoint, tiny_hf_model
 
     choice = f"guided:hf:{tiny_hf_model(tmp_path / 'llm', 1024)}+{tiny_goal_checkpoint(tmp_path)}"
     db = str(tmp_path / "app.db")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
-from app_support import spy_notifications, wait_for
+from support.app_support import spy_notifications, wait_for
 from textual.widgets import OptionList
 
 import envs

@@ -6,7 +6,7 @@ import functools
 import socket
 
 import pytest
-from fake_endpoint import FakeServer
+from support.fake_endpoint import FakeServer
 
 from data.store import Store
 from envs.players import agents

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from app_support import wait_for
+from support.app_support import wait_for
 
 import envs
 from lmrl_tui.app import make_app

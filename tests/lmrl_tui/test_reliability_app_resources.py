@@ -10,7 +10,7 @@ import asyncio
 import gc
 
 import pytest
-from processes import Baseline
+from support.processes import Baseline
 
 from data.store import Store
 from lmrl_tui.app import make_app

@@ -10,8 +10,8 @@ import signal
 import time
 
 import pytest
-from processes import group_members
-from serve_browser import (
+from support.processes import group_members
+from support.serve_browser import (
     BrowserTerminal,
     browser_missing,
     launch_chromium,

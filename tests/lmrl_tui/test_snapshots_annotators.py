@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from annotator_lab import build_lab
+from support.annotator_lab import build_lab
 
 from data.store import Store
 from lmrl_tui.app import make_app

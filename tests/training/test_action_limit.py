@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import chess
+from support.checkpoint_support import tiny_checkpoint
 
 import envs
 from envs.chess.text import action_text
 from envs.maze.engine import ACTIONS
-from tests.checkpoint_support import tiny_checkpoint
 from training.agents.checkpoint_agent import load_agent
 from training.config import action_token_limit
 

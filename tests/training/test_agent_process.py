@@ -12,11 +12,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from support.checkpoint_support import tiny_checkpoint  # noqa: E402
+
 import envs  # noqa: E402
 from envs.players.agents import AgentChoiceError, make_agent  # noqa: E402
 from envs.players.explanation import explanation_from_dict, explanation_to_dict  # noqa: E402
 from envs.players.process_agent import AgentProcessError, ProcessAgent  # noqa: E402
-from tests.checkpoint_support import tiny_checkpoint  # noqa: E402
 from training.agents.checkpoint_agent import load_agent  # noqa: E402
 from training.agents.server import serve  # noqa: E402
 

@@ -12,10 +12,11 @@ import pytest
 
 pytest.importorskip("torch")
 
+from support.checkpoint_support import tiny_checkpoint  # noqa: E402
+
 from data import runs  # noqa: E402
 from data.store import Store  # noqa: E402
 from lmrl_tui.cli import main as lmrl  # noqa: E402
-from tests.checkpoint_support import tiny_checkpoint  # noqa: E402
 from training.offline.toy import maze_store  # noqa: E402
 
 

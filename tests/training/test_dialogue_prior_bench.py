@@ -8,8 +8,7 @@ import json
 import sys
 
 import pytest
-
-from tests.bench_support import bench_script
+from support.bench_support import bench_script
 
 
 @pytest.mark.slow

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from support.bench_support import bench_script
 
 from envs.chess.stockfish import find_stockfish
-from tests.bench_support import bench_script
 
 try:
     find_stockfish()

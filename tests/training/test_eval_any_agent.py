@@ -10,10 +10,11 @@ import pytest
 
 pytest.importorskip("torch")
 
+from support.checkpoint_support import tiny_hf_model  # noqa: E402
+
 import envs  # noqa: E402
 from data.store import Store  # noqa: E402
 from lmrl_tui.cli import main as lmrl  # noqa: E402
-from tests.checkpoint_support import tiny_hf_model  # noqa: E402
 
 
 def _result(capsys) -> tuple[dict, str]:

@@ -224,7 +224,7 @@ def test_cli_batch_size_gives_the_sequential_result(ckpts, tmp_path, capsys):
 def test_endgames_against_stockfish_batched_equals_sequential(tmp_path):
     """Tasks whose partner is a process (Stockfish) are stepped in threads; the games are the
     sequential ones, and no engine outlives the evaluation."""
-    from processes import live_children
+    from support.processes import live_children
 
     from training.online.toy import tiny_checkpoint
 

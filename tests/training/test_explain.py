@@ -9,9 +9,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from support.checkpoint_support import tiny_checkpoint  # noqa: E402
+
 import envs  # noqa: E402
 from envs.core import history_to_str  # noqa: E402
-from tests.checkpoint_support import tiny_checkpoint  # noqa: E402
 from training.agents.checkpoint_agent import load_agent  # noqa: E402
 from training.agents.explain import explain  # noqa: E402
 from training.model.tokenization import encode  # noqa: E402

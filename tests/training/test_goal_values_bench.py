@@ -4,12 +4,12 @@ predict worse in-sample), and a goal value checkpoint's predictions on held-out 
 from __future__ import annotations
 
 import pytest
+from support.bench_support import bench_script
+from support.checkpoint_support import tiny_goal_checkpoint
 
 from data.generate import generate
 from data.store import Store
 from envs.players.agents import make_agent
-from tests.bench_support import bench_script
-from tests.checkpoint_support import tiny_goal_checkpoint
 
 
 def _bench():

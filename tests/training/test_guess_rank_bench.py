@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.bench_support import bench_script
 
 import envs
 from envs.questions.text import clean_text
-from tests.bench_support import bench_script
 
 pytest.importorskip("torch")
 

@@ -9,12 +9,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from support.checkpoint_support import tiny_goal_checkpoint, tiny_hf_model  # noqa: E402
+
 import envs  # noqa: E402
 from data.generate import generate  # noqa: E402
 from data.store import Store  # noqa: E402
 from envs.core import history_to_str, run_episode  # noqa: E402
 from envs.players.agents import AgentChoiceError, make_agent  # noqa: E402
-from tests.checkpoint_support import tiny_goal_checkpoint, tiny_hf_model  # noqa: E402
 from training.config import TrainConfig, resolve  # noqa: E402
 from training.datasets.goals import achieved, goal_prompt, goals_for, relabel  # noqa: E402
 from training.datasets.windows import PackedDataset, episode_windows  # noqa: E402
@@ -112,7 +113,8 @@ def test_guided_choices_explain_what_is_wrong(guided_parts, tmp_path):
 
     with pytest.raises(TrainingError, match="trained on twenty-questions, not guess-city"):
         make_agent("guess-city", f"guided:hf:{llm}+{ckpt}")
-    from tests.checkpoint_support import tiny_checkpoint
+    from support.checkpoint_support import tiny_checkpoint
+
     from training.agents.checkpoint_agent import load_agent
     from training.agents.guided import GuidedAgent
 

@@ -6,10 +6,11 @@ import json
 import statistics
 from pathlib import Path
 
+from support.bench_support import bench_script
+
 from data.generate import generate
 from data.store import Store
 from envs.players.agents import make_agent
-from tests.bench_support import bench_script
 
 
 def _bench():

@@ -8,9 +8,10 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
 
+from support.checkpoint_support import tiny_hf_model  # noqa: E402
+
 from envs.core import Text, run_episode  # noqa: E402
 from envs.maze.task import MazeTask  # noqa: E402
-from tests.checkpoint_support import tiny_hf_model  # noqa: E402
 from training.agents.hf_agent import HFAgent  # noqa: E402
 
 

@@ -278,7 +278,7 @@ def test_samplers_never_write_padding_or_end_of_text():
 def test_online_round_on_endgames_pools_and_closes_stockfish(tmp_path):
     """A PPO round against the real Stockfish: each pooled game holds one engine process for the
     whole run, every rollout is stored, and no engine outlives the run."""
-    from processes import live_children
+    from support.processes import live_children
 
     import envs
     from training.online.toy import tiny_checkpoint

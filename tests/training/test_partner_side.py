@@ -107,8 +107,9 @@ def test_a_buyer_checkpoint_plays_the_buyer(stores, tmp_path):
 
 
 def test_a_checkpoint_plays_only_the_side_it_learnt(stores, tmp_path, capsys):
+    from support.checkpoint_support import tiny_checkpoint
+
     from envs.players.agents import AgentChoiceError, make_agent
-    from tests.checkpoint_support import tiny_checkpoint
 
     folder, store = stores
     db = str(folder / "side.db")
