@@ -95,7 +95,9 @@ class HomeScreen(LmrlScreen, Screen[None]):
     """Every registered task, with what the store holds for it; enter opens the new-episode dialog."""
 
     BINDINGS = [
-        Binding("enter", "play", "Play / watch", id="home.play", show=True, priority=True),
+        # Not a priority binding: enter reaches the task table in order behind the arrows typed
+        # before it (a priority enter ran first and opened the row the cursor had left).
+        Binding("enter", "play", "Play / watch", id="home.play", show=True),
         Binding("b", "browse", "Episodes", id="home.browse"),
         Binding("t", "runs", "Training runs", id="home.runs"),
         Binding("l", "ladder", "Ladder", id="home.ladder"),

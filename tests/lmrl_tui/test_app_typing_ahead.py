@@ -90,3 +90,20 @@ async def test_enter_in_the_last_field_still_starts_the_episode(store):
         await app.workers.wait_for_complete()
         await pilot.pause(0.2)
         assert not isinstance(app.screen, NewEpisodeDialog)  # the episode opened
+
+
+async def test_arrows_typed_ahead_of_enter_choose_the_task_that_opens(store):
+    """down, down, enter read at once (typed quickly, or pasted ahead by a script): the dialog is
+    that of the task two rows down (enter was a priority binding, handled before the table had
+    moved its cursor: the first task opened)."""
+    app = make_app(store, player="kim")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await tasks_listed(app, pilot)
+        table = app.screen.query_one("#tasks", DataTable)
+        start = table.cursor_row
+        for key in ("down", "down", "enter"):
+            app.post_message(events.Key(key, None))
+        while not (isinstance(app.screen, NewEpisodeDialog) and app.screen.focused is not None):
+            await pilot.pause(0.02)  # mounted: an app closed while its selects mount fails
+        expected = str(table.coordinate_to_cell_key((start + 2, 0)).row_key.value)
+        assert app.screen.task_id == expected
