@@ -91,13 +91,21 @@ def count_episodes(rows: list[dict[str, Any]]) -> dict[str, TaskCounts]:
     return out
 
 
+class TaskTable(DataTable[str]):
+    """The task list: enter plays the highlighted task, in order behind the arrows typed before
+    it (the key bar shows it here, where the focus is)."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Play / watch", id="home.play", show=True)]
+
+
 class HomeScreen(LmrlScreen, Screen[None]):
     """Every registered task, with what the store holds for it; enter opens the new-episode dialog."""
 
     BINDINGS = [
         # Not a priority binding: enter reaches the task table in order behind the arrows typed
-        # before it (a priority enter ran first and opened the row the cursor had left).
-        Binding("enter", "play", "Play / watch", id="home.play", show=True),
+        # before it (a priority enter ran first and opened the row the cursor had left); the
+        # table's own enter (TaskTable) plays the highlighted task, this one where else the focus is.
+        Binding("enter", "play", "Play / watch", id="home.play.screen", show=True),
         Binding("b", "browse", "Episodes", id="home.browse"),
         Binding("t", "runs", "Training runs", id="home.runs"),
         Binding("l", "ladder", "Ladder", id="home.ladder"),
@@ -152,7 +160,7 @@ class HomeScreen(LmrlScreen, Screen[None]):
                 "Every step is saved to the database.",
                 id="intro",
             )
-            yield DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
+            yield TaskTable(id="tasks", cursor_type="row", zebra_stripes=True)
             yield Static("", id="detail")
         yield Footer()
 

@@ -101,6 +101,8 @@ async def test_arrows_typed_ahead_of_enter_choose_the_task_that_opens(store):
         await tasks_listed(app, pilot)
         table = app.screen.query_one("#tasks", DataTable)
         start = table.cursor_row
+        assert app.focused is table and any(  # the key bar still says what enter does
+            "Play / watch" in str(w.render()) for w in app.screen.query("*") if type(w).__name__ == "Footer")
         for key in ("down", "down", "enter"):
             app.post_message(events.Key(key, None))
         while not (isinstance(app.screen, NewEpisodeDialog) and app.screen.focused is not None):
