@@ -32,7 +32,7 @@ from textual.widgets import Button, Input, OptionList, Static
 from envs.car_dealer.data import OUTPUT_PREFIX, Car, inventory, money, output_text, type_phrase
 from envs.car_dealer.task import buyer_decision, buyer_message, is_decision_prompt, offers
 from envs.core import InvalidInput, Text
-from lmrl_tui.views.chat import ChatView
+from lmrl_tui.views.chat import ChatLog, ChatView
 
 
 def persona_lines(persona: dict[str, Any]) -> list[str]:
@@ -84,7 +84,7 @@ class CarDealerView(ChatView):
             with Vertical(id="cd-chat"):
                 yield Static("", id="chat-info")
                 yield Static("", id="chat-secret")
-                with VerticalScroll(id="chat-log"):
+                with ChatLog(id="chat-log"):
                     yield Static("", id="chat-text")
                 yield Static("", id="chat-turn")
                 with Horizontal(id="chat-row"):

@@ -31,6 +31,7 @@ from rich.text import Text as RichText
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.widgets import Button, Input, Static
 
 from envs.core import Text
@@ -113,6 +114,17 @@ def to_act(state: dict[str, Any]) -> str | None:
     )
 
 
+
+class ChatLog(VerticalScroll):
+    """The transcript's scroll box: when its content grows (a reply, or a reply that wraps onto
+    more lines than first measured), it scrolls to its new end once laid out. The scroll to the
+    end after the next refresh alone could land short on a loaded machine, and stayed there."""
+
+    def watch_virtual_size(self, old: Size, new: Size) -> None:
+        if new.height > old.height:
+            self.scroll_end(animate=False)
+
+
 class ChatView(TaskView):
     """The chat play view (see the module docstring)."""
 
@@ -136,7 +148,7 @@ class ChatView(TaskView):
             yield Static("", id="chat-info")
             yield Static("", id="chat-secret")
             with Horizontal(id="chat-body"):
-                with VerticalScroll(id="chat-log"):
+                with ChatLog(id="chat-log"):
                     yield Static("", id="chat-text")
                 with Vertical(id="chat-list"):
                     yield Static("", id="chat-list-title")
