@@ -2,8 +2,8 @@
 
 Each script under ``bench/`` prints ``name value unit`` lines; this runs them one after another
 (quick settings by default, ``--full`` for each script's own defaults), collects the lines and
-sets each figure beside its target where the project has one (``TARGETS`` below, the figures the
-README's performance section quotes). ``ratio`` is value / target for "at least" targets and
+sets each figure beside its target where the project has one (``TARGETS`` below, the figures
+docs/benchmarks.md quotes). ``ratio`` is value / target for "at least" targets and
 target / value for "at most" ones, so ≥ 1 means the target is met.
 
     python bench/run_all.py [--full] [--only spine training ...] [--json out.json]

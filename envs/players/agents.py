@@ -27,11 +27,10 @@ HUMAN = "human"
 MODEL_KINDS = frozenset({"checkpoint", "hf", "http", "guided"})
 """Agent kinds that are models (trained or served), not scripted policies."""
 
+
 def install_hint(extra: str) -> str:
     """How to install the ``extra`` of this install: from a clone (a source checkout, installed
     editable) ``pip install -e '.[extra]'``, else ``pip install 'lmrl-tui[extra]'``."""
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[2]
     if (root / "pyproject.toml").is_file() and (root / "lmrl_tui").is_dir():
         return f"pip install -e '.[{extra}]' (in the clone's folder)"

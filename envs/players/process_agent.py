@@ -28,7 +28,7 @@ from envs.core.api import Text
 from envs.players.agents import TRAIN_EXTRA, AgentChoiceError
 from envs.players.explanation import Explanation, explanation_from_dict
 
-_SERVER_MODULE: list[str] = []
+_server_module: str | None = None
 """The module a model process runs (``python -m``), as its provider registered it."""
 _LIVE: weakref.WeakSet[ProcessAgent] = weakref.WeakSet()
 
@@ -39,14 +39,15 @@ class AgentProcessError(RuntimeError):
 
 def provide_model_process(module: str) -> None:
     """The package that serves models registers the module a model process runs."""
-    _SERVER_MODULE[:] = [module]
+    global _server_module
+    _server_module = module
 
 
 def server_module() -> str:
     """The module a model process runs; an :class:`AgentChoiceError` without a provider."""
-    if not _SERVER_MODULE:
+    if _server_module is None:
         raise AgentChoiceError(f"a model's process needs the training extra (installed and imported): {TRAIN_EXTRA}")
-    return _SERVER_MODULE[0]
+    return _server_module
 
 
 def _source_root() -> str:
