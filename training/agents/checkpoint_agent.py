@@ -179,8 +179,12 @@ def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | N
 
     Raises :class:`training.errors.TrainingError` for a missing or corrupt checkpoint.
     """
-    from training.model.checkpoint import load_checkpoint
+    from training.model.checkpoint import load_checkpoint, resolve_path
+    from training.utterance.checkpoint import is_utterance_checkpoint, load_utterance_agent
 
+    folder = resolve_path(path)
+    if is_utterance_checkpoint(folder):  # it scores whole lines: no token decoding to choose
+        return load_utterance_agent(folder, logit_weight=logit_weight, no_repeat=no_repeat)  # type: ignore[return-value]
     model, tok, cfg, meta = load_checkpoint(path)
     model.to(agent_device())
     if logit_weight is not None:

@@ -77,9 +77,16 @@ def run_train(args: argparse.Namespace, store) -> int:
     try:
         check_task(args.task, dict(getattr(args, "task_options", None) or []))
         cfg, query = config_from_args(args)
-        from training.offline.loop import train
+        if cfg.model == "utterance":
+            if args.resume:
+                raise TrainingError("--model utterance runs are short: start it again instead of --resume")
+            from training.utterance.train import train_utterance
 
-        result = train(cfg, store, query, args.out, resume=args.resume)
+            result = train_utterance(cfg, store, query, args.out)
+        else:
+            from training.offline.loop import train
+
+            result = train(cfg, store, query, args.out, resume=args.resume)
     except TrainingError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
@@ -165,11 +172,17 @@ def run_eval(args: argparse.Namespace, store) -> int:
             res["task_options"] = options
         if args.logit_weight is not None:
             res["logit_weight"] = args.logit_weight
-        res["decoding"] = agent.decoder.decoding
-        if agent.decoder.top_k:
-            res["top_k"] = agent.decoder.top_k
-        if agent.choices(None) and agent.decoder.cfg.no_repeat:
-            res["no_repeat"] = True
+        dec = getattr(agent, "decoder", None)
+        if dec is None:  # an utterance-level checkpoint chooses among whole lines
+            res["model"] = "utterance"
+            if agent.no_repeat:
+                res["no_repeat"] = True
+        else:
+            res["decoding"] = dec.decoding
+            if dec.top_k:
+                res["top_k"] = dec.top_k
+            if agent.choices(None) and dec.cfg.no_repeat:
+                res["no_repeat"] = True
         res["checkpoint"] = agent.meta["path"]
         cid = checkpoint_id_for(store, agent.meta["path"])
     except TrainingError as e:

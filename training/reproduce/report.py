@@ -130,14 +130,14 @@ def versus_bc(task: str, algos: dict[str, Any]) -> dict[str, Any]:
 
 def write_report(out: Path, recipe: TaskRecipe, budget: str, data: dict[str, Any],
                  records: list[dict[str, Any]], wall_s: float, commit: str | None = None,
-                 train_flags: Sequence[str] = ()) -> dict[str, Any]:  # fmt: skip
+                 train_flags: Sequence[str] = (), model: str | None = None) -> dict[str, Any]:  # fmt: skip
     """Write ``results.json`` and ``results.md``; returns the JSON's content. ``commit``: the code's
     commit when the runs started (default: now); ``train_flags``: the ``--train-flag``s of every run."""
     algos = summarise(recipe, records)
     seeds = sorted({r["seed"] for r in records})
     res = {
         "task": recipe.task, "budget": budget, "training_seeds": seeds, "train_flags": list(train_flags),
-        "dataset": {**data, "seeds": f"{DATA_SEED}..{DATA_SEED + data['episodes'] - 1}"},
+        "dataset": {"seeds": f"{DATA_SEED}..{DATA_SEED + data['episodes'] - 1}", **data}, "model": model,
         "evaluation_seeds": _eval_seeds(algos),
         "table2_row": recipe.table2_row, "recipe_note": recipe.note,
         "algorithms": algos,
@@ -149,6 +149,28 @@ def write_report(out: Path, recipe: TaskRecipe, budget: str, data: dict[str, Any
     (out / "results.json").write_text(json.dumps(res, indent=1, default=str) + "\n")
     (out / "results.md").write_text(markdown(res))
     return res
+
+
+def _data_flags(res: dict[str, Any]) -> str:
+    """`` --model …``, `` --fresh-data``, `` --episodes N`` for the title's command, where given."""
+    d = res["dataset"]
+    out = f" --model {res['model']}" if res.get("model") else ""
+    if d.get("fresh_per_seed"):
+        out += " --fresh-data"
+    return out + (f" --episodes {d['episodes']}" if d.get("episodes_given") else "")
+
+
+def _dataset_line(d: dict[str, Any]) -> str:
+    if not d.get("fresh_per_seed"):
+        return (f"* Dataset: {d['episodes']} episodes of the behaviour policy, seeds {d['seeds']} "
+                f"(mean return {d['mean_return']:.3f}, success {d['success_rate']:.1%}, {d['wall_s']} s): "
+                f"`{d['command']}`")
+    lo, hi = d["return_range"]
+    wlo, whi = d["success_range"]
+    return (f"* Datasets: a fresh one per training seed, {d['episodes']} episodes of the behaviour policy each, "
+            f"seeds {d['seeds']} (mean return {d['mean_return']:.3f}, {lo:.3f} to {hi:.3f} over the draws; "
+            f"success {d['success_rate']:.1%}, {wlo:.1%} to {whi:.1%}; {d['wall_s']} s in all); the first: "
+            f"`{d['command']}`")
 
 
 def _eval_seeds(algos: dict[str, Any]) -> str | None:
@@ -179,12 +201,11 @@ def markdown(res: dict[str, Any]) -> str:
     lines = [
         f"# {res['task']}: LMRL-Gym Table 2 reproduction (budget `{res['budget']}`)", "",
         f"Written by `lmrl reproduce {res['task']} --budget {res['budget']} --seeds {len(res['training_seeds'])}"
-        f"{_algorithms_flag(res)}{''.join(f' --train-flag={f}' for f in res.get('train_flags', []))}`.",
+        f"{_algorithms_flag(res)}{_data_flags(res)}{''.join(f' --train-flag={f}' for f in res.get('train_flags', []))}`.",
         f"Mean across training seeds {', '.join(map(str, res['training_seeds']))} with a 95 % CI "
         "(Student's t over the seeds' evaluation means). Normalised: LMRL's constants "
         "(0 = min, 50 = LMRL's dataset average, 100 = max; negatives clipped to 0 as in LMRL's Table 2).", "",
-        f"* Dataset: {d['episodes']} episodes of the behaviour policy, seeds {d['seeds']} "
-        f"(mean return {d['mean_return']:.3f}, success {d['success_rate']:.1%}, {d['wall_s']} s): `{d['command']}`",
+        _dataset_line(d),
         f"* Evaluation seeds: {res['evaluation_seeds']} (disjoint from the data seeds).",
         f"* Recipe: {res['recipe_note'] or 'see training/reproduce/recipes.py'}",
         f"* Versions: {', '.join(f'{k} {v}' for k, v in res['versions'].items())}; commit {res['git_commit']}", "",
@@ -205,7 +226,7 @@ def markdown(res: dict[str, Any]) -> str:
     lines += _versus_lines(res.get("versus_bc") or {})
     lines += ["", f"LMRL's Table 2 row: {res['table2_row']} (GPT-2 models, LMRL's dataset sizes).", "",
               "## Commands (run from this folder)", ""]  # fmt: skip
-    lines += ["```", d["command"]]
+    lines += ["```", *([p["command"] for p in d["per_seed"]] if d.get("fresh_per_seed") else [d["command"]])]
     for row in res["algorithms"].values():
         lines += row["commands"]
     lines += ["```", ""]

@@ -29,14 +29,14 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from data.store import store_in
 from envs.players.process_agent import child_env
 from training.args import task_option
 from training.errors import TrainingError
+from training.reproduce.datasets import make_dataset, pooled, store_for
 from training.reproduce.recipes import (
     ALGORITHMS,
     BUDGETS,
-    DATA_SEED,
+    MODEL_FLAGS,
     ONLINE,
     RECIPES,
     canonical,
@@ -158,7 +158,8 @@ class Reproduction:
     def __init__(self, task: str, out: str | os.PathLike, *, budget: str = "cpu", seeds: int = 3,
                  algorithms: Iterable[str] = ALGORITHMS, runner: Runner,
                  log: Callable[[str], None] | None = None, options: dict[str, Any] | None = None,
-                 train_flags: Iterable[str] = (), jobs: int = 1) -> None:  # fmt: skip
+                 train_flags: Iterable[str] = (), jobs: int = 1, model: str | None = None,
+                 fresh_data: bool = False, episodes: int | None = None) -> None:  # fmt: skip
         if budget not in BUDGETS:
             raise TrainingError(f"--budget must be one of {', '.join(BUDGETS)}")
         if seeds < 1:
@@ -170,12 +171,22 @@ class Reproduction:
         self.recipe = recipe(task, self.options)
         self.task, self.budget, self.seeds = task, budget, seeds
         self.algorithms = [canonical(a) for a in algorithms]
-        self.from_bc = {a for a in self.algorithms if starts_from_bc(task, a)}
+        self.model, self.fresh_data = model, fresh_data
+        """``--model``: every run's model (utterance: whole lines, from scratch); ``--fresh-data``:
+        a dataset per training seed (:mod:`training.reproduce.datasets`)."""
+        if episodes is not None and episodes < 1:
+            raise TrainingError("--episodes must be at least 1")
+        self.episodes = episodes or self.recipe.episodes[budget]
+        self.episodes_given = episodes is not None
+        if model == "utterance" and set(self.algorithms) & set(ONLINE):
+            raise TrainingError("--model utterance trains the offline algorithms: "
+                                + ", ".join(a for a in ALGORITHMS if a not in ONLINE))
+        self.from_bc = {a for a in self.algorithms if starts_from_bc(task, a) and model is None}
         if self.from_bc and "bc" not in self.algorithms:
             self.algorithms.insert(0, "bc")  # the online runs (and some recipes' offline ones) start from BC
         self.algorithms.sort(key=lambda a: a != "bc")  # BC first: the others may wait for it
         self.out = Path(out).resolve()
-        self.store_path = store_in(self.out)
+        self.store_path = store_for(self.out, None)
         self.extra_flags = [str(f) for f in train_flags]
         """``lmrl train`` flags after the recipe's (so they win), e.g. --bisim-weight=1 for every run,
         ppo,online-filtered-bc:--rounds=24 for those algorithms' runs only."""
@@ -184,39 +195,13 @@ class Reproduction:
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
 
     # -- steps ----------------------------------------------------------------------------------
-    def dataset(self) -> dict[str, Any]:
-        """Generate the dataset once (``OUT/dataset.json`` records it)."""
-        marker = self.out / "dataset.json"
-        n = self.recipe.episodes[self.budget]
-        if marker.exists():
-            done = json.loads(marker.read_text())
-            if done.get("episodes") == n and done.get("seed") == DATA_SEED:
-                return done
-            raise TrainingError(f"{self.out} holds a dataset of another size ({done.get('episodes')} "
-                                f"episodes); use another --out for budget {self.budget}")  # fmt: skip
-        options = {**self.recipe.options, **self.recipe.data_options}
-        argv = ["--db", str(self.store_path), "generate", self.task, "--episodes", str(n), "--seed", str(DATA_SEED),
-                "--policy", "behaviour", "--quiet"]  # fmt: skip
-        for k, v in sorted(options.items()):
-            argv += ["--option", f"{k}={v}"]
-        self.log(f"[{self.task}] dataset: {n} episodes from seeds {DATA_SEED}..")
-        import envs
-        from data.generate import generate
-        from data.store import Store
-        from envs.players.agents import make_agent
+    def dataset(self, seed: int | None = None) -> dict[str, Any]:
+        """Generate the dataset once (``OUT/dataset.json``), or training seed ``seed``'s own."""
+        return make_dataset(self.out, self.task, self.recipe, self.episodes, seed, lambda a: _shown(a, self.out),
+                            _typed, self.log)
 
-        t0 = time.time()
-        store = Store(str(self.store_path))
-        try:
-            agent = make_agent(self.task, "behaviour", role=envs.spec(self.task).roles[0])
-            res = generate(store, self.task, agent, n, seed=DATA_SEED, options=_typed(options))
-        finally:
-            store.close()
-        done = {"episodes": n, "seed": DATA_SEED, "options": options, "command": _shown(argv, self.out),
-                "wall_s": round(time.time() - t0, 1), "mean_return": res.mean_return,
-                "success_rate": res.success_rate}  # fmt: skip
-        marker.write_text(json.dumps(done, indent=1) + "\n")
-        return done
+    def _db(self, seed: int) -> str:
+        return str(store_for(self.out, seed if self.fresh_data else None))
 
     def run_one(self, algo: str, seed: int) -> dict[str, Any]:
         """Train and evaluate (algo, seed) unless ``reproduce.json`` says it is done."""
@@ -224,14 +209,15 @@ class Reproduction:
         marker = folder / "reproduce.json"
         if marker.exists():
             return json.loads(marker.read_text())
-        argv = ["--db", str(self.store_path), "train", algo, "--task", self.task, "--out", str(folder),
+        model = ["--model", self.model, *MODEL_FLAGS.get(self.model, {}).get(self.budget, ())] if self.model else []
+        argv = ["--db", self._db(seed), "train", algo, "--task", self.task, "--out", str(folder),
                 "--seed", str(seed), "--no-progress", *train_flags(self.task, algo, self.budget, self.options),
-                *(flag for algos, flag in self._flags if algos is None or algo in algos)]  # fmt: skip
+                *model, *(flag for algos, flag in self._flags if algos is None or algo in algos)]  # fmt: skip
         if algo in ONLINE:
             argv += ["--init", str(self.out / "runs" / f"bc-s{seed}")]
         elif algo in self.from_bc:
             argv += ["--model", str(self.out / "runs" / f"bc-s{seed}" / "checkpoint")]
-        if (folder / "checkpoint").exists():
+        if (folder / "checkpoint").exists() and self.model != "utterance":
             argv.append("--resume")  # killed part-way: continue from its last checkpoint
         self.log(f"[{self.task}] train {algo} seed {seed}")
         t0 = time.time()
@@ -244,7 +230,7 @@ class Reproduction:
         # an online run given --keep-best=true is judged by the checkpoint it kept
         best = folder / "checkpoint-best"
         target = best if algo in ONLINE and best.exists() else folder
-        ev = ["--db", str(self.store_path), "eval", str(target), "--episodes", str(episodes), "--seed", "0"]
+        ev = ["--db", self._db(seed), "eval", str(target), "--episodes", str(episodes), "--seed", "0"]
         for k, v in sorted(self.recipe.options.items()):
             ev += ["--option", f"{k}={v}"]
         t0 = time.time()
@@ -278,13 +264,15 @@ class Reproduction:
 
         self.out.mkdir(parents=True, exist_ok=True)
         t0, commit = time.time(), git_commit()
-        data = self.dataset()
+        data = pooled([self.dataset(s) for s in range(self.seeds)]) if self.fresh_data else self.dataset()
+        if self.episodes_given:
+            data = {**data, "episodes_given": True}
         # algorithm by algorithm (all seeds of one before the next): a run cut short leaves whole rows
         order = [(algo, seed) for algo in self.algorithms for seed in range(self.seeds)]
         records = ([self.run_one(*key) for key in order] if self.jobs == 1
                    else side_by_side(order, self.jobs, self.run_one, self.from_bc))  # fmt: skip
         return write_report(self.out, self.recipe, self.budget, data, records, time.time() - t0, commit,
-                            train_flags=self.extra_flags)  # fmt: skip
+                            train_flags=self.extra_flags, model=self.model)  # fmt: skip
 
 
 def _scoped_flag(text: str) -> tuple[frozenset[str] | None, str]:
@@ -340,6 +328,14 @@ def add_reproduce_command(subparsers: Any, parents: Iterable[argparse.ArgumentPa
                    "it with '=': --train-flag=--bisim-weight=1 --train-flag=--max-steps=400; "
                    "ALGORITHMS:FLAG for some algorithms' runs only: "
                    "--train-flag=ppo,online-filtered-bc:--rounds=24")  # fmt: skip
+    p.add_argument("--model", default=None, choices=["utterance"],
+                   help="every run's model: utterance (whole lines scored by a model that reads the "
+                   "dialogue turn by turn; offline algorithms, from scratch; default: the recipe's)")
+    p.add_argument("--fresh-data", action="store_true",
+                   help="a dataset per training seed (its own store, its own data seeds): the CI then "
+                   "covers the draw of the data too")
+    p.add_argument("--episodes", type=int, default=None,
+                   help="dataset size (default: the budget's)")
     p.add_argument("--jobs", type=int, default=1,
                    help="runs side by side, each its own process on one thread (default: 1, one after "
                    "another in this process); an online run starts once its seed's BC is done")  # fmt: skip
@@ -360,7 +356,9 @@ def run_reproduce(args: argparse.Namespace, store: Any = None) -> int:
             runner = in_process(args.command_main) if jobs == 1 else in_subprocesses(Path(out).resolve() / "logs")
             res = Reproduction(task, out, budget=args.budget, seeds=args.seeds, algorithms=args.algorithms,
                                runner=runner, options=dict(args.task_options), train_flags=args.train_flags,
-                               jobs=jobs).run()  # fmt: skip
+                               jobs=jobs, model=getattr(args, "model", None),
+                               fresh_data=getattr(args, "fresh_data", False),
+                               episodes=getattr(args, "episodes", None)).run()  # fmt: skip
             print(json.dumps({"task": task, "out": str(out), "results": str(Path(out) / "results.md"),
                               "normalised_lmrl": {a: r["normalised_lmrl"]["mean"] for a, r in res["algorithms"].items()},
                               "cis_apart_from_bc": {a: v["cis_apart"] for a, v in res["versus_bc"].items()}}))

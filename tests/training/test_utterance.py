@@ -1,0 +1,133 @@
+"""The utterance-level model (``--model utterance``): its features, its losses on a toy dialogue
+whose answer is known, and the whole path a user takes — ``lmrl generate``, ``lmrl train ALGO
+--model utterance``, ``lmrl eval`` and the checkpoint as an agent — on a real store."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import envs
+from envs.core import Text
+from training.errors import TrainingError
+from training.utterance.agent import UtteranceAgent, history_turns
+from training.utterance.checkpoint import load_utterance_agent
+from training.utterance.data import Dialogue, returns_to_go
+from training.utterance.features import candidate_features, turn_features
+from training.utterance.losses import losses, make_batch
+from training.utterance.model import UtteranceModel
+
+
+def test_features_are_stable_and_read_the_answer_with_its_question():
+    yes, no = turn_features("Is it in Europe?\n", "Yes.\n"), turn_features("Is it in Europe?\n", "No.\n")
+    assert yes == turn_features("Is it in Europe?\n", "Yes.\n")  # cached or not, the same hashes
+    assert set(yes) != set(no)
+    other = turn_features("Is it in Asia?\n", "Yes.\n")
+    assert set(yes) - set(other)  # (question, answer) pairs differ, not only the words
+    # CRC-32, not Python's salted hash: another process hashes the same
+    code = "from training.utterance.features import turn_features as f; print(f('Is it big?', 'No.'))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == str(turn_features("Is it big?", "No."))
+    assert candidate_features("Is your city Lima?\n") != candidate_features("Is your city Oslo?\n")
+
+
+def test_history_turns_split_the_opening_and_each_action_with_its_reply():
+    h = [Text("Questions:\n", False), Text("Is it hot?\n", True), Text("No.\n", False),
+         Text("Is it Oslo?\n", True), Text("Yes.\n", False)]
+    assert history_turns(h) == [("", "Questions:\n"), ("Is it hot?\n", "No.\n"), ("Is it Oslo?\n", "Yes.\n")]
+    assert history_turns([Text("start\n", False)]) == [("", "start\n")]
+
+
+def test_returns_to_go_discount_once_per_turn():
+    assert returns_to_go([-1.0, -1.0, 0.0], 0.5) == [-1.5, -1.0, 0.0]
+
+
+def _toy(n: int = 64) -> list[Dialogue]:
+    """One turn: the opening says which line pays ("say A" or "say B"); half the data says the
+    right one. Candidates 0 = "A", 1 = "B"."""
+    out = []
+    for i in range(n):
+        want, said = i % 2, (i // 2) % 2
+        opening = turn_features("", "say A\n" if want == 0 else "say B\n")
+        reply = turn_features("A\n" if said == 0 else "B\n", "ok\n")
+        out.append(Dialogue(turns=(opening, reply), actions=(said,), rewards=(1.0 if said == want else 0.0,), ended=True))
+    return out
+
+
+@pytest.mark.parametrize("algo", ["mc", "ilql", "qsft"])
+def test_value_learners_prefer_the_line_that_pays_where_bc_cannot(algo):
+    torch.manual_seed(0)
+    model = UtteranceModel(32)
+    target = UtteranceModel(32).requires_grad_(False)
+    target.load_state_dict(model.state_dict())
+    dense = torch.optim.Adam(model.dense_parameters(), lr=3e-3)
+    sparse = torch.optim.SparseAdam(model.sparse_parameters(), lr=3e-3)
+    cand_feats = [candidate_features("A\n"), candidate_features("B\n")]
+    data = _toy()
+    for _ in range(150):
+        batch = make_batch(data, 0.99)
+        loss, _ = losses(algo, model, target, batch, model.candidates(cand_feats), target.candidates(cand_feats).detach(),
+                         gamma=0.99, scale=1.0, tau=0.7, cql_weight=0.1, bc_weight=1.0, return_range=(0.0, 1.0))
+        dense.zero_grad()
+        sparse.zero_grad()
+        loss.backward()
+        dense.step()
+        sparse.step()
+        with torch.no_grad():
+            for p, tp in zip(model.parameters(), target.parameters(), strict=True):
+                tp.lerp_(p, 0.1)
+    agent = UtteranceAgent(model, ["A\n", "B\n"], algo, "toy", {}, no_repeat=False)
+    agent._vectors = {}  # the model changed since the agent was made
+    bc = UtteranceAgent(model, ["A\n", "B\n"], "bc", "toy", {}, no_repeat=False)
+    for opening, right in (("say A\n", "A\n"), ("say B\n", "B\n")):
+        h = [Text(opening, False)]
+        assert agent.act(h) == right
+        probs = bc.scores(h, ["A\n", "B\n"])["logp"].exp()
+        assert abs(float(probs[0]) - 0.5) < 0.15  # the data said each line half the time
+
+
+def _lmrl(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "lmrl_tui", *args], capture_output=True, text=True, timeout=600)
+
+
+def test_train_eval_and_play_an_utterance_checkpoint_from_the_command_line(tmp_path):
+    db = str(tmp_path / "store.db")
+    gen = _lmrl("--db", db, "generate", "guess-city", "--episodes", "60", "--seed", "500", "--quiet")
+    assert gen.returncode == 0, gen.stderr
+    run = tmp_path / "u-mc"
+    tr = _lmrl("--db", db, "train", "mc", "--task", "guess-city", "--model", "utterance", "--out", str(run),
+               "--max-steps", "15", "--eval-episodes", "2", "--no-progress")
+    assert tr.returncode == 0, tr.stderr
+    final = json.loads(tr.stdout.strip().splitlines()[-1])
+    assert final["steps"] == 15 and final["eval"]["episodes"] == 2 and final["candidates"] > 126
+    meta = json.loads((run / "checkpoint" / "lmrl.json").read_text())
+    assert meta["config"]["model"] == "utterance" and meta["algo"] == "mc"
+    ev = _lmrl("--db", db, "eval", str(run), "--episodes", "3", "--seed", "7")
+    assert ev.returncode == 0, ev.stderr
+    res = json.loads(ev.stdout.strip().splitlines()[-1])
+    assert res["episodes"] == 3 and res["model"] == "utterance"
+    from training.agents.checkpoint_agent import load_agent
+
+    agent = load_agent(run)
+    assert isinstance(agent, UtteranceAgent) and agent.meta["task"] == "guess-city"
+    ep = envs.run_episode(envs.make("guess-city"), agent, seed=3)
+    said = [t.action for t in ep.transitions]
+    assert said and all(a in agent.candidates for a in said)
+    assert len(set(said)) == len(said)  # the behaviour data rarely repeats: neither does the agent
+    task = envs.make("guess-city")
+    task.reset(3)
+    agent.reset(task, 3)
+    top = agent.top(task.history(), 3)
+    assert len(top) == 3 and all(isinstance(q, float) for _, q, _ in top)
+
+
+def test_a_damaged_utterance_checkpoint_is_one_clear_error(tmp_path):
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    (folder / "lmrl.json").write_text(json.dumps({"utterance": {"dim": 8}, "config": {"algo": "mc"}}))
+    with pytest.raises(TrainingError, match="not a readable utterance-level checkpoint"):
+        load_utterance_agent(folder)

@@ -1,0 +1,111 @@
+"""An utterance-level checkpoint as an envs Agent: each turn it scores its candidates — the task's
+legal actions where it lists them, else the training data's utterances — and says the best.
+
+BC samples its policy over the candidates; MC and ILQL the candidate of highest Q (ILQL: the target
+heads' minimum), plus ``logit_weight`` × the policy's log-probability; Q-SFT the candidate its
+Q-SFT head makes likeliest. A checkpoint whose data never repeated a line within an episode never
+repeats one either (the embedded partners answer a repeated question the same way).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from envs.core import Text
+from training.utterance.features import candidate_features, dialogue_turns, turn_features
+
+
+def history_turns(history: Sequence[Text]) -> list[tuple[str, str]]:
+    """The turns of a text history: the opening (every segment before the first action), then each
+    action with the segments that followed it."""
+    opening: list[str] = []
+    pairs: list[tuple[str, list[str]]] = []
+    for seg in history:
+        if seg.is_action:
+            pairs.append((seg.text, []))
+        elif pairs:
+            pairs[-1][1].append(seg.text)
+        else:
+            opening.append(seg.text)
+    return dialogue_turns("".join(opening), [(a, "".join(o)) for a, o in pairs])
+
+
+class UtteranceAgent:
+    """Plays a task with an utterance-level checkpoint (see the module's docstring)."""
+
+    kind = "checkpoint"
+
+    def __init__(self, model, candidates: Sequence[str], algo: str, name: str, meta: dict[str, Any], *,
+                 no_repeat: bool = True, logit_weight: float = 0.0, scale: float = 1.0) -> None:
+        self.model = model.eval()
+        self.candidates = list(candidates)
+        self.algo = algo
+        self.name = name
+        self.meta = meta
+        self.no_repeat = no_repeat
+        self.logit_weight = logit_weight
+        self.scale = scale
+        """Q heads learn returns divided by this; :meth:`top` shows them in the task's units."""
+        self._task: Any = None
+        self._gen = torch.Generator().manual_seed(0)
+        self._vectors: dict[str, torch.Tensor] = {}
+        with torch.no_grad():
+            if self.candidates:
+                vecs = model.candidates([candidate_features(c) for c in self.candidates])
+                self._vectors = dict(zip(self.candidates, vecs, strict=True))
+
+    def reset(self, task: Any, seed: int | None = None) -> None:
+        self._task = task
+        self._gen = torch.Generator().manual_seed(0 if seed is None else int(seed) * 7919 + 13)
+
+    def _vector(self, cand: str) -> torch.Tensor:
+        v = self._vectors.get(cand)
+        if v is None:
+            with torch.no_grad():
+                v = self._vectors[cand] = self.model.candidates([candidate_features(cand)])[0]
+        return v
+
+    def choices(self, history: Sequence[Text]) -> list[str]:
+        """What it chooses among now: the task's legal actions, else the data's lines (less the
+        ones already said, unless the data repeated itself)."""
+        legal = list(self._task.legal_actions() or []) if self._task is not None else []
+        if legal:
+            return legal
+        if not self.no_repeat:
+            return self.candidates
+        said = {seg.text for seg in history if seg.is_action}
+        return [c for c in self.candidates if c not in said] or self.candidates
+
+    @torch.no_grad()
+    def scores(self, history: Sequence[Text], cands: Sequence[str]) -> dict[str, torch.Tensor]:
+        """Each candidate's policy log-probability (among ``cands``), Q and the acting score."""
+        turns = [turn_features(u, r) for u, r in history_turns(history)]
+        hist = self.model.histories(turns, [len(turns)])[-1:]
+        out = self.model.scores(hist, torch.stack([self._vector(c) for c in cands]))
+        logp = torch.log_softmax(out["logits"][0], dim=-1)
+        if self.algo == "qsft":
+            q = torch.log_softmax(out["q1"][0], dim=-1)
+        else:
+            q = torch.minimum(out["q1"][0], out["q2"][0]) if self.algo == "ilql" else (out["q1"][0] + out["q2"][0]) / 2
+        score = logp if self.algo in ("bc", "pbc") else q + self.logit_weight * logp
+        return {"logp": logp, "q": q, "v": out["v"][0].expand_as(q), "score": score}
+
+    def act(self, history: Sequence[Text]) -> str:
+        """BC samples its policy (as the behaviour it learnt from did); the value learners take the
+        best score."""
+        cands = self.choices(history)
+        sc = self.scores(history, cands)
+        if self.algo in ("bc", "pbc"):
+            return cands[int(torch.multinomial(sc["logp"].exp(), 1, generator=self._gen))]
+        return cands[int(torch.argmax(sc["score"]))]
+
+    def top(self, history: Sequence[Text], k: int = 5) -> list[tuple[str, float, float]]:
+        """The ``k`` best candidates now with their Q and policy probability (the value overlay)."""
+        cands = self.choices(history)
+        sc = self.scores(history, cands)
+        order = torch.argsort(sc["score"], descending=True)[:k].tolist()
+        q = sc["q"] if self.algo == "qsft" else sc["q"] * self.scale
+        return [(cands[i], float(q[i]), float(sc["logp"][i].exp())) for i in order]

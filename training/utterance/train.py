@@ -1,0 +1,130 @@
+"""``lmrl train ALGO --task T --model utterance``: fit the utterance-level model on stored episodes
+(BC, %BC, MC Returns, ILQL or Q-SFT; one transition per agent turn), save its checkpoint, evaluate.
+
+The run is recorded like any other (the store's runs table, ``metrics.jsonl``, ``config.json``,
+``checkpoint/``); a batch is ``--batch-size`` whole episodes, every turn of each a transition.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from data import runs
+from data.composition import composition, format_composition
+from training.config import TrainConfig
+from training.datasets.source import select_ids
+from training.errors import TrainingError
+from training.utterance.checkpoint import load_utterance_agent, save_utterance
+from training.utterance.data import load_corpus, returns_to_go
+from training.utterance.features import candidate_features
+from training.utterance.losses import losses, make_batch
+from training.utterance.model import UtteranceModel
+
+DIM = 128
+"""Width of the towers and heads."""
+
+
+def _log(path: Path, row: dict[str, Any]) -> None:
+    with path.open("a") as f:
+        f.write(json.dumps(row) + "\n")
+
+
+def train_utterance(cfg: TrainConfig, store, query, out: str | Path) -> dict[str, Any]:
+    """Train, save ``out/checkpoint`` and evaluate (``cfg.eval_episodes``); the final metrics."""
+    if cfg.algo not in ("bc", "pbc", "mc", "ilql", "qsft"):
+        raise TrainingError(f"--model utterance trains bc, pbc, mc, ilql or qsft, not {cfg.algo}")
+    random.seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    ids = select_ids(store, query, cfg.top_mode)
+    comp = composition(store, ids, query)
+    corpus = load_corpus(store, ids)
+    dialogues = corpus.dialogues
+    all_returns = [g for d in dialogues for g in returns_to_go(d.rewards, cfg.gamma)]
+    scale = max(1.0, max(abs(g) for g in all_returns) * cfg.reward_scale) / cfg.reward_scale
+    totals = [sum(d.rewards) for d in dialogues]
+    return_range = (min(totals), max(totals))
+    print(format_composition(comp, f"{cfg.algo} on {cfg.task} (utterance level): dataset"), file=sys.stderr)
+    model = UtteranceModel(DIM)
+    target = copy.deepcopy(model).requires_grad_(False) if cfg.algo in ("ilql", "qsft") else None
+    cand_feats = [candidate_features(c) for c in corpus.candidates]
+    opts = [torch.optim.AdamW(model.dense_parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay),
+            torch.optim.SparseAdam(model.sparse_parameters(), lr=cfg.lr)]
+    per_epoch = max(1, math.ceil(len(dialogues) / cfg.batch_size))
+    total = cfg.max_steps or max(1, int(cfg.epochs * per_epoch))
+    run_config = {**cfg.to_dict(), "dataset": {k: v for k, v in comp.items() if k != "query"}}
+    run_id = runs.start_run(store, kind="train", algo=cfg.algo, task=cfg.task, config=run_config,
+                            dataset_query=query.to_json(), episode_ids=ids, out_dir=str(out.resolve()))
+    (out / "config.json").write_text(cfg.to_json())
+    metrics_path = out / "metrics.jsonl"
+    gen = random.Random(cfg.seed)
+    order: list[int] = []
+    t0, seen, status, final = time.perf_counter(), 0, "failed", {}
+    done = 0
+    try:
+        model.train()
+        for step in range(total):
+            if len(order) < cfg.batch_size:
+                fresh = list(range(len(dialogues)))
+                gen.shuffle(fresh)
+                order.extend(fresh)
+            pick, order = order[: cfg.batch_size], order[cfg.batch_size:]
+            batch = make_batch([dialogues[i] for i in pick], cfg.gamma)
+            cands = model.candidates(cand_feats)
+            cand_t = target.candidates(cand_feats).detach() if target is not None else None
+            loss, stats = losses(cfg.algo, model, target, batch, cands, cand_t, gamma=cfg.gamma, scale=scale,
+                                 tau=cfg.tau, cql_weight=cfg.cql_weight, bc_weight=cfg.bc_weight,
+                                 return_range=return_range)
+            value = float(loss.detach())
+            if not math.isfinite(value):
+                raise TrainingError(f"the loss became {value} at step {step}; lower --lr")
+            for opt in opts:
+                opt.zero_grad(set_to_none=True)
+            loss.backward()
+            if cfg.grad_clip:
+                torch.nn.utils.clip_grad_norm_(model.dense_parameters(), cfg.grad_clip)
+            for opt in opts:
+                opt.step()
+            if target is not None:
+                with torch.no_grad():
+                    for p, tp in zip(model.parameters(), target.parameters(), strict=True):
+                        tp.lerp_(p, cfg.polyak_alpha)
+            seen += len(batch.action)
+            done = step + 1
+            if done % max(cfg.log_every, 1) == 0 or done == total:
+                el = time.perf_counter() - t0
+                _log(metrics_path, {"kind": "train", "step": done, "loss": value, "transitions_per_s": seen / el,
+                                    "elapsed_s": el, **stats})
+            if cfg.max_minutes is not None and time.perf_counter() - t0 > 60 * cfg.max_minutes:
+                break
+        el = time.perf_counter() - t0
+        final = {"steps": done, "train_seconds": el, "transitions_per_s": seen / max(el, 1e-9),
+                 "examples": sum(len(d.actions) for d in dialogues), "episodes": len(ids),
+                 "candidates": len(corpus.candidates)}
+        ckpt = save_utterance(out / "checkpoint", model, cfg, corpus, step=done, metrics=final,
+                              extra={"dim": DIM, "scale": scale, "return_range": list(return_range)},
+                              dataset={"query": json.loads(query.to_json()), "episode_ids": ids,
+                                       "composition": comp, "actions": corpus.candidates})
+        if cfg.eval_episodes > 0 and cfg.task:
+            from training.evaluation.evaluate import evaluate
+
+            agent = load_utterance_agent(ckpt)
+            final["eval"] = evaluate(agent, cfg.task, cfg.eval_episodes, store=store,
+                                     task_options=dict(cfg.task_options))
+            _log(metrics_path, {"kind": "eval", "step": done, **final["eval"]})
+        final["checkpoint_id"] = runs.add_checkpoint(store, run_id, str(ckpt.resolve()), done, final)
+        final["checkpoint"] = str(ckpt)
+        status = "finished"
+        return final
+    finally:
+        runs.finish_run(store, run_id, status, final)
