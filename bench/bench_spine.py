@@ -103,9 +103,9 @@ START_SCRIPT = textwrap.dedent(
     """
     import time, sys, asyncio
     t0 = float(sys.argv[2])
-    from lmrl_tui import cli  # the lmrl command's own path: its arguments, its store
-    args = cli._app_only(["--db", sys.argv[1]])
-    store = cli._open_store(args)
+    from lmrl_tui.cli import entry, parser  # the lmrl command's own path: its arguments, its store
+    args = parser.app_only(["--db", sys.argv[1]])
+    store = entry.open_store(args)
     from lmrl_tui.app import make_app
     from lmrl_tui.screens.home import HomeScreen
 

@@ -2,7 +2,7 @@
 ``lmrl`` app process (textual-serve's AppService runs :func:`served_command` per websocket), and
 all of them log into the one store (SQLite in WAL mode with a busy timeout takes the writers).
 
-Access: with a token (:mod:`lmrl_tui.serve_command` says when one is required) every route —
+Access: with a token (:mod:`lmrl_tui.cli.serve` says when one is required) every route —
 the page, the websocket, the static files, downloads — asks for it. The first visit brings it as
 ``?token=...``; the page answers with an HttpOnly, SameSite=Strict cookie and a redirect to the
 same address without the token (so it leaves the address bar and the history), and later requests

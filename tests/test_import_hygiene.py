@@ -55,14 +55,16 @@ def test_a_plain_lmrl_starts_the_app_without_building_the_command_tree(tmp_path)
     mods = modules_after(
         f"""
         import lmrl_tui.cli as cli
+        import lmrl_tui.cli.play as play
         seen = []
-        cli.cmd_app = lambda args, store: seen.append((args.db, args.player, args.command)) or 0
+        play.run_app = lambda args, store: seen.append((args.db, args.player, args.command)) or 0
         assert cli.main(["--db", {str(tmp_path / 'e.db')!r}, "--player", "ann"]) == 0
         assert seen == [({str(tmp_path / 'e.db')!r}, "ann", None)], seen
         """
     )
-    assert not {"training.algorithms", "training.args", "lmrl_tui.serve_command"} & mods
-    again = modules_after("import lmrl_tui.cli as cli\ncli.cmd_tasks = lambda a: 0\nassert cli.main(['tasks']) == 0")
+    assert not {"training.algorithms", "training.args", "lmrl_tui.cli.serve"} & mods
+    again = modules_after("import lmrl_tui.cli as cli\nimport lmrl_tui.cli.stats as stats\n"
+                          "stats.run_tasks = lambda a, s: 0\nassert cli.main(['tasks']) == 0")
     assert "training.algorithms" in again  # any subcommand: the whole tree, as before
 
 

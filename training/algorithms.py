@@ -4,7 +4,7 @@ Each :class:`Algorithm` is registered once with its command name, the other spel
 command line accepts (in any case, as it always has), its config dataclass, the function that
 adds its arguments and its runner. :func:`add_train_command` builds ``train`` with one
 subcommand per algorithm from it, and :func:`add_eval_command` builds ``eval``; both ``lmrl``
-(:mod:`lmrl_tui.cli`) and the launcher entry ``python -m training.cli`` use them.
+(:mod:`lmrl_tui.cli.parser`) and the launcher entry ``python -m training.cli`` use them.
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ from training.online.cli import ALIASES as ONLINE_ALIASES
 from training.online.cli import add_online_arguments, run_online
 from training.online.config import OnlineConfig
 
+Runner = Callable[[argparse.Namespace, Any], int]
+"""A subcommand's runner: ``run(args, store) -> exit status``."""
+
 
 @dataclass(frozen=True)
 class Algorithm:
@@ -34,7 +37,7 @@ class Algorithm:
     """The config dataclass its flags are generated from (TrainConfig or OnlineConfig)."""
     add_arguments: Callable[[argparse.ArgumentParser, str], None]
     """Adds the subcommand's arguments, given ``key``."""
-    run: Callable[[argparse.Namespace, Any], int]
+    run: Runner
     """``run(args, store) -> exit status``."""
     aliases: tuple[str, ...] = ()
     online: bool = False
@@ -102,8 +105,10 @@ class _AnyCase(dict):
         return super().__getitem__(key)
 
 
-def add_train_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
-    """``train`` with one subcommand per registered algorithm, each with its own flags and help."""
+def add_train_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser] = (), *,
+                      wrap: Callable[[Runner], Runner] | None = None) -> argparse.ArgumentParser:  # fmt: skip
+    """``train`` with one subcommand per registered algorithm, each with its own flags and help;
+    ``wrap`` (given by ``lmrl``) wraps each algorithm's runner."""
     parents = list(parents)
     offline = [a.name for a in ALGORITHMS.values() if not a.online]
     online = [a.name for a in ALGORITHMS.values() if a.online]
@@ -118,7 +123,7 @@ def add_train_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser
         p = algos.add_parser(algo.name, aliases=list(algo.aliases), parents=parents,
                              help=algo.summary.replace("%", "%%"), description=algo.summary)  # fmt: skip
         algo.add_arguments(p, algo.key)
-        p.set_defaults(algo=algo.key, run=algo.run)
+        p.set_defaults(algo=algo.key, run=wrap(algo.run) if wrap else algo.run)
     return train
 
 

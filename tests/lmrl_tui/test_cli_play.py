@@ -8,7 +8,7 @@ import argparse
 import pytest
 
 from lmrl_tui.cli import main
-from lmrl_tui.cli_play import (
+from lmrl_tui.cli.play import (
     PlayFlagsError,
     add_play_arguments,
     play_argv,

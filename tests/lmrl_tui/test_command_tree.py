@@ -73,6 +73,19 @@ def test_db_before_or_after_the_subcommand(name):
     assert build_parser().parse_args(argv).db is None  # then $LMRL_DB or the user data directory
 
 
+NO_STORE = {"tasks": ["tasks"], "merge": ["merge", "a.db", "--into", "b.db"]}
+"""The commands run without the ``--db`` store (merge names its stores itself)."""
+
+
+@pytest.mark.parametrize("argv", [[], *DB_COMMANDS.values(), ["play", "maze-fo"], ["serve"],
+                                  ["reproduce", "maze-fo"], *NO_STORE.values()])  # fmt: skip
+def test_every_command_names_its_runner_and_whether_it_needs_the_store(argv):
+    """One dispatch (lmrl_tui.cli.entry): each subcommand sets ``run`` and ``needs_store``."""
+    args = build_parser().parse_args(argv)
+    assert callable(args.run)
+    assert args.needs_store is (args.command not in NO_STORE), argv
+
+
 def test_db_after_the_subcommand_is_the_store_used(tmp_path, capsys):
     db = tmp_path / "after.db"
     assert main(["generate", "maze-fo", "--episodes", "3", "--quiet", "--db", str(db)]) == 0

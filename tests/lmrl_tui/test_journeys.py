@@ -19,7 +19,7 @@ from support.app_support import wait_for
 
 import envs
 from lmrl_tui.app import make_app
-from lmrl_tui.cli_play import play_fields
+from lmrl_tui.cli.play import play_fields
 from lmrl_tui.screens.dialogs import NewEpisodeDialog
 from lmrl_tui.screens.home import HomeScreen
 from lmrl_tui.screens.leave import LeaveDialog, UnfinishedDialog

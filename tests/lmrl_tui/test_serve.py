@@ -12,7 +12,7 @@ from dataclasses import asdict
 import pytest
 
 from lmrl_tui.cli import build_parser, main
-from lmrl_tui.serve_command import (
+from lmrl_tui.cli.serve import (
     MIN_TOKEN_CHARS,
     TOKEN_ENV,
     ServeArgumentError,

@@ -11,7 +11,7 @@ import secrets
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from lmrl_tui.argtypes import positive
+from lmrl_tui.cli.argtypes import positive
 
 TOKEN_ENV = "LMRL_SERVE_TOKEN"
 MIN_TOKEN_CHARS = 16
@@ -106,16 +106,16 @@ def add_serve_command(subparsers: Any, parents: list[argparse.ArgumentParser]) -
                         help="generate a fresh token and print the link to share (also on loopback)")  # fmt: skip
     s.add_argument("--max-sessions", type=positive, default=16,
                    help="browsers served at once; more are refused (default: 16)")  # fmt: skip
-    from lmrl_tui.cli_play import add_play_arguments
+    from lmrl_tui.cli.play import add_play_arguments
 
     add_play_arguments(s, required=False)
-    s.set_defaults(run=run_serve)
+    s.set_defaults(run=run_serve, needs_store=True)
     return s
 
 
 def run_serve(args: argparse.Namespace, store: Any) -> int:
     """Check the arguments, then serve until Ctrl+C (or SIGTERM)."""
-    from lmrl_tui.cli_play import play_argv, play_request
+    from lmrl_tui.cli.play import play_argv, play_request
 
     chosen = serve_settings(args)
     play_request(args)  # flags that do not fit the task: one line now, not in every browser

@@ -29,10 +29,11 @@ def add_play_command(subparsers: Any, parents: list[argparse.ArgumentParser]) ->
                               "(lmrl play twenty-questions --as oracle --vs strong --option secret=guitar)")  # fmt: skip
     add_play_arguments(p, required=True)
     p.add_argument("--player", default=argparse.SUPPRESS, help="your player name in the app")
+    p.set_defaults(run=run_app, needs_store=True)
     return p
 
 
-def cmd_app(args: argparse.Namespace, store: Any) -> int:
+def run_app(args: argparse.Namespace, store: Any) -> int:
     """The app (``lmrl``), or the app opened into the episode of ``lmrl play``'s flags (checked
     first: flags that do not fit the task are one line and exit status 1)."""
     from lmrl_tui.app import make_app
@@ -47,7 +48,7 @@ def cmd_app(args: argparse.Namespace, store: Any) -> int:
 def add_play_arguments(p: argparse.ArgumentParser, *, required: bool) -> None:
     """The flags of ``lmrl play`` (``required``: the task is); ``lmrl serve`` adds them optional."""
     from envs.core.options import options_help
-    from lmrl_tui.argtypes import seed as seed_type
+    from lmrl_tui.cli.argtypes import seed as seed_type
     from training.args import task_option
 
     if required:

@@ -1,0 +1,3 @@
+from lmrl_tui.cli.entry import main
+
+raise SystemExit(main())
