@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Header, Log, Static
 
@@ -27,15 +28,13 @@ from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.screens.footer import Footer
 from lmrl_tui.screens.info import HelpScreen, SummaryScreen, about_markdown
 from lmrl_tui.screens.leave import LeavingEpisode
-from lmrl_tui.screens.watching import WatchControls
+from lmrl_tui.screens.turn import Turn
+from lmrl_tui.screens.watching import SPEEDS, WatchControls
 from lmrl_tui.starting import agent_label
 from lmrl_tui.views import view_class
 from lmrl_tui.views.base import TaskView
 from lmrl_tui.views.overlay import ValueOverlay
 from lmrl_tui.views.redraw import GrowingLog, update_static
-
-SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1, 0.03)
-
 
 THINKING_NOTE_AFTER = 0.15
 """Seconds an agent's step runs before the status says it is thinking."""
@@ -56,6 +55,10 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
         Binding("escape", "leave", "Leave", id="play.leave"),
     ]
     WORKER_ERRORS = WatchControls.WORKER_ERRORS
+
+    turn: var[Turn] = var(Turn.WATCHING, init=False, always_update=True)
+    """Whose move is awaited, or which step is in flight (:mod:`lmrl_tui.screens.turn`); setting
+    it redraws (:meth:`watch_turn`)."""
 
     class StepTaken(Message, bubble=False):
         """A step was played and recorded (by the worker that waited for the agent or partner)."""
@@ -93,7 +96,7 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
         # Watching an agent alone: step by hand; with a person in the game the agent moves by itself.
         self.auto = bool(humans)
         self.speed_index = 2
-        self._busy = False
+        self.set_reactive(PlayScreen.turn, Turn.HUMAN if session.human_acts else Turn.WATCHING)
         self._auto_timer: Any = None
         self.needs_worker = spec.partner is not None or not session.human_acts
         self._init_watch()
@@ -124,11 +127,17 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
             self._log_move(out, n)
         if s.transitions:
             self.query_one("#moves", Log).write_line("     (resumed here)")
-        self._refresh()
+        self._refresh()  # the first draw
         self._next_turn()
         self.call_after_refresh(self.lmrl_app.freeze_garbage)
 
     # -- drawing --------------------------------------------------------------------------------
+    def watch_turn(self, old: Turn, new: Turn) -> None:
+        """Redraw for the turn, also when it stays (a step played at once); a step just sent to its
+        worker draws nothing yet (what it plays will)."""
+        if not new.in_flight or old.in_flight:
+            self._refresh()
+
     def _refresh(self) -> None:
         s = self.session
         state = s.state()
@@ -179,19 +188,19 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
             self._show_summary()
             return
         role = s.task.spec.roles[0]
+        person = self.turn is not Turn.WATCHING  # HUMAN or TAKEN_OVER: no step is in flight here
         # an agent that waits for a key (auto-play off, a cancelled move) is not said to think
-        self.view.agent_paused = not (s.human_acts or self.takeover or self.auto)
-        if s.human_acts or self.takeover:
+        self.view.agent_paused = not (person or self.auto)
+        if person:
             self.view.set_turn(role, True)
         else:
             self.view.set_turn(role, False)
             if self.auto:
                 self._schedule_agent()
 
-    def _schedule_agent(self) -> None:
-        if self._auto_timer is not None:
-            self._auto_timer.stop()
-        self._auto_timer = self.set_timer(SPEEDS[self.speed_index], self.action_step_agent)
+    def _awaited(self) -> Turn:
+        """The turn once no step is in flight: whose move is awaited."""
+        return Turn.HUMAN if self.session.human_acts else Turn.TAKEN_OVER if self.takeover else Turn.WATCHING
 
     def on_task_view_submitted(self, event: TaskView.Submitted) -> None:
         event.stop()
@@ -211,13 +220,13 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
             self.view.set_turn(s.task.spec.roles[0], s.human_acts)
             return
         how = (event.via, event.pressed)
-        if self.takeover and not s.done and not self._busy:
+        if self.turn is Turn.TAKEN_OVER and not s.done:
             self.take_over_step(event.typed, event.chosen, how)
             return
-        if not s.human_acts or s.done or self._busy:
+        if self.turn is not Turn.HUMAN or s.done:
             return
         if self.needs_worker:
-            self._busy = True
+            self.turn = Turn.HUMAN_MOVING
             self.view.set_turn(s.task.spec.roles[0], False)
             self._human_step_worker(event.typed, how)
         else:
@@ -247,15 +256,15 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
         self.post_message(self.StepTaken(out))
 
     def on_play_screen_input_rejected(self, message: PlayScreen.InputRejected) -> None:
-        self._busy = False
+        self.set_reactive(PlayScreen.turn, self._awaited())  # nothing played: no redraw, the view says why
         self.view.show_error(message.reason)
         self.view.set_turn(self.session.task.spec.roles[0], True)
 
     def action_step_agent(self) -> None:
         s = self.session
-        if s.human_acts or s.done or self._busy or self.takeover:
+        if self.turn is not Turn.WATCHING or s.done:
             return
-        self._busy = self.thinking = True
+        self.turn = Turn.AGENT_THINKING
         if self.view.agent_paused:  # stepped by hand: now it does think
             self.view.agent_paused = False
             self.view.set_turn(s.task.spec.roles[0], False)
@@ -266,15 +275,14 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
     def _show_thinking(self, played: int) -> None:
         """Say "thinking …" once a step takes a while (a fast agent's steps do not flicker)."""
         if self.thinking and len(self.session.transitions) == played and self.is_mounted:
-            self._refresh()
+            self._refresh()  # a redraw, the turn unchanged
 
     def on_play_screen_step_taken(self, message: PlayScreen.StepTaken) -> None:
         self._after_step(message.outcome)
 
     def _after_step(self, out: StepOutcome) -> None:
-        self._busy = self.thinking = False
         self._log_move(out)
-        self._refresh()
+        self.turn = self._awaited()
         self.request_explanation()
         self._next_turn()
 
@@ -283,9 +291,8 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
         if group == "explain":
             self.overlay.show_note(f"No values: {type(error).__name__}: {error}")
             return
-        self._busy = self.thinking = False
         self.auto = False
-        self._refresh()
+        self.turn = self._awaited()
         self._next_turn()  # give the turn back (a person can try again after a partner failed)
 
     def _partner_request_from_thread(self, role: str, history: Sequence[Text]) -> None:
@@ -293,8 +300,7 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
         self.post_message(self.ReplyRequested(role, history))
 
     def on_play_screen_reply_requested(self, message: PlayScreen.ReplyRequested) -> None:
-        self.thinking = False  # the agent has moved: the person partner's turn
-        self._refresh()
+        self.turn = Turn.REPLYING  # the acting side has moved: the person partner's turn
         self.view.request_reply(message.role, message.history)
 
     # -- end ----------------------------------------------------------------------------------
@@ -345,35 +351,10 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
         )
         self.app.push_screen(HelpScreen(text))
 
-    def action_toggle_auto(self) -> None:
-        if self.session.human_acts:
-            return
-        if self.takeover:  # p hands back to the agent, which plays on by itself
-            self.hand_back(auto=True)
-            return
-        self.auto = not self.auto
-        if not self.auto and self._auto_timer is not None:
-            self._auto_timer.stop()
-        self._refresh()
-        if not self._busy:  # schedules the agent (auto on) and says whether it waits for a key
-            self._next_turn()
-
-    def action_faster(self) -> None:
-        self.speed_index = min(self.speed_index + 1, len(SPEEDS) - 1)
-        self._refresh()
-
-    def action_slower(self) -> None:
-        self.speed_index = max(self.speed_index - 1, 0)
-        self._refresh()
-
     def _end_and_pop(self) -> None:
         """Abandon (unless it ended) before leaving: the home screen reads the store as it shows."""
         self._stop_episode()
         self.app.pop_screen()
-
-    def _stop_auto(self) -> None:
-        if self._auto_timer is not None:
-            self._auto_timer.stop()
 
     def _stop_episode(self) -> None:
         self._stop_auto()

@@ -1,5 +1,8 @@
-"""Watching an agent on the play screen: the value overlay, taking over, and the thinking state.
+"""Watching an agent on the play screen: auto-play, the value overlay, taking over, and the
+thinking state.
 
+* ``space`` steps the agent; ``p`` auto-plays (a step every ``SPEEDS[speed_index]`` seconds,
+  ``+`` and ``-`` change it).
 * ``v``: the value overlay (:class:`~lmrl_tui.views.overlay.ValueOverlay`): what a watched
   checkpoint thinks of the current state (its ``explain``: ``training.agents.explain``, in the agent's
   own process), asked for in a worker.
@@ -29,6 +32,7 @@ from envs.players.explanation import ARROWS
 from envs.players.process_agent import ProcessAgent
 from envs.players.session import HumanAgent, SessionClosed
 from lmrl_tui.screens.base import LmrlScreen
+from lmrl_tui.screens.turn import Turn
 from lmrl_tui.starting import close_agent
 from lmrl_tui.views.overlay import ValueOverlay
 from lmrl_tui.workers import ErrorToast
@@ -40,6 +44,9 @@ candidates and their predicted outcomes)."""
 if TYPE_CHECKING:
     from data.session import PlaySession
     from lmrl_tui.views.base import TaskView
+
+SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1, 0.03)
+"""Auto-play's seconds between the agent's steps (the play screen starts at the third)."""
 
 
 class WatchControls(LmrlScreen):
@@ -54,13 +61,12 @@ class WatchControls(LmrlScreen):
 
     session: PlaySession
     view: TaskView
+    turn: Turn
     auto: bool
-    _busy: bool
+    speed_index: int
     _auto_timer: Any
 
     show_values = False
-    takeover = False
-    thinking = False
     _model_lock: threading.Lock
     _proposal: tuple[int, str] | None = None
     _engine: Any = None
@@ -94,10 +100,57 @@ class WatchControls(LmrlScreen):
     def overlay(self) -> ValueOverlay:
         return self.query_one("#overlay", ValueOverlay)
 
+    @property
+    def busy(self) -> bool:
+        """A step is being played in a worker."""
+        return self.turn.in_flight
+
+    @property
+    def thinking(self) -> bool:
+        """The agent's step runs in its worker (escape cancels it)."""
+        return self.turn is Turn.AGENT_THINKING
+
+    @property
+    def takeover(self) -> bool:
+        """The person plays the agent's moves."""
+        return self.turn.taken_over
+
     # what the play screen provides
     def _refresh(self) -> None: ...
 
     def _next_turn(self) -> None: ...
+
+    def action_step_agent(self) -> None: ...
+
+    # -- auto-play ------------------------------------------------------------------------------
+    def action_toggle_auto(self) -> None:
+        if self.session.human_acts:
+            return
+        if self.takeover:  # p hands back to the agent, which plays on by itself
+            self.hand_back(auto=True)
+            return
+        self.auto = not self.auto
+        if not self.auto:
+            self._stop_auto()
+        self._refresh()  # a setting, not the turn
+        if not self.busy:  # schedules the agent (auto on) and says whether it waits for a key
+            self._next_turn()
+
+    def action_faster(self) -> None:
+        self.speed_index = min(self.speed_index + 1, len(SPEEDS) - 1)
+        self._refresh()
+
+    def action_slower(self) -> None:
+        self.speed_index = max(self.speed_index - 1, 0)
+        self._refresh()
+
+    def _schedule_agent(self) -> None:
+        self._stop_auto()
+        self._auto_timer = self.set_timer(SPEEDS[self.speed_index], self.action_step_agent)
+
+    def _stop_auto(self) -> None:
+        if self._auto_timer is not None:
+            self._auto_timer.stop()
 
     # -- the value overlay ----------------------------------------------------------------------
     def action_toggle_values(self) -> None:
@@ -221,13 +274,10 @@ class WatchControls(LmrlScreen):
     def cancel_thinking(self) -> None:
         """Drop the step the agent is thinking about; auto-play stops."""
         self.workers.cancel_group(self, "step")
-        self.thinking = False
-        self._busy = False
         self.auto = False
-        if self._auto_timer is not None:
-            self._auto_timer.stop()
+        self._stop_auto()
         self.notify("Cancelled: the agent's move was not played.", timeout=3)
-        self._refresh()
+        self.turn = Turn.WATCHING
         self._next_turn()
 
     # -- taking over ------------------------------------------------------------------------------
@@ -240,27 +290,24 @@ class WatchControls(LmrlScreen):
             return
         if self.thinking:
             self.cancel_thinking()
-        self.takeover = True
-        if self._auto_timer is not None:
-            self._auto_timer.stop()
+        self._stop_auto()
         self.notify("You play the agent's moves now (t, ctrl+t in a text field, or p: hand back).", timeout=3)
-        self._refresh()
-        if not self._busy:
+        self.turn = Turn.TAKEN_OVER_MOVING if self.busy else Turn.TAKEN_OVER
+        if not self.busy:
             self._next_turn()
 
     def hand_back(self, auto: bool | None = None) -> None:
         """The agent plays again (``auto``: turn auto-play on or off; None: as it was)."""
-        self.takeover = False
         if auto is not None:
             self.auto = auto
-        self._refresh()
-        if not self._busy:
+        self.turn = Turn.HANDING_BACK if self.busy else Turn.WATCHING
+        if not self.busy:
             self._next_turn()
 
     def take_over_step(self, typed: str, chosen: bool, how: tuple[str, str | None] = ("typed", None)) -> None:
         """The person's move for the agent (``how``: via what and the key or button pressed):
         checked and played in a worker."""
-        self._busy = True
+        self.turn = Turn.TAKEN_OVER_MOVING
         self.view.set_turn(self.session.task.spec.roles[0], False)
         player = self.lmrl_app.player or "you"
         self._takeover_worker(typed, chosen, player, how)

@@ -36,7 +36,7 @@ async def test_a_failed_step_is_one_error_toast_and_stops_auto_play(store):
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert seen == [("RuntimeError: the model fell over", "The step failed", "error", 8)]
-        assert app.screen is screen and not screen.auto and not screen._busy
+        assert app.screen is screen and not screen.auto and not screen.busy
         assert screen.session.transitions == []
         await pilot.press("space")  # the person may try again: the same toast, nothing else
         await app.workers.wait_for_complete()

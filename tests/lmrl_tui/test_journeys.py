@@ -57,7 +57,7 @@ async def type_line(pilot, text: str) -> None:
 async def agent_turn(pilot, app) -> PlayScreen:
     """Wait until it is the person's turn as the acting side."""
     screen = play_screen(app)
-    await wait_for(pilot, lambda: not screen._busy and not screen.thinking, "the person's turn")
+    await wait_for(pilot, lambda: not screen.busy and not screen.thinking, "the person's turn")
     await pilot.pause()
     return screen
 
