@@ -53,12 +53,12 @@ from envs.questions.guess_city.text import (
     RELATIONAL,
     TRIGGERS,
     WH,
-    lexicon,
     population,
 )
 from envs.questions.guess_city.text import (
     intent as intent_of,
 )
+from envs.questions.guess_city.text.lexicon import lexicon
 from envs.questions.task import OracleReply
 from envs.questions.text import Atom, clean_text, fold, resolve, tokens
 

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from envs.questions.text import Phrase, canonical, make_phrase, ordered, tokens
+from envs.questions.text import canonical, tokens
+from envs.questions.text.phrases import Phrase, make_phrase, ordered
 from envs.questions.twenty_questions.text import DISPLAY, INDOOR, OUTDOOR, RELATIONS, SIZE_RANK
 
 

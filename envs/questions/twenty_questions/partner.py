@@ -35,18 +35,16 @@ from functools import cache, lru_cache
 
 from envs.questions.task import OracleReply
 from envs.questions.text import (
-    PERSONS,
     STOPWORDS,
     Atom,
     Lexicon,
     Match,
-    Phrase,
     clean_text,
     fold,
-    match_phrases,
     resolve,
     tokens,
 )
+from envs.questions.text.phrases import PERSONS, Phrase, match_phrases
 from envs.questions.twenty_questions.data import PARTS, Thing, objects, read_actions
 from envs.questions.twenty_questions.text import (
     COMPARE,

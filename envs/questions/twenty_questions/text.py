@@ -20,15 +20,17 @@ OUTDOOR = frozenset(
     "mountain beach zoo stadium playground savanna pond space court snow airport station water "
     "orchard city railway ground vine hive flower tree rink ice shed wall outdoors golf course".split()
 ) | {"golf course", "outdoor"}
+# fmt: off
 REF_SIZES = {
     "breadbox": 2.0, "bread box": 2.0, "bread bin": 2.0, "shoebox": 1.5, "shoe box": 1.5,
     "hand": 0.5, "fist": 0.5, "coin": -0.5, "person": 3.5, "human": 3.5, "man": 3.5,
     "adult": 3.5, "me": 3.5, "you": 3.5, "house": 4.5, "building": 4.5, "room": 4.5,
-}  # fmt: skip
+}
 COMPARE = {
     "bigger": ">", "larger": ">", "greater": ">", "taller": ">", "heavier": ">", "longer": ">",
     "smaller": "<", "tinier": "<", "shorter": "<", "lighter": "<", "littler": "<",
-}  # fmt: skip
+}
+# fmt: on
 WH = frozenset({"what", "which", "where", "who", "why", "how", "when", "whose", "whom"})
 NEGATORS = frozenset({"not", "non", "never"})
 RELATIONAL = frozenset(
@@ -37,6 +39,7 @@ RELATIONAL = frozenset(
 COUNTERS = frozenset(
     {"kind", "type", "sort", "pair", "pairs", "piece", "pieces", "set", "bunch", "bar", "bars"}
 )
+# fmt: off
 TRIGGERS = {
     "made": frozenset({"made", "material", "materials", "consist", "consists", "built", "out"}),
     "for": frozenset({"used", "use", "for", "purpose", "useful", "uses"}),
@@ -45,7 +48,8 @@ TRIGGERS = {
     "has": frozenset({"have", "has", "with", "got", "contain", "contains"}),
     "can": frozenset({"can", "able", "could"}),
     "color": frozenset({"color", "colour", "colored", "coloured"}),
-}  # fmt: skip
+}
+# fmt: on
 DISPLAY: dict[str, str] = {}
 """Canonical fact value -> its spelling in the knowledge base (for the question bank)."""
 PRIORITY = ("obj", "cat", "kind", "size", "is", "color", "has", "can", "for", "in", "made")
@@ -54,6 +58,7 @@ PRIORITY = ("obj", "cat", "kind", "size", "is", "color", "has", "can", "for", "i
 # "silverware", "stationery", "a bug"); each word stands for a kind ("kind" facts of
 # assets/objects.txt), so "Is it apparel?" asks "Is it clothing?". The kind "device" is every
 # object that is electronic (data.parse_objects).
+# fmt: off
 KIND_WORDS: dict[str, tuple[str, ...]] = {
     "vehicle": ("form of transportation", "form of transport", "mode of transport",
                 "mode of transportation", "means of transport", "means of transportation",
@@ -88,21 +93,25 @@ KIND_WORDS: dict[str, tuple[str, ...]] = {
     "landform": ("land form", "geographical feature", "geographic feature", "natural feature"),
     "body of water": ("water body", "waterway"),
     "household item": ("household object", "household good", "home item", "thing in house"),
-}  # fmt: skip
+}
+# fmt: on
 
 KIND_SYNONYMS: list[tuple[str, Atom]] = [
     (w, Atom("kind", kind)) for kind, words in KIND_WORDS.items() for w in words
 ]
 
+# fmt: off
 BANK_LEAVES_OUT = frozenset({
     "aircraft", "body of water", "cookware", "device", "domestic animal", "hand tool", "landform",
     "livestock", "power tool", "produce", "seat", "tableware", "timepiece", "writing tool",
     "liftable",
-})  # fmt: skip
+})
 """Kinds (and the property ``liftable``) added so that the oracle understands people's words for
 them; the scripted askers' question bank leaves them out, so their play (LMRL's data recipe) stays
 as it was."""
+# fmt: on
 
+# fmt: off
 SYNONYMS: list[tuple[str, Atom]] = [
     *[(w, Atom("is", "alive")) for w in ("living", "living thing", "organism", "life")],
     ("inanimate", Atom("is", "alive", True)), ("nonliving", Atom("is", "alive", True)),
@@ -177,7 +186,8 @@ SYNONYMS: list[tuple[str, Atom]] = [
     ("lamp shade", Atom("has", "shade")), ("root", Atom("kind", "root vegetable")),
     *[(w, Atom("is", "spiky")) for w in ("spikes", "spike", "thorns", "thorny", "prickles")],
     *KIND_SYNONYMS, ("sports", Atom("for", "sport")),
-]  # fmt: skip
+]
+# fmt: on
 
 
 # -- everyday phrasings: rephrase() rewrites a question's wording before it is matched, so that the
@@ -187,6 +197,7 @@ SYNONYMS: list[tuple[str, Atom]] = [
 # about wording only, never about any object, so they hold for every secret.
 _SUBJECT = r"(?:it|this|that|the object|the thing|your object|your thing|they|them)"
 _PERSON = r"(?:you|people|one|we|someone|most people|anyone|i|somebody)"
+# fmt: off
 _REWRITES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p), r)
     for p, r in (
@@ -248,7 +259,8 @@ _REWRITES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          r"(?:electricity|batteries|battery|power|a battery|electric power|mains)\b",
          "electric"),
     )
-)  # fmt: skip
+)
+# fmt: on
 
 
 def rephrase(question: str) -> str:

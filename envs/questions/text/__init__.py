@@ -1,11 +1,6 @@
-"""Text matching for the question tasks' oracles: cleaning, folding, tokens, inflections, and a
-phrase lexicon that maps words of a question to facts (:class:`Atom`).
-
-Verb phrases (:class:`Phrase`): a rough :func:`stem` and an in-order matcher that allows a few
-words between a phrase's words (``give off light`` matches ``give light``). A phrase may start
-with a subject marker: ``you`` (a person does it: ``Do you eat with it?``, ``Can you climb it?``)
-or ``it`` (the object or place does it: ``Does it eat grass?``); the marker is not matched as a
-word but checked against the words before the phrase.
+"""Text matching for the question tasks' oracles: cleaning, folding, tokens, inflections, a
+phrase lexicon that maps words of a question to facts (:class:`Atom`), and reading yes/no replies.
+Verb phrases (a person eats it, it gives off light): :mod:`.phrases`.
 
 Pure standard library; shared by :mod:`envs.questions.twenty_questions.partner` and
 :mod:`envs.questions.guess_city.partner`.
@@ -15,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -61,12 +56,14 @@ def tokens(text: str) -> list[str]:
     return [w for w in _WORD.findall(t) if w not in ARTICLES]
 
 
+# fmt: off
 _IRREGULAR = {
     "knife": "knives", "leaf": "leaves", "mouse": "mice", "tooth": "teeth", "foot": "feet",
     "person": "people", "child": "children", "man": "men", "woman": "women", "goose": "geese",
     "shelf": "shelves", "fish": "fish", "sheep": "sheep", "wolf": "wolves", "life": "lives",
     "hoof": "hooves", "calf": "calves", "half": "halves", "news": "news", "glasses": "glasses",
-}  # fmt: skip
+}
+# fmt: on
 _IRREGULAR_BACK = {v: k for k, v in _IRREGULAR.items()}
 _VOWELS = set("aeiou")
 
@@ -233,15 +230,17 @@ def yes_no(reply: str) -> bool | None:
     return m.group(1).lower() == "yes"
 
 
+# fmt: off
 _HEDGES = (
     "sometimes", "maybe", "perhaps", "possibly", "probably", "not sure", "unsure", "no idea",
     "dont know", "do not know", "dunno", "depends", "kind of", "sort of", "partly", "partially",
     "yes and no", "yes or no", "no or yes", "hard to say", "cannot say", "can not say",
     "not certain", "unclear", "either",
-)  # fmt: skip
+)
 _YES_WORDS = frozenset({"y", "yes", "yeah", "yep", "yup", "yea", "correct", "right", "true",
-                        "sure", "absolutely", "definitely", "indeed", "affirmative"})  # fmt: skip
+                        "sure", "absolutely", "definitely", "indeed", "affirmative"})
 _NO_WORDS = frozenset({"n", "no", "nope", "nah", "false", "never", "wrong", "negative"})
+# fmt: on
 
 
 def vague(reply: str) -> bool:
@@ -264,130 +263,3 @@ def reply_yes_no(reply: str) -> bool | None:
     if words[0] in _NO_WORDS or words[:2] == ["not", "really"]:
         return False
     return None
-
-
-# -- verb phrases ------------------------------------------------------------------------------
-_IRREGULAR_VERBS = {
-    "worn": "wear", "wore": "wear", "ate": "eat", "eaten": "eat", "flew": "fly", "flown": "fly",
-    "gave": "give", "given": "give", "kept": "keep", "held": "hold", "rode": "ride",
-    "ridden": "ride", "grew": "grow", "grown": "grow", "feet": "foot", "teeth": "tooth",
-    "hung": "hang", "stood": "stand", "sat": "sit", "slept": "sleep", "took": "take",
-    "taken": "take", "drank": "drink", "drunk": "drink", "threw": "throw", "thrown": "throw",
-    "blew": "blow", "blown": "blow", "ran": "run", "told": "tell", "shown": "show", "fed": "feed",
-    "dug": "dig", "swept": "sweep", "caught": "catch", "leaves": "leaf", "knives": "knife",
-    "lying": "lie", "lay": "lay", "flows": "flow", "flowing": "flow", "flowed": "flow",
-    "photos": "photo", "drove": "drive", "driven": "drive", "lit": "light", "mice": "mouse",
-    "geese": "goose",
-}  # fmt: skip
-_UNDOUBLE = set("bdgmnprt")
-PERSONS = frozenset({"you", "i", "we", "people", "someone", "person", "human", "humans", "one",
-                     "kids", "kid", "children", "child", "adults", "adult", "everyone", "anyone",
-                     "somebody", "anybody", "everybody", "girls", "boys", "girl", "boy", "babies",
-                     "baby", "toddlers", "teenagers", "teens", "students", "men", "women",
-                     "grownups", "families"})  # fmt: skip
-"""Subjects that make a question ask what a person does (``Do people ... it?``)."""
-AUXILIARIES = frozenset(
-    "do does did can could will would should may might must is are was were not ever usually "
-    "often always really also".split()
-)
-MAX_GAP = 2
-"""At most this many other words between two words of a phrase."""
-
-
-def stem(word: str) -> str:
-    """A rough stem, the same for a word's inflections (``gives``/``giving``/``give``)."""
-    w = _IRREGULAR_VERBS.get(word, word)
-    if len(w) <= 3:
-        return w
-    if w.endswith("ies") and len(w) > 4:
-        w = w[:-3] + "y"
-    elif w.endswith("ing") and len(w) > 5:
-        w = w[:-3]
-        if len(w) > 2 and w[-1] == w[-2] and w[-1] in _UNDOUBLE:
-            w = w[:-1]
-    elif w.endswith("ed") and len(w) > 4:
-        w = w[:-2]
-        if len(w) > 2 and w[-1] == w[-2] and w[-1] in _UNDOUBLE:
-            w = w[:-1]
-    elif w.endswith(("ches", "shes", "sses", "xes", "zes")):
-        w = w[:-2]
-    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    if w.endswith("e") and len(w) > 3:
-        w = w[:-1]
-    if w.endswith("y") and len(w) > 3:  # "movies" -> "movy", "movie" -> "movi": one stem
-        w = w[:-1] + "i"
-    return w
-
-
-@dataclass(frozen=True)
-class Phrase:
-    words: tuple[str, ...]
-    """Stems, in order."""
-    subject: str
-    """``"you"``, ``"it"`` or ``""`` (any)."""
-    value: str
-    """The fact it stands for (its first spelling)."""
-
-
-def make_phrase(
-    text: str, value: str, tokenize: Callable[[str], list[str]] = tokens
-) -> Phrase | None:
-    toks = list(tokenize(text))
-    subject = ""
-    if toks and toks[0] in ("you", "it") and len(toks) > 1:
-        subject, toks = toks[0], toks[1:]
-    if not toks:
-        return None
-    return Phrase(tuple(stem(t) for t in toks), subject, value)
-
-
-def _find(
-    words: Sequence[str], stems: Sequence[str], used: set[int], start: int
-) -> list[int] | None:
-    """Positions of ``words`` in ``stems`` in order, from ``start``, gaps <= MAX_GAP, unused."""
-    if not words:
-        return []
-    for i in range(start, len(stems)):
-        if i in used or stems[i] != words[0]:
-            continue
-        rest = _find(words[1:], stems, used, i + 1) if len(words) > 1 else []
-        if rest is None:
-            continue
-        if rest and rest[0] - i - 1 > MAX_GAP:
-            continue
-        return [i, *rest]
-    return None
-
-
-def match_phrases(toks: Sequence[str], phrases: Iterable[Phrase]) -> tuple[list[str], list[int]]:
-    """The values of the phrases found in ``toks`` (longest phrases first, no word used twice)
-    and the positions of the words they used."""
-    stems = [stem(t) for t in toks]
-    present = set(stems)
-    used: set[int] = set()
-    found: list[str] = []
-    for ph in phrases:
-        if not present.issuperset(ph.words):
-            continue
-        start = 0
-        while True:
-            pos = _find(ph.words, stems, used, start)
-            if pos is None:
-                break
-            person = any(t in PERSONS for t in toks[: pos[0]])
-            before = [t for t in toks[: pos[0]] if t not in AUXILIARIES]
-            other = bool(before) and before[-1] != "it"  # "Do monkeys eat it?": not it that eats
-            if (ph.subject == "you" and not person) or (ph.subject == "it" and (person or other)):
-                start = pos[0] + 1
-                continue
-            used.update(pos)
-            if ph.value not in found:
-                found.append(ph.value)
-            break
-    return found, sorted(used)
-
-
-def ordered(phrases: Iterable[Phrase]) -> list[Phrase]:
-    """Longest first (more words, then a subject marker), so specific phrases win."""
-    return sorted(phrases, key=lambda p: (-len(p.words), p.subject == ""))
