@@ -1,7 +1,8 @@
 """Car Dealer: sell a car to a buyer with a hidden persona (LMRL-Gym's personas and rewards).
 
-Rules, texts and rewards: :mod:`.task`; the persona buyer: :mod:`.partner`; the scripted sellers:
-:mod:`.policies`; cars and personas: :mod:`.data`; reading prices and cars: :mod:`.text`.
+Rules, texts and rewards: :mod:`.task`; the persona buyer, biased buyers and a person as the
+buyer: :mod:`.partner`; the scripted sellers: :mod:`.policies`; cars and personas: :mod:`.data`;
+reading prices and cars: :mod:`.text`.
 """
 
 from envs.car_dealer.policies import POLICIES

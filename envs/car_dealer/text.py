@@ -64,12 +64,14 @@ def find_prices(text: str) -> list[int]:
 
 
 # -- names -----------------------------------------------------------------------------------
+# fmt: off
 _BRAND_ALIASES = {
     "volkswagen": "Volkswagen", "vw": "Volkswagen", "lexus": "Lexus", "ford": "Ford",
     "mazda": "Mazda", "hyundai": "Hyundai", "toyota": "Toyota", "mercedes-benz": "Mercedes-Benz",
     "mercedes": "Mercedes-Benz", "benz": "Mercedes-Benz", "bmw": "BMW", "audi": "Audi",
     "subaru": "Subaru", "honda": "Honda", "porsche": "Porsche", "tesla": "Tesla",
-}  # fmt: skip
+}
+# fmt: on
 assert set(_BRAND_ALIASES.values()) == set(BRAND_NAMES)
 
 _TYPE_WORDS = {
@@ -80,6 +82,7 @@ _TYPE_WORDS = {
     "convertible": ("convertible", "convertibles", "cabriolet", "roadster", "drop-top"),
     "luxury": ("luxury", "premium", "high-end", "luxurious"),
 }
+# fmt: off
 _FEATURE_WORDS = {
     "backup camera": ("backup camera", "back-up camera", "rear camera", "reverse camera",
                       "rearview camera", "rear-view camera", "backup cam"),
@@ -91,7 +94,8 @@ _FEATURE_WORDS = {
     "blind spot monitoring": ("blind spot", "blind-spot"),
     "sunroof": ("sunroof", "sun roof", "moonroof", "moon roof"),
     "Apple CarPlay": ("carplay", "car play"),
-}  # fmt: skip
+}
+# fmt: on
 assert set(_FEATURE_WORDS) == set(FEATURES)
 
 
@@ -159,8 +163,10 @@ _CLAUSE_BREAK = re.compile(r"\bbut\b|\bhowever\b|\bwhile\b|[,;.!?]", re.IGNORECA
 
 
 # Model names that are also common words match only when capitalised as a name.
+# fmt: off
 _COMMON_WORD_MODELS = {"Focus", "Fusion", "Pilot", "Legacy", "Accord", "Ascent", "Outback",
-                       "Explorer", "Beetle", "Mustang", "Prologue", "Baja"}  # fmt: skip
+                       "Explorer", "Beetle", "Mustang", "Prologue", "Baja"}
+# fmt: on
 
 
 @lru_cache(maxsize=1)
@@ -203,28 +209,30 @@ def _re(*alts: str) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(alts) + r")\b", re.IGNORECASE)
 
 
+# fmt: off
 _GREETING = _re("hi", "hello", "hey", "welcome", "good (?:morning|afternoon|evening|day)",
-                "greetings", "howdy", "nice to meet you")  # fmt: skip
+                "greetings", "howdy", "nice to meet you")
 _ASK_NEEDS = _re(r"what (?:kind|type|sort|brand|make|model)", r"looking for", r"what can i (?:do|help|get)",
                  r"how can i help", r"what do you (?:want|need|have in mind)", r"which (?:brand|make|type|model)",
-                 r"in the market for", r"what brings you", r"preferences?", r"tell me (?:more )?about (?:what|your)")  # fmt: skip
+                 r"in the market for", r"what brings you", r"preferences?", r"tell me (?:more )?about (?:what|your)")
 _ASK_BUDGET = _re(r"budget", r"how much (?:can|do|would|are) you", r"price range", r"afford",
-                  r"spend", r"willing to pay")  # fmt: skip
+                  r"spend", r"willing to pay")
 _ASK_FEATURES = _re(r"features?", r"must-haves?", r"options", r"what do you need in", r"equipped")
 _CLOSING = _re(r"deal\s*\?", r"do we have a deal", r"(?:buy|take|purchase) (?:it|the car|this|that)",
                r"ready to (?:buy|sign|purchase|close)", r"sign (?:the )?papers", r"shall we",
                r"would you like (?:to buy|it)", r"interested in (?:buying|this|it)", r"sold\s*\?",
-               r"wrap (?:this|it) up", r"close the deal", r"how does that sound", r"what do you say")  # fmt: skip
+               r"wrap (?:this|it) up", r"close the deal", r"how does that sound", r"what do you say")
 _AGREE = _re(r"yes", r"yeah", r"ok(?:ay)?", r"deal", r"agreed", r"accept(?:ed)?", r"sounds? good",
              r"you(?:'ve)? got (?:it|a deal)", r"it'?s yours", r"that works", r"fine", r"sure",
-             r"let'?s do (?:it|that)", r"i can do that", r"alright")  # fmt: skip
+             r"let'?s do (?:it|that)", r"i can do that", r"alright")
 _REFUSE = _re(r"can'?t go (?:any )?lower", r"cannot go (?:any )?lower", r"lowest", r"final (?:price|offer)",
               r"firm", r"no can do", r"not possible", r"can'?t do that", r"cannot do that",
-              r"best (?:i can do|price)", r"won'?t go", r"can'?t accept", r"no deal")  # fmt: skip
+              r"best (?:i can do|price)", r"won'?t go", r"can'?t accept", r"no deal")
 _NEGATION_START = re.compile(r"^\s*(?:no|sorry|unfortunately|nope)\b", re.IGNORECASE)
 _PITCH = _re(r"we have", r"i (?:have|recommend|suggest)", r"how about", r"check out", r"consider",
              r"comes with", r"it has", r"features?", r"great (?:car|choice|deal)", r"reliable",
-             r"perfect for you", r"in stock", r"on the lot")  # fmt: skip
+             r"perfect for you", r"in stock", r"on the lot")
+# fmt: on
 
 
 @dataclass

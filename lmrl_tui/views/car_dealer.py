@@ -8,8 +8,8 @@ Each side sees what its role knows:
 * A person playing the **buyer** sees their persona (personality, the car they want, the
   features they want, their budget), never the lot. They answer each seller line in the chat
   input, or end the talk with the decision form: the prices on the table (the seller's offers
-  and their own counter-offers, :func:`envs.car_dealer.task.offers`, newest first and picked),
-  **Accept** (buys the picked car at the picked price; its MSRP is filled in) or **Walk away**.
+  and their own counter-offers, :func:`envs.car_dealer.partner.person.offers`, newest first and
+  picked), **Accept** (buys the picked car at the picked price; its MSRP is filled in) or **Walk away**.
   Nothing is typed but the chat line that goes with the decision; a decision that cannot be
   made (no price named yet, a chat line too long) is explained and nothing is lost. The reply
   sent to the task is the chat line with LMRL's Output line appended, which the seller never
@@ -30,7 +30,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, OptionList, Static
 
 from envs.car_dealer.data import OUTPUT_PREFIX, Car, inventory, money, output_text, type_phrase
-from envs.car_dealer.task import buyer_decision, buyer_message, is_decision_prompt, offers
+from envs.car_dealer.partner.person import buyer_decision, buyer_message, is_decision_prompt, offers
 from envs.core import InvalidInput, Text
 from lmrl_tui.views.chat import ChatLog, ChatView
 

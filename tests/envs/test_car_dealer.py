@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 import envs
 from envs.car_dealer.data import Decision, parse_output, persona_line, sample_persona
-from envs.car_dealer.task import CarDealerTask, buyer_decision, buyer_message, decision_reward
+from envs.car_dealer.partner.person import buyer_decision, buyer_message
+from envs.car_dealer.task import CarDealerTask, decision_reward
 from envs.core import Text, replay, run_episode
 from envs.core.checker import check_task
 
@@ -329,7 +330,7 @@ def test_partner_failure_leaves_the_step_retryable() -> None:
 
 
 def test_decision_prompt_and_suggested_terms() -> None:
-    from envs.car_dealer.task import is_decision_prompt, suggested_terms
+    from envs.car_dealer.partner.person import is_decision_prompt, suggested_terms
 
     seen: list[Any] = []
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 import envs
-from envs.car_dealer.data import BIAS_CAP, Persona, draw_bias
+from envs.car_dealer.data import Persona
 from envs.car_dealer.partner import PersonaBuyer
+from envs.car_dealer.partner.bias import BIAS_CAP, draw_bias
 from envs.core.episode import run_episode
 from envs.players.agents import make_agent
 

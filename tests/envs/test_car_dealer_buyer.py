@@ -347,7 +347,7 @@ def test_buyer_names_the_car_with_the_year_the_seller_used():
 
 
 def test_offers_are_the_prices_on_the_table_newest_first() -> None:
-    from envs.car_dealer.task import offers
+    from envs.car_dealer.partner.person import offers
 
     h = [Text("Start\n", False), Text("Personality: polite. ...\n", False),
          Text("Hi! What's your budget?\n", False), Text("My budget is $30,000.\n", True),

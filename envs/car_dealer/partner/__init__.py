@@ -11,8 +11,9 @@ Valuation of a car: ``s = brand match + type match + share of wanted features`` 
 is acceptable when it matches the brand or the type and ``s >= pickiness``; the most the buyer
 pays is ``min(budget, MSRP * (0.8 + 0.2 * s / 3))`` (rounded down to $100).
 
-Biased buyers (the task option ``buyer_bias``), a partner a seller can steer: see the biased-buyer
-section of :mod:`.data`.
+Biased buyers (the task option ``buyer_bias``), a partner a seller can steer: see :mod:`.bias`.
+The car under discussion as the buyer understands it: :mod:`.offer`. A person playing the buyer
+(the app's chat and decision form): :mod:`.person`.
 
 It ends the negotiation with LMRL's Output line appended to its reply after a space
 (``"Deal, I'll take it. Output: Decision=Accept MSRP=$32,000 Buy Price=$29,500"``). The MSRP is the
@@ -25,56 +26,34 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from envs.car_dealer.data import (
-    BIASES,
-    FEATURE_FIRST,
     OUTPUT_PREFIX,
-    Car,
     Persona,
-    biased_top,
     join_words,
     money,
-    note_bias,
     output_text,
     parse_persona_line,
     phrases,
     type_phrase,
 )
+from envs.car_dealer.partner.bias import BIASES, FEATURE_FIRST, biased_top, note_bias
+from envs.car_dealer.partner.offer import Offer
 from envs.car_dealer.text import Understanding, find_features, understand
 from envs.core import Text
 
 MAX_DISLIKES = 3
 
 
-@dataclass
-class Offer:
-    """The car under discussion, as the buyer understands it."""
-
-    name: str
-    brand: str | None
-    types: tuple[str, ...]
-    features: set[str] = field(default_factory=set)
-    msrp: int | None = None
-    asking: int | None = None
-
-    @classmethod
-    def from_car(cls, car: Car) -> Offer:
-        return cls(car.name, car.brand, car.types, set(car.features), car.price)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "brand": self.brand, "types": list(self.types),
-                "features": sorted(self.features), "msrp": self.msrp, "asking": self.asking}  # fmt: skip
-
-
 def _floor100(x: float) -> int:
     return int(math.floor(x / 100.0) * 100)
 
 
+# fmt: off
 _PATIENCE = {"angry": (7, 14), "abusive": (7, 14), "toxic": (8, 15), "rude": (8, 16),
-             "talkative": (14, 25)}  # fmt: skip
+             "talkative": (14, 25)}
+# fmt: on
 
 
 class PersonaBuyer:
