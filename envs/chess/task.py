@@ -50,6 +50,7 @@ from envs.chess.data import SETUPS, pick_position, positions_source, random_endg
 from envs.chess.stockfish import Engine, Strength, engine_info, find_stockfish, make_strength
 from envs.chess.text import (
     CHESS_HELP,
+    TERMINATIONS,
     action_text,
     observation_text,
     parse_human_move,
@@ -58,16 +59,7 @@ from envs.chess.text import (
 from envs.core import InvalidInput, NormConstants, Step, TaskBase, TaskSpec, Text, TextHistory
 
 PARTNER_ATTEMPTS = 5
-
-
 _SQUARE_NAMES = chess.SQUARE_NAMES
-_TERMINATIONS = {
-    chess.Termination.CHECKMATE: "checkmate",
-    chess.Termination.STALEMATE: "stalemate",
-    chess.Termination.INSUFFICIENT_MATERIAL: "insufficient material",
-    chess.Termination.SEVENTYFIVE_MOVES: "75-move rule",
-    chess.Termination.FIVEFOLD_REPETITION: "fivefold repetition",
-}
 
 
 class ChessTask(TaskBase):
@@ -277,7 +269,7 @@ class ChessTask(TaskBase):
         if terminated or truncated:
             outcome = board.outcome()
             self._outcome = (
-                _TERMINATIONS.get(outcome.termination, "game over") if outcome else "move limit"
+                TERMINATIONS.get(outcome.termination, "game over") if outcome else "move limit"
             )
             info.update(
                 result=board.result() if outcome else "*",

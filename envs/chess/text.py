@@ -16,12 +16,22 @@ from envs.core import InvalidInput
 
 __all__ = [
     "CHESS_HELP",
+    "TERMINATIONS",
     "action_text",
     "observation_text",
     "parse_human_move",
     "parse_model_action",
     "spaced",
 ]
+
+TERMINATIONS = {
+    chess.Termination.CHECKMATE: "checkmate",
+    chess.Termination.STALEMATE: "stalemate",
+    chess.Termination.INSUFFICIENT_MATERIAL: "insufficient material",
+    chess.Termination.SEVENTYFIVE_MOVES: "75-move rule",
+    chess.Termination.FIVEFOLD_REPETITION: "fivefold repetition",
+}
+"""How the task names a game's end (``state()["termination"]``)."""
 
 
 def spaced(text: str) -> str:
