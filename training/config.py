@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import json
 import math
-import types
 import typing
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 import envs
 from envs.players.checkpoint_choice import DECODINGS
-from training.settings import setting
+from training.settings import fits, setting
 
 ALGOS = ("bc", "pbc", "mc", "ilql", "qsft")
+# fmt: off
 ALGO_ALIASES = {"%bc": "pbc", "filtered_bc": "pbc", "percent_bc": "pbc", "mc_returns": "mc", "q-sft": "qsft"}
+# fmt: on
 
 
 def task_fact(task_id: str, name: str, default: Any) -> Any:
@@ -163,34 +164,9 @@ class TrainConfig:
         hints = typing.get_type_hints(cls)
         names = {f.name for f in fields(cls)}
         for k, v in d.items():
-            if k in names and not _fits(v, hints[k]):
+            if k in names and not fits(v, hints[k]):
                 raise ValueError(f"config field {k!r} cannot be {v!r}")
         return cls(**{k: v for k, v in d.items() if k in names})
-
-
-def _fits(value: Any, hint: Any) -> bool:
-    """Whether a JSON value fits a field's type hint (int, float, bool, str, dicts, lists, unions)."""
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        return any(_fits(value, h) for h in typing.get_args(hint))
-    if hint is type(None):
-        return value is None
-    if hint is Any:
-        return True
-    if hint is bool:
-        return isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if hint is float:
-        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    if hint is str:
-        return isinstance(value, str)
-    base = origin or hint
-    if base is dict:
-        return isinstance(value, dict)
-    if base in (list, tuple):
-        return isinstance(value, list | tuple)
-    return True
 
 
 def canonical_algo(name: str) -> str:
@@ -225,6 +201,7 @@ TASK_DEFAULTS: dict[str, dict[str, Any]] = {
 # distinct window, drops the timed-out step (bootstraps instead), and keeps the trunk for values
 # (reranker decoding needs no π_β). γ 0.98 / τ 0.7 / lr 3e-4 avoid the maximisation-bias
 # divergence seen with γ 0.99 / τ 0.95 on a shared trunk.
+# fmt: off
 RECIPES: dict[tuple[str, str], dict[str, Any]] = {
     ("maze-fo", "mc"): {"dedupe": True, "truncation": "drop", "bc_weight": 0.0, "max_steps": 3000},
     ("maze-fo", "ilql"): {"dedupe": True, "truncation": "drop", "bc_weight": 0.0, "gamma": 0.98,
@@ -238,6 +215,7 @@ RECIPES: dict[tuple[str, str], dict[str, Any]] = {
     ("textnav-fo", "mc"): {"logit_weight": 0.1},
     ("textnav-po", "mc"): {"logit_weight": 0.1},  # carried over from textnav-fo, not tuned on po
 }
+# fmt: on
 
 
 def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:

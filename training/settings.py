@@ -1,8 +1,12 @@
 """Documented config fields (no torch): :func:`setting` makes a dataclass field that carries its
-``--help`` line, which :func:`training.args.add_config_arguments` turns into a flag."""
+``--help`` line, which :func:`training.args.add_config_arguments` turns into a flag; :func:`fits`
+checks a saved value against a field's type (a config read back from a checkpoint)."""
 
 from __future__ import annotations
 
+import math
+import types
+import typing
 from dataclasses import MISSING, field
 from typing import Any
 
@@ -17,3 +21,28 @@ def setting(default: Any = MISSING, doc: str = "", *, factory: Any = MISSING, fl
     if factory is not MISSING:
         return field(default_factory=factory, metadata=meta)
     return field(default=default, metadata=meta)
+
+
+def fits(value: Any, hint: Any) -> bool:
+    """Whether a JSON value fits a field's type hint (int, float, bool, str, dicts, lists, unions)."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(fits(value, h) for h in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is Any:
+        return True
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if hint is str:
+        return isinstance(value, str)
+    base = origin or hint
+    if base is dict:
+        return isinstance(value, dict)
+    if base in (list, tuple):
+        return isinstance(value, list | tuple)
+    return True
