@@ -1,5 +1,5 @@
 """The update half of the online algorithms: rollout episodes -> token data -> PPO (docs/algorithms.md §5) or
-filtered-BC (§6) steps. Used by :mod:`training.online.loop`.
+filtered-BC (§6) steps. Used by :mod:`training.online.round`.
 
 Rollouts are tokenised exactly like offline data (:class:`training.datasets.windows.PackedDataset`, one
 window per step for maze/chess, per episode otherwise), so a token's reward sits on the last token
