@@ -1,8 +1,8 @@
 """Memory and time of building a run's training data (``lmrl train``'s setup, before step 1).
 
 Logs ``--episodes`` behaviour episodes of a task in a temporary store (data seeds 100000..), then
-runs the offline loop's ``prepare`` (episodes -> windows -> tokenizer -> packed tensors, as
-``lmrl train`` does) for ``--windows`` and prints ``name value unit`` lines: windows, tokens, the
+runs the offline loop's ``prepare`` (:mod:`training.offline.prepare`: episodes -> windows ->
+tokenizer -> packed tensors, as ``lmrl train`` does) for ``--windows`` and prints ``name value unit`` lines: windows, tokens, the
 build's wall time and the process's peak resident memory. One process per call, so the peak is
 this build's own. The default is the case that ran out of memory: maze-po's history windows
 (141k windows of up to 512 tokens from 1,500 episodes).
@@ -37,7 +37,7 @@ def main() -> None:
     from data.generate import generate
     from data.store import Store
     from training.config import TrainConfig, resolve
-    from training.offline.loop import prepare
+    from training.offline.prepare import prepare
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(str(Path(tmp) / "data.db"))

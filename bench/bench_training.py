@@ -68,7 +68,7 @@ def main() -> None:
 
     transformers.logging.set_verbosity_error()
     from training.config import TrainConfig
-    from training.offline.loop import prepare
+    from training.offline.prepare import prepare
     from training.offline.toy import maze_store
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-training-"))

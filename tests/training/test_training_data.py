@@ -218,7 +218,7 @@ def test_the_question_games_default_windows_keep_whole_episodes(store, task):
     from data.datasets import DatasetQuery
     from data.generate import generate
     from training.config import TrainConfig, resolve
-    from training.offline.loop import prepare
+    from training.offline.prepare import prepare
 
     generate(store, task, envs.make_policy(task, "behaviour"), 2000, seed=100_000)
     cfg = resolve(TrainConfig(algo="bc", task=task))

@@ -41,7 +41,8 @@ def trainable(model) -> dict[str, torch.Tensor]:
 )
 def test_smoke_every_trainable_parameter_changes(store, tmp_path, algo, kw):
     from training.model.checkpoint import load_checkpoint
-    from training.offline.loop import prepare, train
+    from training.offline.loop import train
+    from training.offline.prepare import prepare
 
     cfg = small_cfg(algo, **kw)
     query = DatasetQuery(task="maze-fo", top_percent=50 if algo == "pbc" else None)
