@@ -2,9 +2,9 @@
 
 Logs ``--episodes`` behaviour episodes of a task in a temporary store (data seeds 100000..), then
 runs the offline loop's ``prepare`` (:mod:`training.offline.prepare`: episodes -> windows ->
-tokenizer -> packed tensors, as ``lmrl train`` does) for ``--windows`` and prints ``name value unit`` lines: windows, tokens, the
-build's wall time and the process's peak resident memory. One process per call, so the peak is
-this build's own. The default is the case that ran out of memory: maze-po's history windows
+tokenizer -> packed tensors, as ``lmrl train`` does) for ``--windows`` and prints ``name value
+unit`` lines: windows, tokens, the build's wall time and the process's peak resident memory. One
+process per call, so the peak is this build's own. The default is the case that ran out of memory: maze-po's history windows
 (141k windows of up to 512 tokens from 1,500 episodes).
 
     .venv/bin/python bench/bench_dataset_memory.py [--task maze-po] [--episodes 1500] [--windows history]
