@@ -1,5 +1,6 @@
 """Training runs started from the app: launch ``lmrl train`` as a detached process, find it again,
-tell whether it still lives, and stop it (no textual, no torch: plain processes and files).
+tell whether it still lives, and stop it (no textual, no torch: plain processes and files). The
+command line is checked first with the real ``train`` parser (:func:`parse_train_argv`).
 
 A launch writes two files into the run folder (the ``--out`` of ``lmrl train``):
 
@@ -20,6 +21,8 @@ SIGKILL.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import signal
@@ -64,6 +67,35 @@ def default_out_dir(db_path: str | Path, algo: str, task: str, now: datetime | N
     stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
     name = f"{algo.replace('%', 'p')}-{task}-{stamp}"
     return Path(db_path).resolve().parent / "runs" / name
+
+
+def algorithm_names() -> list[str]:
+    """The ``lmrl train`` algorithms, from the registry (torch-free), and which are online."""
+    from training.algorithms import ALGORITHMS
+
+    return list(ALGORITHMS)
+
+
+def is_online(algo: str) -> bool:
+    from training.algorithms import lookup
+
+    found = lookup(algo)
+    return bool(found and found.online)
+
+
+def parse_train_argv(argv: list[str]) -> str | None:
+    """Parse ``[--db DB] train ALGO ...`` with the real parser: None if it is accepted, else
+    argparse's one-line complaint."""
+    from training.cli import build_parser
+
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            build_parser("lmrl").parse_args(argv)
+    except SystemExit:
+        lines = [x for x in err.getvalue().splitlines() if x.strip()]
+        return lines[-1].split("error: ", 1)[-1] if lines else "the command line is not valid"
+    return None
 
 
 def start(argv: Sequence[str], out_dir: str | Path) -> Launch:

@@ -10,8 +10,6 @@ episodes the dataset filters select (none: nothing to train on) before it starts
 
 from __future__ import annotations
 
-import contextlib
-import io
 import shlex
 from pathlib import Path
 
@@ -26,9 +24,9 @@ from textual.widgets import Button, Checkbox, Input, Label, Static
 
 import envs
 from lmrl_tui import runs_control
-from lmrl_tui.runs_control import Launch
+from lmrl_tui.runs_control import Launch, algorithm_names, is_online, parse_train_argv
 from lmrl_tui.screens.base import FORM_KEYS, LmrlScreen
-from lmrl_tui.screens.dialogs import FormSelect
+from lmrl_tui.screens.episode_form import FormSelect
 from lmrl_tui.screens.leave import ConfirmDialog
 from lmrl_tui.workers import ErrorToast
 
@@ -51,35 +49,6 @@ NUMBER_FIELDS: dict[str, tuple[str, type, bool]] = {
 }
 ONLINE_ONLY = {"init"}
 OFFLINE_ONLY = {"model", "n-layer", "n-embd", "source", "status", "top-percent", "wins-only", "limit", "player"}
-
-
-def algorithm_names() -> list[str]:
-    """The ``lmrl train`` algorithms, from the registry (torch-free), and which are online."""
-    from training.algorithms import ALGORITHMS
-
-    return list(ALGORITHMS)
-
-
-def is_online(algo: str) -> bool:
-    from training.algorithms import lookup
-
-    found = lookup(algo)
-    return bool(found and found.online)
-
-
-def parse_train_argv(argv: list[str]) -> str | None:
-    """Parse ``[--db DB] train ALGO ...`` with the real parser: None if it is accepted, else
-    argparse's one-line complaint."""
-    from training.cli import build_parser
-
-    err = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            build_parser("lmrl").parse_args(argv)
-    except SystemExit:
-        lines = [x for x in err.getvalue().splitlines() if x.strip()]
-        return lines[-1].split("error: ", 1)[-1] if lines else "the command line is not valid"
-    return None
 
 
 class TrainForm(LmrlScreen, ModalScreen[Launch | None]):

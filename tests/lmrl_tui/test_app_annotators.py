@@ -13,7 +13,7 @@ from lmrl_tui.app import make_app
 from lmrl_tui.cli import main
 from lmrl_tui.prefs import LastChoices
 from lmrl_tui.screens.annotators import AnnotatorsScreen
-from lmrl_tui.screens.dialogs import StartedEpisode
+from lmrl_tui.screens.episode_form import StartedEpisode
 from lmrl_tui.screens.home import HomeScreen
 from lmrl_tui.screens.leave import UnfinishedDialog
 from lmrl_tui.screens.player import PlayerPrompt

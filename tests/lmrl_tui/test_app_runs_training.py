@@ -16,8 +16,9 @@ from data import runs
 from data.generate import generate
 from lmrl_tui import runs_control
 from lmrl_tui.app import make_app
+from lmrl_tui.runs_control import algorithm_names, parse_train_argv
 from lmrl_tui.screens.runs import RunsScreen
-from lmrl_tui.screens.train_form import StopDialog, TrainForm, algorithm_names, parse_train_argv
+from lmrl_tui.screens.train_form import StopDialog, TrainForm
 from lmrl_tui.views.curves import Curves
 
 

@@ -9,7 +9,8 @@ from textual import events
 from textual.widgets import DataTable, Input
 
 from lmrl_tui.app import make_app
-from lmrl_tui.screens.dialogs import FormSelect, NewEpisodeDialog
+from lmrl_tui.screens.dialogs import NewEpisodeDialog
+from lmrl_tui.screens.episode_form import FormSelect
 
 
 async def tasks_listed(app, pilot) -> None:
