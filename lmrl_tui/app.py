@@ -20,6 +20,7 @@ from textual.message import Message
 
 from data.store import Store
 from lmrl_tui.commands import LmrlCommands
+from lmrl_tui.garbage import FrozenGarbage
 from lmrl_tui.messages import (
     AboutRequested,
     AnnotatorsRequested,
@@ -37,7 +38,7 @@ from lmrl_tui.workers import ErrorToast, ReportsWorkerErrors, show_error
 if TYPE_CHECKING:
     from data.session import PlaySession
     from envs.core import Agent
-    from lmrl_tui.screens.dialogs import StartedEpisode
+    from lmrl_tui.screens.episode_form import StartedEpisode
     from lmrl_tui.screens.play import PlayScreen
     from lmrl_tui.starting import PlayRequest
 
@@ -51,7 +52,7 @@ ASK_PLAYER_ENV = "LMRL_ASK_PLAYER"
 keep the name out of the shared prefs file."""
 
 
-class LmrlApp(ReportsWorkerErrors, App[None]):
+class LmrlApp(FrozenGarbage, ReportsWorkerErrors, App[None]):
     """The lmrl-tui app on one store (see the module docstring)."""
 
     TITLE = "lmrl-tui"
@@ -90,36 +91,6 @@ class LmrlApp(ReportsWorkerErrors, App[None]):
         self._played: list[PlaySession] = []
         self.kept_here: set[int] = set()
         """Episodes left unfinished in this app to go on with later (offered by u on the home screen)."""
-
-    freeze_after_start = False
-    """Move what exists once the home screen is drawn out of the garbage collector's sight
-    (``gc.freeze``): the ``lmrl`` command (one app per process). A full collection walked the
-    app's ~100k start-up objects in 40–100 ms on a 2-core CPU, a visible stall every ~15 agent
-    steps; it now walks only what came since (bench/bench_watch.py). The same after an episode's
-    screen first draws (:meth:`freeze_garbage`), and what frozen garbage played episodes leave is
-    freed on the idle home screen (:meth:`sweep_frozen`). Off for apps made in tests (many per
-    process: frozen cyclic garbage would never be freed)."""
-
-    _frozen_garbage = False
-    """Whether objects frozen since the last sweep may include garbage (a left episode's screen)."""
-
-    def freeze_garbage(self) -> None:
-        """After an episode's screen has drawn its first frame: freeze what exists. Opening it
-        made tens of thousands of objects (the dialog's, the screen's), and a full collection
-        while the agent then played walked them all: 50–60 ms stalls (bench/bench_watch.py)."""
-        if self.freeze_after_start:
-            gc.freeze()
-            self._frozen_garbage = True
-
-    def sweep_frozen(self) -> None:
-        """On the home screen with nothing happening: free the frozen garbage of the episodes
-        played since the last sweep (a full collection, 50–150 ms here), then freeze again."""
-        if not self._frozen_garbage or not isinstance(self.screen, HomeScreen):
-            return
-        gc.unfreeze()
-        gc.collect()
-        gc.freeze()
-        self._frozen_garbage = False
 
     def on_mount(self) -> None:
         if self.freeze_after_start:
