@@ -7,7 +7,8 @@ from envs.players.session import HumanAgent
 from envs.questions.guess_city.partner import answer as city_answer
 from envs.questions.twenty_questions.partner import answer as tq_answer
 from lmrl_tui.app import make_app
-from lmrl_tui.views.chat import ChatView, chat_lines, secret_lines
+from lmrl_tui.views.chat import ChatView
+from lmrl_tui.views.transcript import chat_lines, secret_lines
 
 
 async def ask(pilot, screen, text: str) -> None:
