@@ -16,10 +16,12 @@ checkpoint evaluated against the task's embedded partner (training/README.md, "t
    (``OUT/runs/NAME.db``), for ``--train-minutes`` of training (``lmrl train --max-minutes``; bf16
    autocast on a GPU);
 3. evaluates every checkpoint on seeds 0..E-1, all E episodes side by side (one batched forward per
-   turn, on the GPU when there is one; ``_eval``), into ``OUT/eval/NAME.json`` and its store;
-4. writes ``OUT/results.md`` and ``OUT/results.json`` (``report``): per task and algorithm the
-   success rate and return, mean and 95 % t interval over the training seeds, the steps each run
-   made, its tokens/s and wall times, and the agent's first lines on evaluation seed 0.
+   turn, on the GPU when there is one; its ``_eval`` command, ``bench/dialogue_prior_eval.py``),
+   into ``OUT/eval/NAME.json`` and its store;
+4. writes ``OUT/results.md`` and ``OUT/results.json`` (``report``, ``bench/dialogue_prior_report.py``):
+   per task and algorithm the success rate and return, mean and 95 % t interval over the training
+   seeds, the steps each run made, its tokens/s and wall times, and the agent's first lines on
+   evaluation seed 0.
 
 No phase starts after ``--budget`` seconds from the start, and a running one is stopped there; the
 report says what finished. Prints ``name value unit`` lines for the figures.
@@ -42,6 +44,8 @@ for _p in (ROOT, ROOT / "bench"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
+from dialogue_prior_eval import evaluate_checkpoint  # noqa: E402  (bench/dialogue_prior_eval.py)
+from dialogue_prior_report import report  # noqa: E402  (bench/dialogue_prior_report.py)
 from guided_llm import DATA_SEED, TASKS, lmrl  # noqa: E402  (the same tasks, data seeds and command)
 from guided_llm import _run as run_stopped  # noqa: E402
 
@@ -148,106 +152,6 @@ def run(args: argparse.Namespace) -> None:
     report(out)
 
 
-def _eval(run_dir: str, task: str, episodes: int, json_out: str, db: str, beta: str = "", top_k: int = 0,
-          mode: str = "") -> None:  # fmt: skip
-    """Play ``episodes`` episodes (seeds 0..) of the checkpoint in ``run_dir`` side by side; write
-    per-episode figures and the first episode's agent lines to ``json_out``; record the evaluation.
-    ``mode`` ``rerank``: choose among the data's actions by the checkpoint's score, never one this
-    episode already had (``lmrl eval --decoding rerank --no-repeat``)."""
-    import torch
-
-    import envs
-    from data.store import Store
-    from training.agents.checkpoint_agent import load_agent
-    from training.evaluation.evaluate import (
-        mean_ci,
-        normalise,
-        play_episodes,
-        record_evaluation,
-        spec_success,
-    )
-
-    torch.backends.cuda.matmul.allow_tf32 = True
-    t0 = time.monotonic()
-    rerank = {"decoding": "rerank", "no_repeat": True} if mode == "rerank" else {}
-    agent = load_agent(run_dir, beta=float(beta) if beta else None, top_k=top_k or None, **rerank)
-    load_s = time.monotonic() - t0
-    eps = play_episodes(task, agent, episodes, 0, agent.meta.get("task_options") or {},
-                        batch_size=int(os.environ.get("DIALOGUE_PRIOR_EVAL_BATCH", "50")))
-    spec = envs.spec(task, **(agent.meta.get("task_options") or {}))
-    rets = [ep.total_return for ep in eps]
-    wins = [bool(spec_success(spec, ep)) for ep in eps]
-    mean, lo, hi = mean_ci(rets)
-    res = {"episodes": episodes, "mean_return": mean, "ci_low": lo, "ci_high": hi,
-           "success_rate": sum(wins) / max(episodes, 1), "method": "reranked" if rerank else "sampled"}  # fmt: skip
-    with Store(db) as store:
-        res = normalise(res, task, store, task_options=agent.meta.get("task_options"))
-        record_evaluation(store, task, agent.name, res)
-    first = eps[0]
-    lines = [{"action": t.action, "observation": t.observation[-160:]} for t in first.transitions[:8]]
-    Path(json_out).write_text(json.dumps({
-        **res, "returns": rets, "wins": wins, "turns": [len(ep.transitions) for ep in eps],
-        "device": str(next(agent.decoder.model.parameters()).device), "beta": agent.decoder.beta, "top_k": agent.decoder.top_k,
-        "decoding": agent.decoder.decoding, "load_s": round(load_s, 1),
-        "play_s": round(time.monotonic() - t0 - load_s, 1), "seed0": lines}, indent=1, default=str))
-
-
-def _ci(xs: list[float]) -> dict[str, Any]:
-    """Mean and 95 % t interval over the training seeds."""
-    from training.reproduce.report import seed_ci
-
-    c = seed_ci(xs)
-    return {"mean": c["mean"], "low": c["ci_low"], "high": c["ci_high"], "n": c["n"], "values": xs}
-
-
-def report(out: Path) -> dict[str, Any]:
-    phases = json.loads((out / "phases.json").read_text()) if (out / "phases.json").exists() else {}
-    rows: dict[str, dict[str, Any]] = {}
-    for ev in sorted((out / "eval").glob("*.json")):
-        name = ev.stem
-        task, algo, seed = name.rsplit("-", 2)
-        e = json.loads(ev.read_text())
-        ck = out / "runs" / f"{task}-{algo.split('@')[0]}-{seed}" / "checkpoint" / "lmrl.json"
-        meta = json.loads(ck.read_text()) if ck.exists() else {}
-        m = meta.get("metrics") or {}
-        r = rows.setdefault(f"{task}|{algo}", {"task": task, "algo": algo, "seeds": []})
-        r["seeds"].append({"seed": int(seed[1:]), "success": e["success_rate"], "return": e["mean_return"],
-                           "turns": sum(e["turns"]) / max(len(e["turns"]), 1), "steps": m.get("steps"),
-                           "train_s": m.get("train_seconds"), "tokens_per_s": m.get("tokens_per_s"),
-                           "eval_play_s": e.get("play_s"), "device": e.get("device"), "seed0": e.get("seed0")})  # fmt: skip
-    for r in rows.values():
-        r["success"] = _ci([s["success"] for s in r["seeds"]])
-        r["return"] = _ci([s["return"] for s in r["seeds"]])
-    result = {"phases": phases, "rows": list(rows.values())}
-    (out / "results.json").write_text(json.dumps(result, indent=1, default=str))
-    (out / "results.md").write_text(markdown(result))
-    for r in rows.values():
-        s = r["success"]
-        print(f"{r['task']}_{r['algo']}_success {100 * s['mean']:.1f} % ({100 * s['low']:.1f} to {100 * s['high']:.1f}, "
-              f"{s['n']} seeds)")  # fmt: skip
-    return result
-
-
-def markdown(result: dict[str, Any]) -> str:
-    def pct(c: dict[str, Any]) -> str:
-        return f"{100 * c['mean']:.1f} % ({100 * c['low']:.1f} to {100 * c['high']:.1f})"
-
-    lines = ["| task | algorithm | success, mean (95 % CI) | per seed | return (95 % CI) | steps per run | "
-             "tokens/s per run | train s | eval play s |", "|---|---|---|---|---|---|---|---|---|"]
-    for r in result["rows"]:
-        ss = r["seeds"]
-
-        def each(key: str, fmt: str = "{:.0f}", ss=ss) -> str:
-            return " / ".join("–" if s[key] is None else fmt.format(s[key]) for s in ss)
-
-        ret = r["return"]
-        lines.append(f"| {r['task']} | {r['algo']} | {pct(r['success'])} | "
-                     + " / ".join(f"{100 * s['success']:.0f}" for s in ss) + " % | "
-                     f"{ret['mean']:.2f} ({ret['low']:.2f} to {ret['high']:.2f}) | {each('steps')} | "
-                     f"{each('tokens_per_s')} | {each('train_s')} | {each('eval_play_s', '{}')} |")  # fmt: skip
-    return "\n".join(lines) + "\n"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -295,7 +199,7 @@ def main() -> None:
     elif a.cmd == "report":
         report(a.out)
     else:
-        _eval(a.run_dir, a.task, int(a.episodes), a.json_out, a.db, a.beta, a.top_k, a.mode)
+        evaluate_checkpoint(a.run_dir, a.task, int(a.episodes), a.json_out, a.db, a.beta, a.top_k, a.mode)
 
 
 if __name__ == "__main__":
