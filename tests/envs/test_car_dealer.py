@@ -12,8 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import envs
-from envs.car_dealer.data import Decision, parse_output, persona_line, sample_persona
-from envs.car_dealer.partner.person import buyer_decision, buyer_message
+from envs.car_dealer.data import Decision, persona_line, sample_persona
 from envs.car_dealer.task import CarDealerTask, decision_reward
 from envs.core import Text, replay, run_episode
 from envs.core.checker import check_task
@@ -188,41 +187,6 @@ def test_replay_partner_running_out_is_a_clear_error() -> None:
     t.step("Hello\n")
     with pytest.raises(RuntimeError, match="ran out"):
         t.step("More\n")
-
-
-class HumanBuyer:
-    """What the app's human buyer does: answers chat lines, then fills in the decision form."""
-
-    kind, name = "human", "tester"
-
-    def __init__(self) -> None:
-        self.answers = [buyer_message("Hi, I want a Toyota SUV."),
-                        buyer_decision("OK, deal.", True, 32000, 30000)]  # fmt: skip
-
-    def reset(self, task: Any, seed: int | None = None) -> None:
-        pass
-
-    def act(self, history: Any) -> str:
-        return self.answers.pop(0)
-
-
-def test_human_buyer_closes_a_deal_with_the_strong_seller() -> None:
-    t = CarDealerTask(partner=HumanBuyer())
-    ep = run_episode(t, envs.make_policy("car-dealer", "strong"), 4)
-    assert ep.transitions[-1].observation == "OK, deal. \n"
-    assert ep.transitions[-1].info["decision"] == {"car_bought": True, "msrp": 32000, "buy_price": 30000}
-    assert t.state()["partner"] == {"kind": "human", "name": "tester"}
-
-
-def test_human_buyer_helpers_validate() -> None:
-    with pytest.raises(envs.InvalidInput):
-        buyer_message(" \x00 ")
-    with pytest.raises(envs.InvalidInput):
-        buyer_decision("", True, 30000)
-    with pytest.raises(envs.InvalidInput):
-        buyer_decision("", False, 0)
-    line = buyer_decision("", False, 30000)
-    assert line == "Output: Decision=Reject MSRP=$30,000\n" and parse_output(line)
 
 
 def test_parse_input_for_a_human_seller() -> None:
