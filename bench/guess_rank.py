@@ -2,7 +2,8 @@
 Questions, Guess My City), play the behaviour asker's questions (never its guesses) for ``--turns``
 turns on each evaluation seed, then score every data action that names a secret with the
 checkpoint's reranking score (MC's Q + w·log π_β, ILQL's, BC's log-likelihood: what
-``--decoding rerank`` chooses by) and rank the secrets by their best guess's score.
+``--decoding rerank`` chooses by; an utterance-level checkpoint's Q, or its policy's log-probability
+for BC) and rank the secrets by their best guess's score.
 
 Printed per checkpoint, as ``name value`` lines and one JSON line:
 
@@ -80,7 +81,10 @@ def figures(run: str, task_id: str, episodes: int, seed: int, turns: int) -> dic
     owner = [t for t, acts in guesses.items() for _ in acts]
 
     def secret_scores(history: list[Text]) -> dict[int, float]:
-        scores, _ = agent.decoder.action_scores(agent.prompt(history), flat)
+        if hasattr(agent, "decoder"):
+            scores, _ = agent.decoder.action_scores(agent.prompt(history), flat)
+        else:  # an utterance-level checkpoint (--model utterance): the score it acts by
+            scores = agent.scores(history, flat)["score"]
         best: dict[int, float] = {}
         for t, v in zip(owner, scores.tolist(), strict=True):
             best[t] = max(v, best.get(t, float("-inf")))

@@ -184,7 +184,7 @@ def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | N
 
     folder = resolve_path(path)
     if is_utterance_checkpoint(folder):  # it scores whole lines: no token decoding to choose
-        return load_utterance_agent(folder, logit_weight=logit_weight, no_repeat=no_repeat)  # type: ignore[return-value]
+        return load_utterance_agent(folder, beta=beta, no_repeat=no_repeat)  # type: ignore[return-value]
     model, tok, cfg, meta = load_checkpoint(path)
     model.to(agent_device())
     if logit_weight is not None:

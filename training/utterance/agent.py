@@ -1,9 +1,10 @@
 """An utterance-level checkpoint as an envs Agent: each turn it scores its candidates — the task's
 legal actions where it lists them, else the training data's utterances — and says the best.
 
-BC samples its policy over the candidates; MC and ILQL the candidate of highest Q (ILQL: the target
-heads' minimum), plus ``logit_weight`` × the policy's log-probability; Q-SFT the candidate its
-Q-SFT head makes likeliest. A checkpoint whose data never repeated a line within an episode never
+BC samples its policy over the candidates; MC and ILQL say the candidate of highest
+``log π(a|h) + β·Q(h, a)`` (LMRL's value-guided choice, π the policy head trained beside the values,
+Q in units of the data's largest return; ILQL's Q the minimum of its two heads); Q-SFT the candidate
+its Q-SFT head makes likeliest. A checkpoint whose data never repeated a line within an episode never
 repeats one either (the embedded partners answer a repeated question the same way).
 """
 
@@ -39,14 +40,14 @@ class UtteranceAgent:
     kind = "checkpoint"
 
     def __init__(self, model, candidates: Sequence[str], algo: str, name: str, meta: dict[str, Any], *,
-                 no_repeat: bool = True, logit_weight: float = 0.0, scale: float = 1.0) -> None:
+                 no_repeat: bool = True, beta: float = 8.0, scale: float = 1.0) -> None:
         self.model = model.eval()
         self.candidates = list(candidates)
         self.algo = algo
         self.name = name
         self.meta = meta
         self.no_repeat = no_repeat
-        self.logit_weight = logit_weight
+        self.beta = beta
         self.scale = scale
         """Q heads learn returns divided by this; :meth:`top` shows them in the task's units."""
         self._task: Any = None
@@ -90,7 +91,7 @@ class UtteranceAgent:
             q = torch.log_softmax(out["q1"][0], dim=-1)
         else:
             q = torch.minimum(out["q1"][0], out["q2"][0]) if self.algo == "ilql" else (out["q1"][0] + out["q2"][0]) / 2
-        score = logp if self.algo in ("bc", "pbc") else q + self.logit_weight * logp
+        score = logp if self.algo in ("bc", "pbc") else q if self.algo == "qsft" else logp + self.beta * q
         return {"logp": logp, "q": q, "v": out["v"][0].expand_as(q), "score": score}
 
     def act(self, history: Sequence[Text]) -> str:

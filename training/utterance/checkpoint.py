@@ -52,7 +52,7 @@ def save_utterance(out: Path, model, cfg: TrainConfig, corpus, *, step: int, met
     return out
 
 
-def load_utterance_agent(folder: str | os.PathLike[str], *, logit_weight: float | None = None,
+def load_utterance_agent(folder: str | os.PathLike[str], *, beta: float | None = None,
                          no_repeat: bool | None = None):
     """The checkpoint at ``folder`` as an :class:`training.utterance.agent.UtteranceAgent`."""
     from training.utterance.agent import UtteranceAgent
@@ -69,7 +69,7 @@ def load_utterance_agent(folder: str | os.PathLike[str], *, logit_weight: float 
         model.load_state_dict(load_file(str(folder / WEIGHTS)))
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as e:
         raise TrainingError(f"{folder} is not a readable utterance-level checkpoint: {e}") from None
-    given = {"logit_weight": logit_weight, "no_repeat": no_repeat}
+    given = {"beta": beta, "no_repeat": no_repeat}
     given = {k: v for k, v in given.items() if v is not None}
     name = f"{cfg.algo}:utterance:{folder.resolve().parent.name}/{folder.name}"
     info = {"path": str(folder), "task": cfg.task, "task_options": dict(cfg.task_options), "side": cfg.side,
@@ -78,5 +78,5 @@ def load_utterance_agent(folder: str | os.PathLike[str], *, logit_weight: float 
         name += " " + " ".join(f"{k}={v}" for k, v in given.items())
     return UtteranceAgent(model, candidates, cfg.algo, name, info,
                           no_repeat=bool(own.get("no_repeat", True)) if no_repeat is None else no_repeat,
-                          logit_weight=cfg.logit_weight if logit_weight is None else logit_weight,
+                          beta=cfg.beta if beta is None else beta,
                           scale=float(own.get("scale", 1.0)))

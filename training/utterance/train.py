@@ -51,7 +51,7 @@ def train_utterance(cfg: TrainConfig, store, query, out: str | Path) -> dict[str
     corpus = load_corpus(store, ids)
     dialogues = corpus.dialogues
     all_returns = [g for d in dialogues for g in returns_to_go(d.rewards, cfg.gamma)]
-    scale = max(1.0, max(abs(g) for g in all_returns) * cfg.reward_scale) / cfg.reward_scale
+    scale = max(1.0, max(abs(g) for g in all_returns))  # Q heads learn returns / scale: within [-1, 1]
     totals = [sum(d.rewards) for d in dialogues]
     return_range = (min(totals), max(totals))
     print(format_composition(comp, f"{cfg.algo} on {cfg.task} (utterance level): dataset"), file=sys.stderr)
