@@ -218,6 +218,11 @@ RECIPES: dict[tuple[str, str], dict[str, Any]] = {
 # fmt: on
 
 
+# --model utterance: the value learners with a CQL term over the candidate lines (the data's lines
+# are few beside all that could be said in a state; unseen ones stay low)
+UTTERANCE_DEFAULTS: dict[str, dict[str, Any]] = {"mc": {"cql_weight": 1.0}, "ilql": {"cql_weight": 1.0}}
+
+
 def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
     """Fill task/algorithm defaults for every field the user did not set explicitly."""
     explicit = explicit or set()
@@ -227,6 +232,10 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
         for k, v in table.items():
             if k == "max_steps" and "epochs" in explicit:
                 continue
+            if k not in explicit:
+                setattr(cfg, k, v)
+    if cfg.model == "utterance":
+        for k, v in UTTERANCE_DEFAULTS.get(cfg.algo, {}).items():
             if k not in explicit:
                 setattr(cfg, k, v)
     if cfg.goals:

@@ -61,9 +61,8 @@ def _toy(n: int = 64) -> list[Dialogue]:
 @pytest.mark.parametrize("algo", ["mc", "ilql", "qsft"])
 def test_value_learners_prefer_the_line_that_pays_where_bc_cannot(algo):
     torch.manual_seed(0)
-    model = UtteranceModel(32)
-    target = UtteranceModel(32).requires_grad_(False)
-    target.load_state_dict(model.state_dict())
+    model = UtteranceModel(32, buckets=1 << 12)
+    target = model.target_copy()
     dense = torch.optim.Adam(model.dense_parameters(), lr=3e-3)
     sparse = torch.optim.SparseAdam(model.sparse_parameters(), lr=3e-3)
     cand_feats = [candidate_features("A\n"), candidate_features("B\n")]
@@ -77,9 +76,7 @@ def test_value_learners_prefer_the_line_that_pays_where_bc_cannot(algo):
         loss.backward()
         dense.step()
         sparse.step()
-        with torch.no_grad():
-            for p, tp in zip(model.parameters(), target.parameters(), strict=True):
-                tp.lerp_(p, 0.1)
+        target.polyak_from(model, 0.1)
     agent = UtteranceAgent(model, ["A\n", "B\n"], algo, "toy", {}, no_repeat=False)
     agent._vectors = {}  # the model changed since the agent was made
     bc = UtteranceAgent(model, ["A\n", "B\n"], "bc", "toy", {}, no_repeat=False)
@@ -94,6 +91,7 @@ def _lmrl(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "lmrl_tui", *args], capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 def test_train_eval_and_play_an_utterance_checkpoint_from_the_command_line(tmp_path):
     db = str(tmp_path / "store.db")
     gen = _lmrl("--db", db, "generate", "guess-city", "--episodes", "60", "--seed", "500", "--quiet")
@@ -123,6 +121,35 @@ def test_train_eval_and_play_an_utterance_checkpoint_from_the_command_line(tmp_p
     agent.reset(task, 3)
     top = agent.top(task.history(), 3)
     assert len(top) == 3 and all(isinstance(q, float) for _, q, _ in top)
+
+
+def test_train_then_play_in_process_records_the_run_and_loads_as_a_checkpoint(tmp_path):
+    from data import runs
+    from data.datasets import DatasetQuery
+    from data.generate import generate
+    from data.store import Store
+    from envs.players.agents import make_agent
+    from training.agents.checkpoint_agent import load_agent
+    from training.config import TrainConfig
+    from training.utterance.train import train_utterance
+
+    store = Store(str(tmp_path / "s.db"))
+    try:
+        generate(store, "twenty-questions", make_agent("twenty-questions", "behaviour"), 12, seed=900)
+        cfg = TrainConfig(algo="ilql", task="twenty-questions", model="utterance", max_steps=4, batch_size=4,
+                          eval_episodes=1, progress=False)
+        res = train_utterance(cfg, store, DatasetQuery(task="twenty-questions"), tmp_path / "run")
+        assert res["steps"] == 4 and res["eval"]["episodes"] == 1
+        (run,) = [r for r in runs.recent_runs(store) if r["kind"] == "train"]
+        assert run["status"] == "finished" and run["algo"] == "ilql"
+    finally:
+        store.close()
+    lines = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert [x["kind"] for x in lines][-1] == "eval" and "v_loss" in lines[0]
+    agent = load_agent(tmp_path / "run", beta=2.0)
+    assert isinstance(agent, UtteranceAgent) and agent.beta == 2.0 and "beta=2.0" in agent.name
+    ep = envs.run_episode(envs.make("twenty-questions"), agent, seed=1, max_steps=3)
+    assert all(t.action in agent.candidates for t in ep.transitions)
 
 
 def test_a_damaged_utterance_checkpoint_is_one_clear_error(tmp_path):

@@ -28,6 +28,14 @@ def data_seed(seed: int | None) -> int:
     return DATA_SEED if seed is None else DATA_SEED + seed * FRESH_STRIDE
 
 
+def check_fresh(seeds: int, episodes: int) -> None:
+    """A TrainingError unless ``seeds`` fresh datasets of ``episodes`` fit between the data seeds
+    and the online rollouts' (each seed's below the next seed's)."""
+    if episodes > FRESH_STRIDE or data_seed(seeds - 1) + episodes > ROLLOUT_SEED:
+        raise TrainingError(f"--fresh-data: {seeds} datasets of {episodes} episodes would reach the online "
+                            f"rollouts' seeds ({ROLLOUT_SEED}) or overlap (at most {FRESH_STRIDE} episodes each)")
+
+
 def store_for(out: Path, seed: int | None) -> Path:
     """The store a run of training seed ``seed`` reads (None, or no fresh data: the shared one)."""
     return store_in(out) if seed is None else out / f"store-s{seed}.db"
@@ -40,9 +48,8 @@ def make_dataset(out: Path, task: str, recipe: TaskRecipe, episodes: int, seed: 
     marker says it is done; its record."""
     marker = out / ("dataset.json" if seed is None else f"dataset-s{seed}.json")
     first = data_seed(seed)
-    if seed is not None and (episodes > FRESH_STRIDE or first + episodes > ROLLOUT_SEED):
-        raise TrainingError(f"--fresh-data: {episodes} episodes for training seed {seed} would reach the next "
-                            "seed's data seeds or the online rollouts' (fewer seeds or episodes)")
+    if seed is not None:
+        check_fresh(seed + 1, episodes)
     if marker.exists():
         done = json.loads(marker.read_text())
         if done.get("episodes") == episodes and done.get("seed") == first:

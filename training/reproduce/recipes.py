@@ -140,7 +140,7 @@ BUDGET_FLAGS: dict[str, dict[str, tuple[str, ...]]] = {
 # ``--model utterance``: its runs' length per budget (after the budget's flags, so these win): a
 # step is a batch of whole episodes (--batch-size, 32), every turn of each a transition.
 MODEL_FLAGS: dict[str, dict[str, tuple[str, ...]]] = {
-    "utterance": {"smoke": ("--max-steps", "5"), "cpu": ("--max-steps", "600"), "gpu": ("--max-steps", "3000")},
+    "utterance": {"smoke": ("--max-steps", "5"), "cpu": ("--max-steps", "2000"), "gpu": ("--max-steps", "6000")},
 }
 _NO_FINAL_EVAL = {a: ("--eval-episodes", "0") for a in OFFLINE} | {a: ("--eval-every", "0") for a in ONLINE}
 SAVE_EVERY = 250

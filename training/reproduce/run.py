@@ -32,7 +32,7 @@ from typing import Any
 from envs.players.process_agent import child_env
 from training.args import task_option
 from training.errors import TrainingError
-from training.reproduce.datasets import make_dataset, pooled, store_for
+from training.reproduce.datasets import check_fresh, make_dataset, pooled, store_for
 from training.reproduce.recipes import (
     ALGORITHMS,
     BUDGETS,
@@ -178,6 +178,8 @@ class Reproduction:
             raise TrainingError("--episodes must be at least 1")
         self.episodes = episodes or self.recipe.episodes[budget]
         self.episodes_given = episodes is not None
+        if fresh_data:
+            check_fresh(seeds, self.episodes)
         if model == "utterance" and set(self.algorithms) & set(ONLINE):
             raise TrainingError("--model utterance trains the offline algorithms: "
                                 + ", ".join(a for a in ALGORITHMS if a not in ONLINE))

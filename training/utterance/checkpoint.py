@@ -15,6 +15,7 @@ from safetensors.torch import load_file, save_file
 
 from training.config import TrainConfig
 from training.errors import TrainingError
+from training.utterance.features import BUCKETS
 
 FORMAT = 1
 META = "lmrl.json"
@@ -65,7 +66,7 @@ def load_utterance_agent(folder: str | os.PathLike[str], *, beta: float | None =
         cfg = TrainConfig.from_dict(meta["config"])
         candidates = [a for a in json.loads((folder / "dataset.json").read_text()).get("actions") or []
                       if isinstance(a, str)]
-        model = UtteranceModel(int(own["dim"]))
+        model = UtteranceModel(int(own["dim"]), int(own.get("buckets", BUCKETS)))
         model.load_state_dict(load_file(str(folder / WEIGHTS)))
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as e:
         raise TrainingError(f"{folder} is not a readable utterance-level checkpoint: {e}") from None

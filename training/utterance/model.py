@@ -54,6 +54,7 @@ class UtteranceModel(nn.Module):
     def __init__(self, dim: int = 128, buckets: int = BUCKETS) -> None:
         super().__init__()
         self.dim = dim
+        self.buckets = buckets
         # sparse: a step touches a few thousand of the tables' rows, and only those are updated
         self.turn_bag = nn.EmbeddingBag(buckets, dim, mode="sum", sparse=True)
         self.cand_bag = nn.EmbeddingBag(buckets, dim, mode="sum", sparse=True)
@@ -72,6 +73,25 @@ class UtteranceModel(nn.Module):
         """The hashed tables (sparse gradients: :class:`torch.optim.SparseAdam`)."""
         return [self.turn_bag.weight, self.cand_bag.weight]
 
+    def target_copy(self) -> UtteranceModel:
+        """A copy for the Bellman targets that shares the hashed tables (as ``--target heads_only``
+        shares the trunk): only the dense layers are polyak-averaged (:meth:`polyak_from`)."""
+        import copy
+
+        tables = (self.turn_bag, self.cand_bag)
+        self.turn_bag = self.cand_bag = None  # type: ignore[assignment]
+        try:
+            target = copy.deepcopy(self).requires_grad_(False)
+        finally:
+            self.turn_bag, self.cand_bag = tables
+        target.turn_bag, target.cand_bag = tables
+        return target
+
+    @torch.no_grad()
+    def polyak_from(self, online: UtteranceModel, alpha: float) -> None:
+        for p, tp in zip(online.dense_parameters(), self.dense_parameters(), strict=True):
+            tp.lerp_(p, alpha)
+
     def dense_parameters(self) -> list[nn.Parameter]:
         sparse = {id(p) for p in self.sparse_parameters()}
         return [p for p in self.parameters() if id(p) not in sparse]
@@ -82,7 +102,7 @@ class UtteranceModel(nn.Module):
         Returns (sum(lengths), d)."""
         flat, offsets = bags(turn_feats)
         dev = self.count.weight.device
-        turns = self.turn_bag(flat.to(dev), offsets.to(dev))
+        turns = self.turn_bag((flat % self.buckets).to(dev), offsets.to(dev))
         sums, counts, at = [], [], 0
         for n in lengths:
             sums.append(torch.cumsum(turns[at:at + n], dim=0))
@@ -96,7 +116,7 @@ class UtteranceModel(nn.Module):
         """(N, d) candidate vectors."""
         flat, offsets = bags(cand_feats)
         dev = self.count.weight.device
-        return self.cand_mlp(self.cand_bag(flat.to(dev), offsets.to(dev)))
+        return self.cand_mlp(self.cand_bag((flat % self.buckets).to(dev), offsets.to(dev)))
 
     def scores(self, hist: torch.Tensor, cands: torch.Tensor) -> dict[str, torch.Tensor]:
         """The heads' (S, N) scores and V's (S,)."""
