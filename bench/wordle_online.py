@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from guided_llm import DATA_SEED, _run, lmrl  # noqa: E402
 from wordle_online_table import markdown  # noqa: E402  (bench/wordle_online_table.py)
 
-from training.reproduce.run import side_by_side  # noqa: E402
+from training.reproduce.runners import side_by_side  # noqa: E402
 
 TASK = "wordle"
 OPTION = ["--option", "words=small"]
@@ -114,7 +114,7 @@ def _train_cmd(out: Path, algo: str, seed: int, bc_steps: int, rounds: int) -> l
 
 
 def _eval(out: Path, name: str, games: int) -> dict[str, Any] | None:
-    from training.reproduce.run import _last_json
+    from training.reproduce.runners import last_json as _last_json
 
     if (out / "eval" / f"{name}.json").exists():
         return None

@@ -128,9 +128,9 @@ def add_train_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser
 
 
 def add_reproduce_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
-    """``reproduce TASK``: LMRL-Gym's Table 2 for a task (:mod:`training.reproduce.run`); it runs its
+    """``reproduce TASK``: LMRL-Gym's Table 2 for a task (:mod:`training.reproduce.command`); it runs its
     ``train`` and ``eval`` commands with :func:`run_command`."""
-    from training.reproduce.run import add_reproduce_command as add
+    from training.reproduce.command import add_reproduce_command as add
 
     return add(subparsers, parents, main=run_command)
 

@@ -17,19 +17,15 @@ Each command runs in this process through the same parsers as the ``lmrl`` comma
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import io
 import json
 import os
 import shlex
 import sys
 import time
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from envs.players.process_agent import child_env
 from training.args import task_option
 from training.errors import TrainingError
 from training.reproduce.datasets import check_fresh, make_dataset, pooled, store_for
@@ -38,104 +34,12 @@ from training.reproduce.recipes import (
     BUDGETS,
     MODEL_FLAGS,
     ONLINE,
-    RECIPES,
     canonical,
     recipe,
     starts_from_bc,
     train_flags,
 )
-
-Runner = Callable[[list[str]], tuple[int, str]]
-"""Runs ``lmrl`` argv (``--db`` first) and returns (exit status, stdout)."""
-
-
-def in_process(main: Callable[[list[str]], int]) -> Runner:
-    """A runner calling ``main(argv)`` (``training.algorithms.run_command``: the ``lmrl train`` and
-    ``lmrl eval`` subcommands) in this process, its stdout captured."""
-
-    def run(argv: list[str]) -> tuple[int, str]:
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            rc = main(argv)
-        return rc, out.getvalue()
-
-    return run
-
-
-def log_name(command: str, folder: str | os.PathLike) -> str:
-    """The log file of ``command`` (train, eval) on the run ``folder`` under ``--jobs``."""
-    return f"{command}-{Path(folder).name}.log"
-
-
-def side_by_side(order: Sequence[tuple[str, int]], jobs: int,
-                 one: Callable[[str, int], Any], after_bc: Collection[str] = ONLINE) -> list[Any]:  # fmt: skip
-    """``one(algo, seed)`` of every key of ``order``, ``jobs`` at a time; the call of an algorithm
-    in ``after_bc`` (the online ones, and those a recipe starts from BC) starts once its seed's BC
-    call has returned (an exception there is raised in it too; a key without a BC call in ``order``
-    starts at once). A call that waits holds no worker: it is queued when its BC returns, so the
-    other calls keep every worker busy meanwhile (three seeds on two workers used to leave one
-    idle while the third seed's BC trained). The results, in ``order``."""
-    from concurrent.futures import Future, ThreadPoolExecutor
-
-    results: dict[tuple[str, int], Future] = {key: Future() for key in order}
-    waiting: dict[tuple[str, int], list[tuple[str, int]]] = {}
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-
-        def start(key: tuple[str, int]) -> None:
-            pool.submit(one, *key).add_done_callback(lambda done: finish(key, done))
-
-        def finish(key: tuple[str, int], done: Future) -> None:
-            error = done.exception()
-            if error is None:
-                results[key].set_result(done.result())
-            else:
-                results[key].set_exception(error)
-            for later in waiting.pop(key, []):
-                if error is None:
-                    start(later)
-                else:
-                    results[later].set_exception(error)
-
-        # every key is registered before anything starts, so a BC cannot finish unseen
-        ready = []
-        for key in order:
-            algo, seed = key
-            if algo in after_bc and ("bc", seed) in results:
-                waiting.setdefault(("bc", seed), []).append(key)
-            else:
-                ready.append(key)
-        for key in ready:
-            start(key)
-        return [results[key].result() for key in order]
-
-
-def in_subprocesses(log_dir: Path, threads: int = 1) -> Runner:
-    """A runner starting each command as its own ``python -m lmrl_tui`` process (so that several
-    can run side by side: ``lmrl reproduce --jobs``), each on ``threads`` threads unless
-    ``OMP_NUM_THREADS`` is set; its stderr goes to ``log_dir/COMMAND-RUN.log``."""
-
-    def run(argv: list[str]) -> tuple[int, str]:
-        import subprocess
-
-        cmd = argv[argv.index("--db") + 2] if "--db" in argv else argv[0]
-        folder = argv[argv.index("--out") + 1] if "--out" in argv else argv[argv.index(cmd) + 1]
-        log_dir.mkdir(parents=True, exist_ok=True)
-        env = {"OMP_NUM_THREADS": str(threads), **child_env()}  # never the folder's own packages
-        with (log_dir / log_name(cmd, folder)).open("w") as err:
-            done = subprocess.run([sys.executable, "-m", "lmrl_tui", *argv], stdout=subprocess.PIPE,
-                                  stderr=err, text=True, env=env, check=False)  # fmt: skip
-        return done.returncode, done.stdout
-
-    return run
-
-
-def _last_json(text: str) -> dict[str, Any]:
-    for line in reversed(text.strip().splitlines()):
-        with contextlib.suppress(ValueError):
-            value = json.loads(line)
-            if isinstance(value, dict):
-                return value
-    return {}
+from training.reproduce.runners import Runner, last_json, log_name, side_by_side
 
 
 def _shown(argv: Sequence[str], out: Path) -> str:
@@ -227,7 +131,7 @@ class Reproduction:
         train_wall = time.time() - t0
         if rc != 0:
             raise TrainingError(f"{_shown(argv, self.out)} failed (exit {rc}){self._see('train', folder)}")
-        trained = _last_json(stdout)
+        trained = last_json(stdout)
         episodes = self.recipe.eval_episodes[self.budget]
         # an online run given --keep-best=true is judged by the checkpoint it kept
         best = folder / "checkpoint-best"
@@ -240,7 +144,7 @@ class Reproduction:
         eval_wall = time.time() - t0
         if rc != 0:
             raise TrainingError(f"{_shown(ev, self.out)} failed (exit {rc}){self._see('eval', folder)}")
-        result = _last_json(stdout)
+        result = last_json(stdout)
         record = {"algorithm": algo, "seed": seed, "budget": self.budget,
                   "train_command": _shown([a for a in argv if a != "--resume"], self.out),
                   "eval_command": _shown(ev, self.out), "train_wall_s": round(train_wall, 1),
@@ -297,74 +201,5 @@ def _slug(algo: str) -> str:
 
 
 def _typed(options: dict[str, str]) -> dict[str, Any]:
-    from training.args import task_option
 
     return dict(task_option(f"{k}={v}") for k, v in options.items())
-
-
-# -- the subcommand ------------------------------------------------------------------------------
-def add_reproduce_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser] = (), *,
-                          main: Callable[[list[str]], int]) -> argparse.ArgumentParser:  # fmt: skip
-    """``reproduce TASK [--budget] [--seeds] [--algorithms ...] [--out] [--all]``; ``main(argv)``
-    runs its ``train``/``eval`` commands."""
-    summary = ("reproduce LMRL-Gym's Table 2 for a task: its dataset recipe, every algorithm over "
-               "several training seeds, held-out evaluation, results.md/results.json (needs the train extra)")  # fmt: skip
-    p = subparsers.add_parser("reproduce", parents=list(parents), help=summary.replace("%", "%%"),
-                              description=summary)  # fmt: skip
-    p.add_argument("task", nargs="?", help=f"task id ({', '.join(RECIPES)})")
-    p.add_argument("--all", action="store_true", help="every task, one after another")
-    p.add_argument("--budget", choices=BUDGETS, default="cpu",
-                   help="smoke (seconds, a pipeline check), cpu (the tiny model, minutes a run) or gpu "
-                   "(LMRL's dataset sizes); default cpu")  # fmt: skip
-    p.add_argument("--seeds", type=int, default=3, help="training seeds 0..N-1 (default: 3)")
-    p.add_argument("--algorithms", nargs="+", default=list(ALGORITHMS), metavar="ALGO",
-                   help=f"algorithms (default: all of {' '.join(ALGORITHMS)})".replace("%", "%%"))
-    p.add_argument("--out", default=None,
-                   help="results folder (default: results/TASK; with --all, OUT/TASK); it holds the "
-                   "reproduction's own store and runs/")  # fmt: skip
-    p.add_argument("--option", type=task_option, action="append", default=[], dest="task_options",
-                   metavar="KEY=VALUE", help="replace a task option of the recipe, e.g. vocab_file=PATH "
-                   "(wordle-lmrl on LMRL-Gym's own word list: LMRL's normalisation then applies)")  # fmt: skip
-    p.add_argument("--train-flag", action="append", default=[], dest="train_flags", metavar="FLAG",
-                   help="one more `lmrl train` flag for every run, after the recipe's (so it wins); write "
-                   "it with '=': --train-flag=--bisim-weight=1 --train-flag=--max-steps=400; "
-                   "ALGORITHMS:FLAG for some algorithms' runs only: "
-                   "--train-flag=ppo,online-filtered-bc:--rounds=24")  # fmt: skip
-    p.add_argument("--model", default=None, choices=["utterance"],
-                   help="every run's model: utterance (whole lines scored by a model that reads the "
-                   "dialogue turn by turn; offline algorithms, from scratch; default: the recipe's)")
-    p.add_argument("--fresh-data", action="store_true",
-                   help="a dataset per training seed (its own store, its own data seeds): the CI then "
-                   "covers the draw of the data too")
-    p.add_argument("--episodes", type=int, default=None,
-                   help="dataset size (default: the budget's)")
-    p.add_argument("--jobs", type=int, default=1,
-                   help="runs side by side, each its own process on one thread (default: 1, one after "
-                   "another in this process); an online run starts once its seed's BC is done")  # fmt: skip
-    p.set_defaults(run=run_reproduce, command_main=main)
-    return p
-
-
-def run_reproduce(args: argparse.Namespace, store: Any = None) -> int:
-    """Run the subcommand; ``store`` (the ``--db`` store) is not used: each reproduction keeps its
-    data, runs and evaluations in its own store in ``OUT``."""
-    try:
-        if args.all == bool(args.task):
-            raise TrainingError("give a TASK or --all (not both)")
-        tasks = list(RECIPES) if args.all else [args.task]
-        for task in tasks:
-            out = (Path(args.out) / task if args.all else Path(args.out)) if args.out else Path("results") / task
-            jobs = getattr(args, "jobs", 1)
-            runner = in_process(args.command_main) if jobs == 1 else in_subprocesses(Path(out).resolve() / "logs")
-            res = Reproduction(task, out, budget=args.budget, seeds=args.seeds, algorithms=args.algorithms,
-                               runner=runner, options=dict(args.task_options), train_flags=args.train_flags,
-                               jobs=jobs, model=getattr(args, "model", None),
-                               fresh_data=getattr(args, "fresh_data", False),
-                               episodes=getattr(args, "episodes", None)).run()  # fmt: skip
-            print(json.dumps({"task": task, "out": str(out), "results": str(Path(out) / "results.md"),
-                              "normalised_lmrl": {a: r["normalised_lmrl"]["mean"] for a, r in res["algorithms"].items()},
-                              "cis_apart_from_bc": {a: v["cis_apart"] for a, v in res["versus_bc"].items()}}))
-    except (TrainingError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    return 0
