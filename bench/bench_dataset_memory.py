@@ -42,7 +42,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(str(Path(tmp) / "data.db"))
         try:
-            generate(store, args.task, envs.make_policy(args.task, "behaviour"), args.episodes, seed=100000)
+            generate(
+                store,
+                args.task,
+                envs.make_policy(args.task, "behaviour"),
+                args.episodes,
+                seed=100000,
+            )
             given = dict(windows=args.windows, max_steps=1, eval_episodes=0, progress=False)
             cfg = resolve(TrainConfig(algo=args.algo, task=args.task, **given), set(given))
             t0 = time.perf_counter()

@@ -64,7 +64,9 @@ def timed(task_id: str, agent, episodes: int, batch_size: int) -> tuple[float, l
     return time.perf_counter() - t0, eps
 
 
-def median_of(repeats: int, task_id: str, agent, episodes: int, batch_size: int) -> tuple[float, list]:
+def median_of(
+    repeats: int, task_id: str, agent, episodes: int, batch_size: int
+) -> tuple[float, list]:
     """The median wall time of ``repeats`` :func:`timed` runs (each starting with the decoder's
     score cache empty, so no run reuses another's work) and the episodes of the last."""
     times, eps = [], []
@@ -75,7 +77,9 @@ def median_of(repeats: int, task_id: str, agent, episodes: int, batch_size: int)
     return statistics.median(times), eps
 
 
-def generated(task_id: str, agent, episodes: int, side_by_side: int, db: Path) -> tuple[float, list]:
+def generated(
+    task_id: str, agent, episodes: int, side_by_side: int, db: Path
+) -> tuple[float, list]:
     """``lmrl generate``'s wall time for ``episodes`` episodes of ``agent`` (``side_by_side`` at a
     time; 1: one at a time, as before) and the stored (seed, actions) per episode."""
     import data.generate as gen
@@ -98,17 +102,33 @@ def source_at(rev: str, root: Path) -> Path:
     """The tracked files of git revision ``rev`` in ``root/rev`` (``git archive``)."""
     folder = root / f"src-{rev}"
     tar = root / f"{rev}.tar"
-    subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(tar), rev], check=True)
+    subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(tar), rev], check=True
+    )
     with tarfile.open(tar) as t:
         t.extractall(folder, filter="data")
     return folder
 
 
-def eval_process(source: Path, ckpt: str, db: Path, episodes: int, threads: int, extra: list[str]) -> tuple[float, dict]:
+def eval_process(
+    source: Path, ckpt: str, db: Path, episodes: int, threads: int, extra: list[str]
+) -> tuple[float, dict]:
     """A whole ``lmrl eval`` process of the code in ``source``: (wall seconds, its JSON result)."""
     env = {**os.environ, "PYTHONPATH": str(source), "OMP_NUM_THREADS": str(threads)}
-    cmd = [sys.executable, "-m", "lmrl_tui", "--db", str(db), "eval", ckpt, "--episodes", str(episodes),
-           "--seed", "0", *extra]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "lmrl_tui",
+        "--db",
+        str(db),
+        "eval",
+        ckpt,
+        "--episodes",
+        str(episodes),
+        "--seed",
+        "0",
+        *extra,
+    ]
     t0 = time.perf_counter()
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
     return time.perf_counter() - t0, json.loads(done.stdout.strip().splitlines()[-1])
@@ -119,15 +139,26 @@ def main() -> None:
     ap.add_argument("--tasks", nargs="+", default=["twenty-questions", "textnav-fo"])
     ap.add_argument("--episodes", type=int, default=50, help="episodes evaluated each way")
     ap.add_argument("--batch-size", type=int, default=None, help="default: lmrl eval's (64)")
-    ap.add_argument("--train-episodes", type=int, default=200, help="behaviour episodes to train on")
+    ap.add_argument(
+        "--train-episodes", type=int, default=200, help="behaviour episodes to train on"
+    )
     ap.add_argument("--steps", type=int, default=300, help="BC steps")
-    ap.add_argument("--decoding", default=None, help="e.g. rerank (default: the checkpoint's, sample for BC)")
+    ap.add_argument(
+        "--decoding", default=None, help="e.g. rerank (default: the checkpoint's, sample for BC)"
+    )
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeats", type=int, default=3, help="runs each way; their median is printed")
-    ap.add_argument("--generate", action="store_true",
-                    help="also time lmrl generate --policy CHECKPOINT: one episode at a time vs side by side")
-    ap.add_argument("--baseline", metavar="REV", default=None,
-                    help="also time whole lmrl eval processes: git revision REV's against this checkout's")
+    ap.add_argument(
+        "--generate",
+        action="store_true",
+        help="also time lmrl generate --policy CHECKPOINT: one episode at a time vs side by side",
+    )
+    ap.add_argument(
+        "--baseline",
+        metavar="REV",
+        default=None,
+        help="also time whole lmrl eval processes: git revision REV's against this checkout's",
+    )
     args = ap.parse_args()
 
     import torch
@@ -140,15 +171,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for task_id in args.tasks:
             name = SHORT.get(task_id, task_id) + (f"_{args.decoding}" if args.decoding else "")
-            agent = load_agent(checkpoint(task_id, Path(tmp), args.train_episodes, args.steps),
-                               decoding=args.decoding)  # fmt: skip
+            agent = load_agent(
+                checkpoint(task_id, Path(tmp), args.train_episodes, args.steps),
+                decoding=args.decoding,
+            )
             seq, eps1 = median_of(args.repeats, task_id, agent, args.episodes, 1)
             bat, epsb = median_of(args.repeats, task_id, agent, args.episodes, args.batch_size)
-            same = [e.total_return for e in eps1] == [e.total_return for e in epsb] and \
-                [[t.action for t in e.transitions] for e in eps1] == [[t.action for t in e.transitions] for e in epsb]
+            same = [e.total_return for e in eps1] == [e.total_return for e in epsb] and [
+                [t.action for t in e.transitions] for e in eps1
+            ] == [[t.action for t in e.transitions] for e in epsb]
             turns = sum(len(e.transitions) for e in epsb)
-            print(f"# {task_id}: {args.episodes} episodes, decoding {agent.decoder.decoding}, "
-                  f"median of {args.repeats} runs each way")
+            print(
+                f"# {task_id}: {args.episodes} episodes, decoding {agent.decoder.decoding}, "
+                f"median of {args.repeats} runs each way"
+            )
             print(f"eval_{name}_turns {turns} turns")
             print(f"eval_{name}_sequential_s {seq:.2f} s")
             print(f"eval_{name}_batched_s {bat:.2f} s")
@@ -157,8 +193,12 @@ def main() -> None:
             if args.generate:
                 from data.generate import SIDE_BY_SIDE
 
-                one, rows1 = generated(task_id, agent, args.episodes, 1, Path(tmp) / f"{name}-gen1.db")
-                many, rowsb = generated(task_id, agent, args.episodes, SIDE_BY_SIDE, Path(tmp) / f"{name}-genb.db")
+                one, rows1 = generated(
+                    task_id, agent, args.episodes, 1, Path(tmp) / f"{name}-gen1.db"
+                )
+                many, rowsb = generated(
+                    task_id, agent, args.episodes, SIDE_BY_SIDE, Path(tmp) / f"{name}-genb.db"
+                )
                 print(f"generate_{name}_sequential_s {one:.2f} s")
                 print(f"generate_{name}_side_by_side_s {many:.2f} s")
                 print(f"generate_{name}_speedup {one / many:.1f} x")
@@ -167,9 +207,17 @@ def main() -> None:
                 base = source_at(args.baseline, Path(tmp))
                 dec = ["--decoding", args.decoding] if args.decoding else []
                 ckpt = agent.meta["path"]
-                old_s, old = eval_process(base, ckpt, Path(tmp) / f"{name}-old.db", args.episodes, args.threads, dec)
-                new_s, new = eval_process(ROOT, ckpt, Path(tmp) / f"{name}-new.db", args.episodes, args.threads,
-                                          [*dec, "--batch-size", str(args.batch_size)])  # fmt: skip
+                old_s, old = eval_process(
+                    base, ckpt, Path(tmp) / f"{name}-old.db", args.episodes, args.threads, dec
+                )
+                new_s, new = eval_process(
+                    ROOT,
+                    ckpt,
+                    Path(tmp) / f"{name}-new.db",
+                    args.episodes,
+                    args.threads,
+                    [*dec, "--batch-size", str(args.batch_size)],
+                )
                 print(f"eval_{name}_process_at_{args.baseline}_s {old_s:.2f} s")
                 print(f"eval_{name}_process_batched_s {new_s:.2f} s")
                 print(f"eval_{name}_process_speedup_over_{args.baseline} {old_s / new_s:.1f} x")

@@ -15,7 +15,14 @@ from __future__ import annotations
 import argparse
 import time
 
-PEAKS = {"H200": 989e12, "H100": 989e12, "A100": 312e12, "L40S": 362e12, "A10": 125e12, "4090": 165e12}
+PEAKS = {
+    "H200": 989e12,
+    "H100": 989e12,
+    "A100": 312e12,
+    "L40S": 362e12,
+    "A10": 125e12,
+    "4090": 165e12,
+}
 
 
 def peak_flops(name: str, override: float | None) -> float | None:
@@ -39,7 +46,10 @@ def synthetic_batch(vocab: int, batch: int, length: int, seed: int = 0):
             table[text] = torch.randint(2, vocab, (n,), generator=g).tolist()
         return table[text]
 
-    wins = [Window([(f"o{i}", False, 0.0), (f"a{i}", True, float(i % 2))], True, None, i) for i in range(batch)]
+    wins = [
+        Window([(f"o{i}", False, 0.0), (f"a{i}", True, float(i % 2))], True, None, i)
+        for i in range(batch)
+    ]
     ds = PackedDataset(wins, enc, 0, max_length=length)
     return ds.collate(list(range(batch)))
 
@@ -119,7 +129,12 @@ def main() -> None:
     cfg_ilql = TrainConfig(algo="ilql", tau=0.7, cql_weight=0.0)
     heads = 2 * (d * d + d * V) + (d * d + d)  # two Q heads (d->d->V) and V (d->d->1)
     # trained heads (6 FLOPs/param) + the no-grad target Q heads' forward (2 FLOPs/param)
-    run("ilql", make("ilql"), lambda m: loss_fn("ilql")(m, batch, cfg_ilql)[0], 6 * heads + 2 * (2 * (d * d + d * V)))
+    run(
+        "ilql",
+        make("ilql"),
+        lambda m: loss_fn("ilql")(m, batch, cfg_ilql)[0],
+        6 * heads + 2 * (2 * (d * d + d * V)),
+    )
 
     pv = PolicyWithValue(make("ppo"), 0.0).to(dev)
     ref = make("ppo").lm.requires_grad_(False).eval()
@@ -127,7 +142,9 @@ def main() -> None:
     with torch.no_grad(), torch.autocast(dev.type, dtype=dtype, enabled=cuda):
         old_lp, old_v = pv(batch["input_ids"], batch["attention_mask"])
         ref(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"])
-    adv = ppo.whiten(torch.randn(mask.shape, generator=torch.Generator().manual_seed(1)).to(dev), mask)
+    adv = ppo.whiten(
+        torch.randn(mask.shape, generator=torch.Generator().manual_seed(1)).to(dev), mask
+    )
     ret = old_v.float() + adv
 
     def ppo_step(m):

@@ -28,8 +28,9 @@ def _actions(task_id: str, n: int) -> list[str]:
     return [rng.choice(pool) for _ in range(n)]
 
 
-def _rate(reset: Callable[[int], object], step: Callable[[str], tuple], actions: list[str],
-          seconds: float) -> float:  # fmt: skip
+def _rate(
+    reset: Callable[[int], object], step: Callable[[str], tuple], actions: list[str], seconds: float
+) -> float:
     """Steps per second of ``step`` over ``actions`` (cycled), resetting at each episode's end
     (episode seeds 0, 1, 2, ...; resets count in the time, as they do in training)."""
     steps, seed = 0, 0

@@ -18,7 +18,9 @@ from pathlib import Path
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--init", default=None, help="a BC checkpoint (default: an untrained tiny model)")
+    ap.add_argument(
+        "--init", default=None, help="a BC checkpoint (default: an untrained tiny model)"
+    )
     ap.add_argument("--episodes", type=int, default=32)
     ap.add_argument("--envs", type=int, default=32)
     ap.add_argument("--max-steps", type=int, default=20, help="moves per episode (cap)")
@@ -38,13 +40,38 @@ def main() -> None:
             from training.online.toy import tiny_checkpoint
 
             t = envs.make("maze-fo")
-            texts = [t.reset(s) for s in range(50)] + ["move up\n", "move down\n", "move left\n", "move right\n"]
-            init = str(tiny_checkpoint(Path(tmp) / "init", "maze-fo", texts=texts, n_layer=2, n_embd=64,
-                                       n_head=4, n_positions=192))  # fmt: skip
-        cfg = resolve_online(OnlineConfig(
-            algo="ppo", task="maze-fo", init=init, rounds=1, n_rollouts=args.episodes,
-            rollout_batch=args.envs, episode_max_steps=args.max_steps, eval_every=0, save_every=0,
-            progress=False, batch_size=32))  # fmt: skip
+            texts = [t.reset(s) for s in range(50)] + [
+                "move up\n",
+                "move down\n",
+                "move left\n",
+                "move right\n",
+            ]
+            init = str(
+                tiny_checkpoint(
+                    Path(tmp) / "init",
+                    "maze-fo",
+                    texts=texts,
+                    n_layer=2,
+                    n_embd=64,
+                    n_head=4,
+                    n_positions=192,
+                )
+            )
+        cfg = resolve_online(
+            OnlineConfig(
+                algo="ppo",
+                task="maze-fo",
+                init=init,
+                rounds=1,
+                n_rollouts=args.episodes,
+                rollout_batch=args.envs,
+                episode_max_steps=args.max_steps,
+                eval_every=0,
+                save_every=0,
+                progress=False,
+                batch_size=32,
+            )
+        )
         tr = OnlineTrainer(cfg, None, Path(tmp) / "run")
         with TaskPool("maze-fo", args.envs) as pool:
             tr.collect(pool, 0)  # warm-up

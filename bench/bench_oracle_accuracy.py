@@ -26,18 +26,20 @@ import envs
 from envs.questions.text import fold, yes_no
 
 DATA = Path(__file__).resolve().parent / "data"
-SETS = (("twenty-questions", "twenty_questions_heldout.jsonl"),
-        ("twenty-questions", "twenty_questions_heldout_b.jsonl"),
-        ("twenty-questions", "twenty_questions_heldout_c.jsonl"),
-        ("twenty-questions", "twenty_questions_heldout_d.jsonl"),
-        ("guess-city", "guess_city_heldout.jsonl"),
-        ("guess-city", "guess_city_heldout_b.jsonl"),
-        ("guess-city", "guess_city_heldout_c.jsonl"),
-        ("guess-city", "guess_city_heldout_d.jsonl"),
-        ("twenty-questions", "twenty_questions_heldout_e.jsonl"),
-        ("guess-city", "guess_city_heldout_e.jsonl"),
-        ("twenty-questions", "twenty_questions_heldout_f.jsonl"),
-        ("guess-city", "guess_city_heldout_f.jsonl"))  # fmt: skip
+SETS = (
+    ("twenty-questions", "twenty_questions_heldout.jsonl"),
+    ("twenty-questions", "twenty_questions_heldout_b.jsonl"),
+    ("twenty-questions", "twenty_questions_heldout_c.jsonl"),
+    ("twenty-questions", "twenty_questions_heldout_d.jsonl"),
+    ("guess-city", "guess_city_heldout.jsonl"),
+    ("guess-city", "guess_city_heldout_b.jsonl"),
+    ("guess-city", "guess_city_heldout_c.jsonl"),
+    ("guess-city", "guess_city_heldout_d.jsonl"),
+    ("twenty-questions", "twenty_questions_heldout_e.jsonl"),
+    ("guess-city", "guess_city_heldout_e.jsonl"),
+    ("twenty-questions", "twenty_questions_heldout_f.jsonl"),
+    ("guess-city", "guess_city_heldout_f.jsonl"),
+)
 """Set A was written before any oracle fix, B and C later, each without looking at the oracles'
 answers to it. The fixes of issue #13 were guided by A's misses and then B's, so the last set
 written, C, was the out-of-sample check until its misses were fixed too. Set D was written by someone who had not seen the oracles' code; its first run (20Q 0.916, city
@@ -88,15 +90,19 @@ def run(task_id: str, path: Path, misses: bool) -> None:
             false_wins += won
             ok = False
         not_understood += step.info.get("understood") is False
-        if task_id == "guess-city" and names_city(step.observation, task.state()["secret"]["variants"]):
+        if task_id == "guess-city" and names_city(
+            step.observation, task.state()["secret"]["variants"]
+        ):
             leaks += 1
             ok = False
         for key in ("all", row["truth"]):
             tally[key][0] += ok
             tally[key][1] += 1
         if misses and not ok:
-            print(f"# miss {row['secret']}: {row['question']} -> {step.observation.strip()!r} "
-                  f"(truth {row['truth']}{' ' + str(row.get('expect')) if 'expect' in row else ''})")  # fmt: skip
+            print(
+                f"# miss {row['secret']}: {row['question']} -> {step.observation.strip()!r} "
+                f"(truth {row['truth']}{' ' + str(row.get('expect')) if 'expect' in row else ''})"
+            )
     for key, (good, n) in tally.items():
         if n:
             print(f"{name}.accuracy.{key} {good / n:.3f} fraction ({n} questions)")

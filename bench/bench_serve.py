@@ -37,12 +37,18 @@ from support.serve_browser import (  # noqa: E402
 
 import envs  # noqa: E402
 
-ARROW = {"move up\n": "ArrowUp", "move down\n": "ArrowDown", "move left\n": "ArrowLeft", "move right\n": "ArrowRight"}
+ARROW = {
+    "move up\n": "ArrowUp",
+    "move down\n": "ArrowDown",
+    "move left\n": "ArrowLeft",
+    "move right\n": "ArrowRight",
+}
 
 
 def scripted_actions(seed: int) -> list[str]:
     ep = envs.run_episode(envs.make("maze-fo"), envs.make_policy("maze-fo", "optimal"), seed)
     return [t.action for t in ep.transitions]
+
 
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -74,7 +80,11 @@ def app_processes(server_pid: int) -> list[int]:
             argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"lmrl_tui" in argv and b"serve" not in argv and Path(argv[0].decode()).name.startswith("python"):
+        if (
+            b"lmrl_tui" in argv
+            and b"serve" not in argv
+            and Path(argv[0].decode()).name.startswith("python")
+        ):
             out.append(pid)
     return out
 
@@ -114,7 +124,9 @@ def measure_sessions(n: int, folder: Path, idle_s: float) -> None:
             mem = [memory_mib(pid) for pid in apps]
             before = [cpu_seconds(pid) for pid in apps]
             time.sleep(idle_s)
-            cpu = [(cpu_seconds(pid) - b) / idle_s * 100 for pid, b in zip(apps, before, strict=True)]
+            cpu = [
+                (cpu_seconds(pid) - b) / idle_s * 100 for pid, b in zip(apps, before, strict=True)
+            ]
             server_rss, _ = memory_mib(server.proc.pid)
             # Then everyone plays their maze to the goal, a key at a time, round robin.
             plans = [[ARROW[a] for a in scripted_actions(100 + i)] for i in range(n)]
@@ -165,9 +177,15 @@ def rows_per_s(writers: int, episodes: int, folder: Path) -> None:
     db = folder / "writers.db"
     Store(db).close()
     t0 = time.monotonic()
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(k), str(episodes)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
-             for k in range(writers)]  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(db), str(k), str(episodes)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for k in range(writers)
+    ]
     outs = [p.communicate(timeout=600) for p in procs]
     wall = time.monotonic() - t0
     if any(p.returncode for p in procs):

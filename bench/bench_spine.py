@@ -65,8 +65,15 @@ def store_rows_per_s(episodes: int = 1000) -> tuple[float, float, float]:
     recs = []
     for seed in range(episodes):
         ep = envs.run_episode(envs.make("maze-fo"), envs.make_policy("maze-fo", "behaviour"), seed)
-        steps = [StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, t.info) for t in ep.transitions]
-        recs.append(EpisodeRecord("maze-fo", 1, seed, ep.first_observation, steps, Who("scripted", "behaviour")))
+        steps = [
+            StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, t.info)
+            for t in ep.transitions
+        ]
+        recs.append(
+            EpisodeRecord(
+                "maze-fo", 1, seed, ep.first_observation, steps, Who("scripted", "behaviour")
+            )
+        )
     n_rows = sum(len(r.steps) + 1 for r in recs)
     with tempfile.TemporaryDirectory() as d:
         store = Store(Path(d) / "bench.db")
@@ -136,14 +143,21 @@ def app_start_seconds(runs: int = 3, *, cold: bool = False) -> tuple[float, floa
         # As a user's start: the bytecode caches written (a fresh install writes them on its
         # first start); without them each start compiles the app's modules again (~+0.1 s here).
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        subprocess.run([sys.executable, "-c", START_SCRIPT, db, str(time.time())], capture_output=True, env=env)
+        subprocess.run(
+            [sys.executable, "-c", START_SCRIPT, db, str(time.time())], capture_output=True, env=env
+        )
         times = []
         for _ in range(runs):
             if cold:
                 (Path(d) / "config" / task_list.FILE_NAME).unlink(missing_ok=True)
             t0 = time.time()
-            out = subprocess.run([sys.executable, "-c", START_SCRIPT, db, str(t0)], capture_output=True, text=True,
-                                 check=True, env=env)  # fmt: skip
+            out = subprocess.run(
+                [sys.executable, "-c", START_SCRIPT, db, str(t0)],
+                capture_output=True,
+                text=True,
+                check=True,
+                env=env,
+            )
             shown, filled, cpu = out.stdout.strip().splitlines()[-1].split()
             times.append((float(shown), float(filled), float(cpu)))
         return min(times, key=lambda t: t[1])[:2] + (min(t[2] for t in times),)
@@ -155,7 +169,9 @@ def print_app_start(runs: int = 3) -> None:
     print(f"app_start_to_task_table_s {filled:.3f} s")
     print(f"app_start_to_task_table_cpu_s {cpu:.3f} s")
     shown, filled, cpu = app_start_seconds(runs, cold=True)
-    print(f"app_start_to_task_table_cold_s {filled:.3f} s")  # no task list kept from a previous start
+    print(
+        f"app_start_to_task_table_cold_s {filled:.3f} s"
+    )  # no task list kept from a previous start
     print(f"app_start_to_task_table_cold_cpu_s {cpu:.3f} s")
 
 

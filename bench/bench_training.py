@@ -48,8 +48,16 @@ def our_loop(algo: str, store, steps: int, out: Path, batch_size: int) -> float:
     from training.config import TrainConfig, resolve
     from training.offline.loop import train
 
-    cfg = TrainConfig(algo=algo, task="maze-fo", max_steps=steps, batch_size=batch_size,
-                      eval_episodes=0, progress=False, log_every=steps, dedupe=False)
+    cfg = TrainConfig(
+        algo=algo,
+        task="maze-fo",
+        max_steps=steps,
+        batch_size=batch_size,
+        eval_episodes=0,
+        progress=False,
+        log_every=steps,
+        dedupe=False,
+    )
     cfg = resolve(cfg, {"batch_size", "max_steps", "dedupe", "truncation"})  # same data for all
     train(cfg, store, DatasetQuery(task="maze-fo"), out)
     rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
@@ -81,9 +89,15 @@ def main() -> None:
     resolve(cfg)
     prep = prepare(cfg, store, DatasetQuery(task="maze-fo"))
     lm_cfg = prep.model.lm.config
-    model_cfg = dict(vocab_size=lm_cfg.vocab_size, n_positions=lm_cfg.n_positions, n_layer=lm_cfg.n_layer,
-                     n_embd=lm_cfg.n_embd, n_head=lm_cfg.n_head, pad_id=prep.tokenizer.pad_token_id,
-                     eos_id=prep.tokenizer.eos_token_id)  # fmt: skip
+    model_cfg = dict(
+        vocab_size=lm_cfg.vocab_size,
+        n_positions=lm_cfg.n_positions,
+        n_layer=lm_cfg.n_layer,
+        n_embd=lm_cfg.n_embd,
+        n_head=lm_cfg.n_head,
+        pad_id=prep.tokenizer.pad_token_id,
+        eos_id=prep.tokenizer.eos_token_id,
+    )
     batch = prep.dataset.collate(range(args.batch_size))
     bare, bc, ilql = [], [], []
     for r in range(args.repeats):

@@ -43,10 +43,22 @@ def make_checkpoints(folder: Path) -> None:
     from training.offline.toy import maze_store
 
     store = maze_store(folder / "maze.db", episodes=12)
-    for name, size in (("tiny", dict(n_embd=32, n_head=2, n_layer=1)),
-                       ("medium", dict(n_embd=256, n_head=4, n_layer=4))):  # fmt: skip
-        base = dict(algo="ilql", task="maze-fo", max_steps=2, batch_size=8, vocab_size=300, eval_episodes=0,
-                    progress=False, log_every=1, lr=1e-2, **size)  # fmt: skip
+    for name, size in (
+        ("tiny", dict(n_embd=32, n_head=2, n_layer=1)),
+        ("medium", dict(n_embd=256, n_head=4, n_layer=4)),
+    ):
+        base = dict(
+            algo="ilql",
+            task="maze-fo",
+            max_steps=2,
+            batch_size=8,
+            vocab_size=300,
+            eval_episodes=0,
+            progress=False,
+            log_every=1,
+            lr=1e-2,
+            **size,
+        )
         cfg = resolve(TrainConfig(**base), set(base) - {"algo", "task"})
         train(cfg, store, DatasetQuery(task="maze-fo"), folder / name)
 
@@ -80,7 +92,9 @@ class Gaps:
 
     def stall_between_ms(self, start: float, end: float) -> float:
         """The longest stall that ended in (start, end]."""
-        return max([max(0.0, g - TICK) * 1000 for t, g in self.timed if start < t <= end], default=0.0)
+        return max(
+            [max(0.0, g - TICK) * 1000 for t, g in self.timed if start < t <= end], default=0.0
+        )
 
     def stall_ms(self) -> float:
         return max(0.0, self.worst - TICK) * 1000
@@ -99,8 +113,9 @@ async def until(pilot, check, timeout: float = 120.0) -> None:
         await pilot.pause(0.01)
 
 
-async def load_through_dialog(app, pilot, gaps: Gaps, path: Path, frames: list, watched: dict,
-                              marks: list) -> tuple[float, tuple[float, float], float, float]:  # fmt: skip
+async def load_through_dialog(
+    app, pilot, gaps: Gaps, path: Path, frames: list, watched: dict, marks: list
+) -> tuple[float, tuple[float, float], float, float]:
     """Start an episode of checkpoint ``path`` in the dialog: (ms from Start to the first frame
     with the loading note, (longest, 99th percentile) stall in ms until the play screen shows,
     the longest stall while the agent loaded, the longest while the play screen opened)."""
@@ -121,10 +136,18 @@ async def load_through_dialog(app, pilot, gaps: Gaps, path: Path, frames: list, 
     await pilot.pause(0.2)  # the play screen mounts
     stall = gaps.stall_ms(), gaps.p99_ms()
     loaded = next(t for m, t in reversed(marks) if m == "loaded")
-    loading, opening = gaps.stall_between_ms(started, loaded), gaps.stall_between_ms(loaded, time.perf_counter())
+    loading, opening = (
+        gaps.stall_between_ms(started, loaded),
+        gaps.stall_between_ms(loaded, time.perf_counter()),
+    )
     watched["note"] = None
     shown = next((t for t, text in frames if "Loading" in text), None)
-    return ((shown - started) * 1000 if shown is not None else float("nan")), stall, loading, opening
+    return (
+        ((shown - started) * 1000 if shown is not None else float("nan")),
+        stall,
+        loading,
+        opening,
+    )
 
 
 async def app_figures(folder: Path, steps: int, verbose: bool = False) -> dict[str, float]:
@@ -177,9 +200,12 @@ async def app_figures(folder: Path, steps: int, verbose: bool = False) -> dict[s
         await pilot.pause(2.0)  # nothing happening: the machine's own noise
         out["watch_idle_stall_ms"] = gaps.stall_ms()
         out["watch_idle_stall_p99_ms"] = gaps.p99_ms()
-        first, (out["watch_load_cold_stall_ms"], out["watch_load_cold_stall_p99_ms"]), \
-            out["watch_load_cold_loading_stall_ms"], out["watch_load_cold_opening_stall_ms"] = \
-            await load_through_dialog(app, pilot, gaps, folder / "medium", frames, watched, marks)
+        (
+            first,
+            (out["watch_load_cold_stall_ms"], out["watch_load_cold_stall_p99_ms"]),
+            out["watch_load_cold_loading_stall_ms"],
+            out["watch_load_cold_opening_stall_ms"],
+        ) = await load_through_dialog(app, pilot, gaps, folder / "medium", frames, watched, marks)
         out["watch_start_to_loading_frame_ms"] = first
         screen = app.screen
         screen.speed_index = len(SPEEDS) - 1  # auto-play as fast as it goes, values on
@@ -200,13 +226,18 @@ async def app_figures(folder: Path, steps: int, verbose: bool = False) -> dict[s
         gaps.reset()  # the home screen frees what the episode left once idle (LmrlApp.sweep_frozen)
         await pilot.pause(SWEEP_AFTER + 0.5)
         out["watch_home_sweep_stall_ms"] = gaps.stall_ms()
-        warm, (out["watch_load_warm_stall_ms"], out["watch_load_warm_stall_p99_ms"]), \
-            out["watch_load_warm_loading_stall_ms"], out["watch_load_warm_opening_stall_ms"] = \
-            await load_through_dialog(app, pilot, gaps, folder / "tiny", frames, watched, marks)
+        (
+            warm,
+            (out["watch_load_warm_stall_ms"], out["watch_load_warm_stall_p99_ms"]),
+            out["watch_load_warm_loading_stall_ms"],
+            out["watch_load_warm_opening_stall_ms"],
+        ) = await load_through_dialog(app, pilot, gaps, folder / "tiny", frames, watched, marks)
         out["watch_start_to_loading_frame_warm_ms"] = warm
         assert "torch" not in sys.modules, "the app's process imported torch"
     if verbose:
-        events = sorted([(t, f"gap {g * 1000:.0f} ms") for t, g in gaps.long] + [(t, m) for m, t in marks])
+        events = sorted(
+            [(t, f"gap {g * 1000:.0f} ms") for t, g in gaps.long] + [(t, m) for m, t in marks]
+        )
         for t, what in events:
             print(f"{t - events[0][0]:8.3f} s  {what}", file=sys.stderr)
     return out
@@ -236,8 +267,12 @@ def move_latency_ms(path: Path, episodes: int) -> tuple[float, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--steps", type=int, default=20, help="agent moves watched while measuring stalls")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--steps", type=int, default=20, help="agent moves watched while measuring stalls"
+    )
     ap.add_argument("--episodes", type=int, default=5, help="episodes of the move-latency figure")
     ap.add_argument("--verbose", action="store_true", help="list every stall over 20 ms on stderr")
     ap.add_argument("--make-checkpoints", metavar="DIR", help=argparse.SUPPRESS)
@@ -247,9 +282,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        os.environ["LMRL_CONFIG_DIR"] = str(folder / "config")  # never the user's remembered choices
-        subprocess.run([sys.executable, __file__, "--make-checkpoints", str(folder)], check=True,
-                       capture_output=True)  # fmt: skip
+        os.environ["LMRL_CONFIG_DIR"] = str(
+            folder / "config"
+        )  # never the user's remembered choices
+        subprocess.run(
+            [sys.executable, __file__, "--make-checkpoints", str(folder)],
+            check=True,
+            capture_output=True,
+        )
         figures = asyncio.run(app_figures(folder, args.steps, args.verbose))
         for name in ("tiny", "medium"):
             med, p95 = move_latency_ms(folder / name / "checkpoint", args.episodes)

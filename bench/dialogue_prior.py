@@ -59,7 +59,9 @@ def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return {**env, **(extra or {})}
 
 
-def _run(cmd: list[str], log: Path, until: float, env: dict[str, str] | None = None) -> dict[str, Any]:
+def _run(
+    cmd: list[str], log: Path, until: float, env: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Run ``cmd`` (output in ``log``); stop it at monotonic time ``until`` (rc ``deadline``)."""
     left = until - time.monotonic()
     if left <= 0:
@@ -67,8 +69,12 @@ def _run(cmd: list[str], log: Path, until: float, env: dict[str, str] | None = N
     return run_stopped(cmd, log, left, _env(env))
 
 
-def _parallel(jobs: list[tuple[list[str], Path]], until: float, env: dict[str, str] | None = None,
-              workers: int = 0) -> list[dict[str, Any]]:  # fmt: skip
+def _parallel(
+    jobs: list[tuple[list[str], Path]],
+    until: float,
+    env: dict[str, str] | None = None,
+    workers: int = 0,
+) -> list[dict[str, Any]]:
     """Run ``jobs`` at most ``workers`` at a time (0: all at once)."""
     if not jobs:
         return []
@@ -88,13 +94,36 @@ def run(args: argparse.Namespace) -> None:
     until = t0 + args.budget
     for sub in ("runs", "eval", "logs"):
         (out / sub).mkdir(parents=True, exist_ok=True)
-    phases: dict[str, Any] = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "args": {
-        k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k != "func"}}
+    phases: dict[str, Any] = {
+        "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "args": {
+            k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k != "func"
+        },
+    }
     # 1. the prior (once, before any run reads it) beside the data
-    convert = [sys.executable, "-c", f"from training.model.pretrained import resolve; print(resolve({args.model!r}))"]
-    gen = [(lmrl("--db", str(out / f"{t}.db"), "generate", t, "--episodes", str(args.data_episodes),
-                 "--seed", str(DATA_SEED), "--quiet"), out / "logs" / f"data-{t}.log")
-           for t in args.tasks if not (out / f"{t}.db").exists()]  # fmt: skip
+    convert = [
+        sys.executable,
+        "-c",
+        f"from training.model.pretrained import resolve; print(resolve({args.model!r}))",
+    ]
+    gen = [
+        (
+            lmrl(
+                "--db",
+                str(out / f"{t}.db"),
+                "generate",
+                t,
+                "--episodes",
+                str(args.data_episodes),
+                "--seed",
+                str(DATA_SEED),
+                "--quiet",
+            ),
+            out / "logs" / f"data-{t}.log",
+        )
+        for t in args.tasks
+        if not (out / f"{t}.db").exists()
+    ]
     p1 = _parallel([(convert, out / "logs" / "prior.log"), *gen], until)
     phases["prepare"] = {"seconds": round(time.monotonic() - t0, 1), "jobs": p1}
     print(f"prepare_s {phases['prepare']['seconds']} s", flush=True)
@@ -106,11 +135,37 @@ def run(args: argparse.Namespace) -> None:
         db = out / "runs" / f"{name}.db"
         if not (out / "runs" / name / "checkpoint" / "model.safetensors").exists():
             shutil.copy(out / f"{t}.db", db)
-            train_jobs.append((lmrl("--db", str(db), "train", a, "--task", t, "--model", args.model,
-                                    "--seed", str(s), "--lr", str(args.lr), "--batch-size", str(args.batch_size),
-                                    "--epochs", "1000", "--max-minutes", str(args.train_minutes),
-                                    "--eval-episodes", "0", "--no-progress", "--out", str(out / "runs" / name),
-                                    *args.train_flag), out / "logs" / f"train-{name}.log"))  # fmt: skip
+            train_jobs.append(
+                (
+                    lmrl(
+                        "--db",
+                        str(db),
+                        "train",
+                        a,
+                        "--task",
+                        t,
+                        "--model",
+                        args.model,
+                        "--seed",
+                        str(s),
+                        "--lr",
+                        str(args.lr),
+                        "--batch-size",
+                        str(args.batch_size),
+                        "--epochs",
+                        "1000",
+                        "--max-minutes",
+                        str(args.train_minutes),
+                        "--eval-episodes",
+                        "0",
+                        "--no-progress",
+                        "--out",
+                        str(out / "runs" / name),
+                        *args.train_flag,
+                    ),
+                    out / "logs" / f"train-{name}.log",
+                )
+            )
     mp = {"ACCELERATE_MIXED_PRECISION": "bf16"} if _gpu() else {}
     t2 = time.monotonic()
     # the evaluation keeps its reserve: a run gets what is left of the budget, less its start-up
@@ -121,7 +176,11 @@ def run(args: argparse.Namespace) -> None:
         train_jobs = []
     for cmd, _ in train_jobs:
         cmd[cmd.index("--max-minutes") + 1] = f"{minutes:.3f}"
-    phases["train"] = {"minutes": minutes, "waves": waves, "jobs": _parallel(train_jobs, stop_train, mp, args.train_jobs)}
+    phases["train"] = {
+        "minutes": minutes,
+        "waves": waves,
+        "jobs": _parallel(train_jobs, stop_train, mp, args.train_jobs),
+    }
     phases["train"]["seconds"] = round(time.monotonic() - t2, 1)
     print(f"train_phase_s {phases['train']['seconds']} s", flush=True)
     # 3. every checkpoint evaluated side by side
@@ -131,20 +190,45 @@ def run(args: argparse.Namespace) -> None:
         if not (out / "runs" / name / "checkpoint" / "model.safetensors").exists():
             continue
         value = a in ("mc", "ilql", "qsft")
-        variants = [(None, 0, "")] + ([(b, 0, "") for b in args.eval_beta] + [(None, k, "") for k in args.eval_top_k]
-                                      if value else [])  # fmt: skip
+        variants = [(None, 0, "")] + (
+            [(b, 0, "") for b in args.eval_beta] + [(None, k, "") for k in args.eval_top_k]
+            if value
+            else []
+        )
         if t in args.eval_rerank:
             variants.append((None, 0, "rerank"))
         for beta, top_k, mode in variants:
-            tag = (f"{t}-{a}" + (f"@beta{beta:g}" if beta is not None else "") + (f"@top{top_k}" if top_k else "")
-                   + (f"@{mode}" if mode else "") + f"-s{s}")  # fmt: skip
-            eval_jobs.append(([sys.executable, str(Path(__file__).resolve()), "_eval", str(out / "runs" / name), t,
-                               str(args.eval_episodes), str(out / "eval" / f"{tag}.json"),
-                               str(out / "runs" / f"{name}.db"), "" if beta is None else str(beta), str(top_k), mode],
-                              out / "logs" / f"eval-{tag}.log"))  # fmt: skip
+            tag = (
+                f"{t}-{a}"
+                + (f"@beta{beta:g}" if beta is not None else "")
+                + (f"@top{top_k}" if top_k else "")
+                + (f"@{mode}" if mode else "")
+                + f"-s{s}"
+            )
+            eval_jobs.append(
+                (
+                    [
+                        sys.executable,
+                        str(Path(__file__).resolve()),
+                        "_eval",
+                        str(out / "runs" / name),
+                        t,
+                        str(args.eval_episodes),
+                        str(out / "eval" / f"{tag}.json"),
+                        str(out / "runs" / f"{name}.db"),
+                        "" if beta is None else str(beta),
+                        str(top_k),
+                        mode,
+                    ],
+                    out / "logs" / f"eval-{tag}.log",
+                )
+            )
     t3 = time.monotonic()
-    phases["eval"] = {"jobs": _parallel(eval_jobs, until, {"DIALOGUE_PRIOR_EVAL_BATCH": str(args.eval_batch)},
-                                        args.eval_jobs)}  # fmt: skip
+    phases["eval"] = {
+        "jobs": _parallel(
+            eval_jobs, until, {"DIALOGUE_PRIOR_EVAL_BATCH": str(args.eval_batch)}, args.eval_jobs
+        )
+    }
     phases["eval"]["seconds"] = round(time.monotonic() - t3, 1)
     print(f"eval_phase_s {phases['eval']['seconds']} s", flush=True)
     phases["total_seconds"] = round(time.monotonic() - t0, 1)
@@ -166,25 +250,61 @@ def main() -> None:
     r.add_argument("--batch-size", type=int, default=8)
     r.add_argument("--lr", type=float, default=1e-4)
     r.add_argument("--eval-episodes", type=int, default=100)
-    r.add_argument("--budget", type=float, default=540.0, help="seconds for everything (default: 540)")
-    r.add_argument("--eval-reserve", type=float, default=150.0,
-                   help="seconds of the budget kept for the evaluation (default: 150)")
-    r.add_argument("--startup", type=float, default=75.0,
-                   help="seconds a training run needs before its first step, guessed (default: 75)")
-    r.add_argument("--train-jobs", type=int, default=0,
-                   help="training runs at a time (default 0: all; CUDA contexts time-slice one GPU)")
-    r.add_argument("--eval-jobs", type=int, default=6,
-                   help="evaluations at a time (default: 6; 27 at once on one H200 finished none in 243 s)")
-    r.add_argument("--eval-batch", type=int, default=50, help="episodes side by side in an evaluation")
-    r.add_argument("--eval-beta", nargs="*", type=float, default=[],
-                   help="value-based checkpoints are also evaluated at these β (default: none; the one GPU run "
-                        "so far had no time left for β = 1)")
-    r.add_argument("--eval-top-k", nargs="*", type=int, default=[20],
-                   help="... and at their own β, sampling only among π_β's K likeliest tokens (default: 20)")
-    r.add_argument("--eval-rerank", nargs="*", default=["twenty-questions", "guess-city"],
-                   help="every checkpoint of these tasks is also evaluated reranking the data's actions, never "
-                        "one already said (the tiny model's best decoding; default: the question tasks)")
-    r.add_argument("--train-flag", action="append", default=[], help="an extra lmrl train flag (FLAG=VALUE)")
+    r.add_argument(
+        "--budget", type=float, default=540.0, help="seconds for everything (default: 540)"
+    )
+    r.add_argument(
+        "--eval-reserve",
+        type=float,
+        default=150.0,
+        help="seconds of the budget kept for the evaluation (default: 150)",
+    )
+    r.add_argument(
+        "--startup",
+        type=float,
+        default=75.0,
+        help="seconds a training run needs before its first step, guessed (default: 75)",
+    )
+    r.add_argument(
+        "--train-jobs",
+        type=int,
+        default=0,
+        help="training runs at a time (default 0: all; CUDA contexts time-slice one GPU)",
+    )
+    r.add_argument(
+        "--eval-jobs",
+        type=int,
+        default=6,
+        help="evaluations at a time (default: 6; 27 at once on one H200 finished none in 243 s)",
+    )
+    r.add_argument(
+        "--eval-batch", type=int, default=50, help="episodes side by side in an evaluation"
+    )
+    r.add_argument(
+        "--eval-beta",
+        nargs="*",
+        type=float,
+        default=[],
+        help="value-based checkpoints are also evaluated at these β (default: none; the one GPU run "
+        "so far had no time left for β = 1)",
+    )
+    r.add_argument(
+        "--eval-top-k",
+        nargs="*",
+        type=int,
+        default=[20],
+        help="... and at their own β, sampling only among π_β's K likeliest tokens (default: 20)",
+    )
+    r.add_argument(
+        "--eval-rerank",
+        nargs="*",
+        default=["twenty-questions", "guess-city"],
+        help="every checkpoint of these tasks is also evaluated reranking the data's actions, never "
+        "one already said (the tiny model's best decoding; default: the question tasks)",
+    )
+    r.add_argument(
+        "--train-flag", action="append", default=[], help="an extra lmrl train flag (FLAG=VALUE)"
+    )
     rp = sub.add_parser("report", help="the table of a finished (or stopped) run")
     rp.add_argument("out", type=Path)
     ev = sub.add_parser("_eval", help=argparse.SUPPRESS)
@@ -199,7 +319,9 @@ def main() -> None:
     elif a.cmd == "report":
         report(a.out)
     else:
-        evaluate_checkpoint(a.run_dir, a.task, int(a.episodes), a.json_out, a.db, a.beta, a.top_k, a.mode)
+        evaluate_checkpoint(
+            a.run_dir, a.task, int(a.episodes), a.json_out, a.db, a.beta, a.top_k, a.mode
+        )
 
 
 if __name__ == "__main__":

@@ -30,10 +30,20 @@ def report(out: Path) -> dict[str, Any]:
         meta = json.loads(ck.read_text()) if ck.exists() else {}
         m = meta.get("metrics") or {}
         r = rows.setdefault(f"{task}|{algo}", {"task": task, "algo": algo, "seeds": []})
-        r["seeds"].append({"seed": int(seed[1:]), "success": e["success_rate"], "return": e["mean_return"],
-                           "turns": sum(e["turns"]) / max(len(e["turns"]), 1), "steps": m.get("steps"),
-                           "train_s": m.get("train_seconds"), "tokens_per_s": m.get("tokens_per_s"),
-                           "eval_play_s": e.get("play_s"), "device": e.get("device"), "seed0": e.get("seed0")})  # fmt: skip
+        r["seeds"].append(
+            {
+                "seed": int(seed[1:]),
+                "success": e["success_rate"],
+                "return": e["mean_return"],
+                "turns": sum(e["turns"]) / max(len(e["turns"]), 1),
+                "steps": m.get("steps"),
+                "train_s": m.get("train_seconds"),
+                "tokens_per_s": m.get("tokens_per_s"),
+                "eval_play_s": e.get("play_s"),
+                "device": e.get("device"),
+                "seed0": e.get("seed0"),
+            }
+        )
     for r in rows.values():
         r["success"] = _ci([s["success"] for s in r["seeds"]])
         r["return"] = _ci([s["return"] for s in r["seeds"]])
@@ -42,8 +52,10 @@ def report(out: Path) -> dict[str, Any]:
     (out / "results.md").write_text(markdown(result))
     for r in rows.values():
         s = r["success"]
-        print(f"{r['task']}_{r['algo']}_success {100 * s['mean']:.1f} % ({100 * s['low']:.1f} to {100 * s['high']:.1f}, "
-              f"{s['n']} seeds)")  # fmt: skip
+        print(
+            f"{r['task']}_{r['algo']}_success {100 * s['mean']:.1f} % ({100 * s['low']:.1f} to {100 * s['high']:.1f}, "
+            f"{s['n']} seeds)"
+        )
     return result
 
 
@@ -51,8 +63,11 @@ def markdown(result: dict[str, Any]) -> str:
     def pct(c: dict[str, Any]) -> str:
         return f"{100 * c['mean']:.1f} % ({100 * c['low']:.1f} to {100 * c['high']:.1f})"
 
-    lines = ["| task | algorithm | success, mean (95 % CI) | per seed | return (95 % CI) | steps per run | "
-             "tokens/s per run | train s | eval play s |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| task | algorithm | success, mean (95 % CI) | per seed | return (95 % CI) | steps per run | "
+        "tokens/s per run | train s | eval play s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in result["rows"]:
         ss = r["seeds"]
 
@@ -60,8 +75,11 @@ def markdown(result: dict[str, Any]) -> str:
             return " / ".join("–" if s[key] is None else fmt.format(s[key]) for s in ss)
 
         ret = r["return"]
-        lines.append(f"| {r['task']} | {r['algo']} | {pct(r['success'])} | "
-                     + " / ".join(f"{100 * s['success']:.0f}" for s in ss) + " % | "
-                     f"{ret['mean']:.2f} ({ret['low']:.2f} to {ret['high']:.2f}) | {each('steps')} | "
-                     f"{each('tokens_per_s')} | {each('train_s')} | {each('eval_play_s', '{}')} |")  # fmt: skip
+        lines.append(
+            f"| {r['task']} | {r['algo']} | {pct(r['success'])} | "
+            + " / ".join(f"{100 * s['success']:.0f}" for s in ss)
+            + " % | "
+            f"{ret['mean']:.2f} ({ret['low']:.2f} to {ret['high']:.2f}) | {each('steps')} | "
+            f"{each('tokens_per_s')} | {each('train_s')} | {each('eval_play_s', '{}')} |"
+        )
     return "\n".join(lines) + "\n"

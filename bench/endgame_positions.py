@@ -38,13 +38,20 @@ def play(positions: list[str], agent, task_options: dict | None = None) -> dict:
             rets.append(ep.total_return)
             moves.append(len(ep.transitions))
             last = ep.transitions[-1].info if ep.transitions else {}
-            ended[str(last.get("termination") or ("truncated" if ep.transitions else "no move"))] += 1
+            ended[
+                str(last.get("termination") or ("truncated" if ep.transitions else "no move"))
+            ] += 1
     finally:
         task.close()
     n = max(len(rets), 1)
-    return {"positions": len(rets), "wins": sum(r > 0.5 for r in rets), "mean_return": sum(rets) / n,
-            "ended": dict(ended.most_common()), "moves": sum(moves) / n,
-            "seconds": round(time.perf_counter() - t0, 1)}  # fmt: skip
+    return {
+        "positions": len(rets),
+        "wins": sum(r > 0.5 for r in rets),
+        "mean_return": sum(rets) / n,
+        "ended": dict(ended.most_common()),
+        "moves": sum(moves) / n,
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -59,7 +66,10 @@ def main(argv: list[str] | None = None) -> None:
     positions = [p["fen"] for p in load_positions(args.positions)]
     for run in args.runs:
         agent = load_agent(run, decoding=args.decoding, logit_weight=args.logit_weight)
-        print(json.dumps({"run": run, "decoding": args.decoding, **play(positions, agent)}), flush=True)
+        print(
+            json.dumps({"run": run, "decoding": args.decoding, **play(positions, agent)}),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -36,7 +36,12 @@ def step_features(task: str, store: Store) -> list[tuple[tuple[int, int, bool], 
         for k, st in enumerate(store.steps(ep["id"])):
             qi = bank.index.get(st["action"])
             guess = bank.questions[qi].guess if qi is not None else None
-            rows.append(((k, min(mask.bit_count(), 12), guess is not None and bool((mask >> guess) & 1)), found))
+            rows.append(
+                (
+                    (k, min(mask.bit_count(), 12), guess is not None and bool((mask >> guess) & 1)),
+                    found,
+                )
+            )
             if qi is not None:
                 mask = (mask & bank.consistent(qi, st["observation"])) or mask
     return rows
@@ -67,7 +72,9 @@ def checkpoint_figures(task: str, run: str, held_out: Store) -> dict[str, float]
         for k, st in enumerate(steps):
             if k in (0, len(steps) // 2, len(steps) - 1):
                 for g in goals:
-                    q = float(token_terms(decoder, goal_prompt(text, g), [st["action"]])[0]["q"][-1])
+                    q = float(
+                        token_terms(decoder, goal_prompt(text, g), [st["action"]])[0]["q"][-1]
+                    )
                     qs[g.name].append(q)
                     errs.append(0.5 * (q - float(reached[g.name])) ** 2)
             text += st["action"] + st["observation"]
@@ -80,7 +87,9 @@ def checkpoint_figures(task: str, run: str, held_out: Store) -> dict[str, float]
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("task", choices=["twenty-questions", "guess-city"])
     ap.add_argument("db", help="the store the values were (or would be) trained on")
     ap.add_argument("--values", help="a goal value checkpoint (lmrl train mc --goals --out RUN)")
@@ -89,8 +98,12 @@ def main(argv: list[str] | None = None) -> int:
     rows = step_features(args.task, Store(args.db))
     print(f"steps {len(rows)} steps")
     print(f"loss_constant_half {0.5 * statistics.mean((0.5 - y) ** 2 for _, y in rows):.4f} ½·MSE")
-    for name, key in (("success_rate", lambda f: 0), ("rate_per_step", lambda f: f[0]),
-                      ("rate_per_step_and_candidates", lambda f: f[:2]), ("rate_per_step_candidates_guess", lambda f: f)):  # fmt: skip
+    for name, key in (
+        ("success_rate", lambda f: 0),
+        ("rate_per_step", lambda f: f[0]),
+        ("rate_per_step_and_candidates", lambda f: f[:2]),
+        ("rate_per_step_candidates_guess", lambda f: f),
+    ):
         print(f"loss_{name} {binned_loss(rows, key):.4f} ½·MSE")
     if args.values:
         held = Store(args.held_out or args.db)

@@ -33,7 +33,9 @@ from envs.core import Text
 from envs.questions.text import clean_text
 
 
-def dialogues(task_id: str, episodes: int, seed: int, turns: int) -> Iterator[tuple[int, list[Text], int]]:
+def dialogues(
+    task_id: str, episodes: int, seed: int, turns: int
+) -> Iterator[tuple[int, list[Text], int]]:
     """(secret, history, consistent secrets as a bit mask) per seed, after the behaviour asker's
     first ``turns`` questions (it stops early where the asker would guess)."""
     task = envs.make(task_id)
@@ -108,20 +110,35 @@ def figures(run: str, task_id: str, episodes: int, seed: int, turns: int) -> dic
     def mean(xs: list[float]) -> float | None:
         return round(statistics.fmean(xs), 2) if xs else None
 
-    return {"run": run, "task": task_id, "episodes": episodes, "seed": seed, "turns": turns,
-            "secrets_guessable": m, "episodes_unrankable": len(rows) - len(own),
-            "mean_rank": mean(own), "top1": mean([float(r <= 1) for r in own]),
-            "top10": mean([float(r <= 10) for r in own]), "mean_rank_other_answers": mean(other),
-            "chance_rank": (m + 1) / 2, "ideal_rank": mean(ideal), "consistent": mean(left)}  # fmt: skip
+    return {
+        "run": run,
+        "task": task_id,
+        "episodes": episodes,
+        "seed": seed,
+        "turns": turns,
+        "secrets_guessable": m,
+        "episodes_unrankable": len(rows) - len(own),
+        "mean_rank": mean(own),
+        "top1": mean([float(r <= 1) for r in own]),
+        "top10": mean([float(r <= 10) for r in own]),
+        "mean_rank_other_answers": mean(other),
+        "chance_rank": (m + 1) / 2,
+        "ideal_rank": mean(ideal),
+        "consistent": mean(left),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("runs", nargs="+", help="checkpoint folders (or run folders holding checkpoint/)")
+    ap.add_argument(
+        "runs", nargs="+", help="checkpoint folders (or run folders holding checkpoint/)"
+    )
     ap.add_argument("--task", default="guess-city", choices=["guess-city", "twenty-questions"])
     ap.add_argument("--episodes", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1000, help="first evaluation seed (default: 1000)")
-    ap.add_argument("--turns", type=int, default=10, help="behaviour questions before ranking (default: 10)")
+    ap.add_argument(
+        "--turns", type=int, default=10, help="behaviour questions before ranking (default: 10)"
+    )
     args = ap.parse_args(argv)
     for run in args.runs:
         out = figures(run, args.task, args.episodes, args.seed, args.turns)

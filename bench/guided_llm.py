@@ -55,14 +55,18 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _run(cmd: list[str], log: Path, deadline: float | None = None, env: dict[str, str] | None = None) -> dict[str, Any]:
+def _run(
+    cmd: list[str], log: Path, deadline: float | None = None, env: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Run ``cmd`` with its output in ``log`` (``env``: its whole environment, default :func:`_env`);
     stop it (SIGTERM) after ``deadline`` seconds."""
     start = time.monotonic()
     with log.open("w") as fh:
         fh.write(" ".join(cmd) + "\n")
         fh.flush()
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env or _env(), cwd=ROOT)
+        proc = subprocess.Popen(
+            cmd, stdout=fh, stderr=subprocess.STDOUT, env=env or _env(), cwd=ROOT
+        )
         try:
             rc = proc.wait(timeout=deadline)
         except subprocess.TimeoutExpired:
@@ -76,41 +80,107 @@ def _run(cmd: list[str], log: Path, deadline: float | None = None, env: dict[str
     return {"cmd": cmd, "rc": rc, "seconds": round(time.monotonic() - start, 1)}
 
 
-def _parallel(jobs: list[tuple[list[str], Path]], workers: int, deadline: float | None = None) -> list[dict[str, Any]]:
+def _parallel(
+    jobs: list[tuple[list[str], Path]], workers: int, deadline: float | None = None
+) -> list[dict[str, Any]]:
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         return list(pool.map(lambda j: _run(j[0], j[1], deadline), jobs))
 
 
-def values(out: Path, tasks: list[str], seeds: list[int], steps: int, data_episodes: int, workers: int) -> None:
+def values(
+    out: Path, tasks: list[str], seeds: list[int], steps: int, data_episodes: int, workers: int
+) -> None:
     (out / "values").mkdir(parents=True, exist_ok=True)
     (out / "logs").mkdir(exist_ok=True)
-    gen = [(lmrl("--db", str(out / f"{t}.db"), "generate", t, "--episodes", str(data_episodes),
-                 "--seed", str(DATA_SEED), "--quiet"), out / "logs" / f"data-{t}.log")
-           for t in tasks if not (out / f"{t}.db").exists()]  # fmt: skip
+    gen = [
+        (
+            lmrl(
+                "--db",
+                str(out / f"{t}.db"),
+                "generate",
+                t,
+                "--episodes",
+                str(data_episodes),
+                "--seed",
+                str(DATA_SEED),
+                "--quiet",
+            ),
+            out / "logs" / f"data-{t}.log",
+        )
+        for t in tasks
+        if not (out / f"{t}.db").exists()
+    ]
     runs = _parallel(gen, workers)
-    train = [(lmrl("--db", str(out / f"{t}.db"), "train", "mc", "--task", t, "--goals", "--seed", str(s),
-                   "--max-steps", str(steps), "--eval-episodes", "0", "--out", str(out / "values" / f"{t}-s{s}")),
-              out / "logs" / f"values-{t}-s{s}.log") for t in tasks for s in seeds]  # fmt: skip
+    train = [
+        (
+            lmrl(
+                "--db",
+                str(out / f"{t}.db"),
+                "train",
+                "mc",
+                "--task",
+                t,
+                "--goals",
+                "--seed",
+                str(s),
+                "--max-steps",
+                str(steps),
+                "--eval-episodes",
+                "0",
+                "--out",
+                str(out / "values" / f"{t}-s{s}"),
+            ),
+            out / "logs" / f"values-{t}-s{s}.log",
+        )
+        for t in tasks
+        for s in seeds
+    ]
     runs += _parallel(train, workers)
     (out / "values.json").write_text(json.dumps(runs, indent=1))
     for r in runs:
         print(f"rc={r['rc']} {r['seconds']:>7.1f} s  {' '.join(r['cmd'][3:])}")
 
 
-def play(out: Path, tasks: list[str], llm: str, seeds: list[int], episodes: int, deadline: float,
-         workers: int, first_seed: int) -> None:  # fmt: skip
+def play(
+    out: Path,
+    tasks: list[str],
+    llm: str,
+    seeds: list[int],
+    episodes: int,
+    deadline: float,
+    workers: int,
+    first_seed: int,
+) -> None:
     play_dir = out / "play"
     play_dir.mkdir(parents=True, exist_ok=True)
     (out / "logs").mkdir(exist_ok=True)
     jobs = []
     for t in tasks:
-        arms = {"llm": llm, **{f"guided-s{s}": f"guided:{llm}+{out / 'values' / f'{t}-s{s}'}" for s in seeds}}
+        arms = {
+            "llm": llm,
+            **{f"guided-s{s}": f"guided:{llm}+{out / 'values' / f'{t}-s{s}'}" for s in seeds},
+        }
         for arm, policy in arms.items():
-            cmd = lmrl("--db", str(play_dir / f"{t}-{arm}.db"), "generate", t, "--episodes", str(episodes),
-                       "--seed", str(first_seed), "--policy", policy, "--batch", "1", "--quiet")  # fmt: skip
+            cmd = lmrl(
+                "--db",
+                str(play_dir / f"{t}-{arm}.db"),
+                "generate",
+                t,
+                "--episodes",
+                str(episodes),
+                "--seed",
+                str(first_seed),
+                "--policy",
+                policy,
+                "--batch",
+                "1",
+                "--quiet",
+            )
             jobs.append((cmd, out / "logs" / f"play-{t}-{arm}.log"))
     runs = _parallel(jobs, workers or len(jobs), deadline)
-    (out / "play.json").write_text(json.dumps({"llm": llm, "deadline": deadline, "runs": runs}, indent=1))
+    (out / "play.json").write_text(
+        json.dumps({"llm": llm, "deadline": deadline, "runs": runs}, indent=1)
+    )
     for r in runs:
         print(f"rc={r['rc']} {r['seconds']:>7.1f} s  {r['cmd'][4]}")
 
@@ -129,10 +199,12 @@ def _episodes(db: Path, task: str) -> dict[int, dict[str, Any]]:
             infos = [json.loads(i) if isinstance(i, str) else (i or {}) for i in infos]
             notes = [i.get("guided") for i in infos if isinstance(i, dict) and i.get("guided")]
             out[int(ep.episode["seed"])] = {
-                "return": float(ep.episode["return"]), "success": float(bool(ep.episode["success"])),
-                "turns": len(ep.steps), "guided_turns": len(notes),
+                "return": float(ep.episode["return"]),
+                "success": float(bool(ep.episode["success"])),
+                "turns": len(ep.steps),
+                "guided_turns": len(notes),
                 "by_model": sum(n.get("chosen_by") == "model" for n in notes),
-            }  # fmt: skip
+            }
         return out
     finally:
         store.close()
@@ -156,18 +228,38 @@ def report(out: Path, rl: dict[str, list[str]]) -> dict[str, Any]:
     tasks = sorted({p.stem.split("-llm")[0] for p in play_dir.glob("*-llm.db")})
     result: dict[str, Any] = {"llm": meta.get("llm"), "deadline": meta.get("deadline"), "tasks": {}}
     for t in tasks:
-        arms = {p.stem[len(t) + 1:]: _episodes(p, t) for p in sorted(play_dir.glob(f"{t}-*.db"))
-                if not p.stem[len(t) + 1:].startswith("rl")}  # fmt: skip
+        arms = {
+            p.stem[len(t) + 1 :]: _episodes(p, t)
+            for p in sorted(play_dir.glob(f"{t}-*.db"))
+            if not p.stem[len(t) + 1 :].startswith("rl")
+        }
         common = sorted(set.intersection(*(set(a) for a in arms.values()))) if arms else []
         for i, ck in enumerate(rl.get(t, [])):  # RL checkpoints: played here on the common seeds
             db = play_dir / f"{t}-rl{i}.db"
             if common and not db.exists():
-                _run(lmrl("--db", str(db), "generate", t, "--episodes", str(max(common) + 1), "--seed", "0",
-                          "--policy", ck, "--quiet"), out / "logs" / f"play-{t}-rl{i}.log")  # fmt: skip
+                _run(
+                    lmrl(
+                        "--db",
+                        str(db),
+                        "generate",
+                        t,
+                        "--episodes",
+                        str(max(common) + 1),
+                        "--seed",
+                        "0",
+                        "--policy",
+                        ck,
+                        "--quiet",
+                    ),
+                    out / "logs" / f"play-{t}-rl{i}.log",
+                )
             arms[f"rl{i}"] = _episodes(db, t) if db.exists() else {}
         rows: dict[str, Any] = {}
-        groups = {"llm": ["llm"], "guided": sorted(a for a in arms if a.startswith("guided")),
-                  "rl": sorted(a for a in arms if a.startswith("rl"))}  # fmt: skip
+        groups = {
+            "llm": ["llm"],
+            "guided": sorted(a for a in arms if a.startswith("guided")),
+            "rl": sorted(a for a in arms if a.startswith("rl")),
+        }
         for group, names in groups.items():
             if not names:
                 continue
@@ -183,12 +275,16 @@ def report(out: Path, rl: dict[str, list[str]]) -> dict[str, Any]:
             eps = [e for p in per for e in p]
             gturns = sum(e["guided_turns"] for e in eps)
             rows[group] = {
-                "arms": names, "ci_over": over, "episodes": len(eps), "success": succ, "return": ret,
+                "arms": names,
+                "ci_over": over,
+                "episodes": len(eps),
+                "success": succ,
+                "return": ret,
                 "turns": statistics.mean(e["turns"] for e in eps) if eps else None,
                 "model_chose": (sum(e["by_model"] for e in eps) / gturns) if gturns else None,
                 "finished": {n: len(arms[n]) for n in names},
                 "seconds": {n: secs.get(f"{t}-{n}") for n in names},
-            }  # fmt: skip
+            }
         result["tasks"][t] = {"common_seeds": common, "rows": rows}
     (out / "results.json").write_text(json.dumps(result, indent=1))
     (out / "results.md").write_text(markdown(result))
@@ -197,16 +293,21 @@ def report(out: Path, rl: dict[str, list[str]]) -> dict[str, Any]:
 
 
 def markdown(result: dict[str, Any]) -> str:
-    lines = [f"Language model: `{result.get('llm')}`; each arm stopped after {result.get('deadline')} s.", "",
-             "| task | arm | seeds (common) | success | return | turns | model's answer chose | finished per arm |",
-             "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        f"Language model: `{result.get('llm')}`; each arm stopped after {result.get('deadline')} s.",
+        "",
+        "| task | arm | seeds (common) | success | return | turns | model's answer chose | finished per arm |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for t, r in result["tasks"].items():
         for group, row in r["rows"].items():
             chose = "–" if row["model_chose"] is None else f"{100 * row['model_chose']:.0f} %"
             fin = ", ".join(f"{n} {k}" for n, k in row["finished"].items())
             turns = "–" if row["turns"] is None else f"{row['turns']:.1f}"
-            lines.append(f"| {t} | {group} ({row['ci_over']}) | {len(r['common_seeds'])} | "
-                         f"{_fmt(row['success'], True)} | {_fmt(row['return'], False)} | {turns} | {chose} | {fin} |")  # fmt: skip
+            lines.append(
+                f"| {t} | {group} ({row['ci_over']}) | {len(r['common_seeds'])} | "
+                f"{_fmt(row['success'], True)} | {_fmt(row['return'], False)} | {turns} | {chose} | {fin} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -215,7 +316,9 @@ def main() -> None:
     ap.add_argument("mode", choices=("values", "play", "report"))
     ap.add_argument("out", type=Path)
     ap.add_argument("--tasks", nargs="+", default=list(TASKS))
-    ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2], help="value-function training seeds")
+    ap.add_argument(
+        "--seeds", nargs="+", type=int, default=[0, 1, 2], help="value-function training seeds"
+    )
     ap.add_argument("--steps", type=int, default=3000, help="values: training steps")
     ap.add_argument("--data-episodes", type=int, default=2000)
     ap.add_argument("--llm", default="hf:smollm2-135m")
@@ -228,7 +331,16 @@ def main() -> None:
     if args.mode == "values":
         values(args.out, args.tasks, args.seeds, args.steps, args.data_episodes, args.jobs or 9)
     elif args.mode == "play":
-        play(args.out, args.tasks, args.llm, args.seeds, args.episodes, args.deadline, args.jobs, args.first_seed)
+        play(
+            args.out,
+            args.tasks,
+            args.llm,
+            args.seeds,
+            args.episodes,
+            args.deadline,
+            args.jobs,
+            args.first_seed,
+        )
     else:
         rl: dict[str, list[str]] = {}
         for item in args.rl:

@@ -42,16 +42,21 @@ def outcome(transitions: list[Any], budget: int) -> dict[str, float | None]:
     info = transitions[-1].info if transitions else {}
     d = info.get("decision") or {}
     bought = bool(d.get("car_bought")) and d.get("buy_price") is not None
-    return {"return": sum(t.reward for t in transitions), "deal": float(bool(info.get("success"))),
-            "paid": d["buy_price"] / budget if bought else None}  # fmt: skip
+    return {
+        "return": sum(t.reward for t in transitions),
+        "deal": float(bool(info.get("success"))),
+        "paid": d["buy_price"] / budget if bought else None,
+    }
 
 
 def summary(rows: list[dict[str, float | None]]) -> dict[str, float]:
     paid = [r["paid"] for r in rows if r["paid"] is not None]
-    return {"return": statistics.mean(r["return"] for r in rows),  # type: ignore[misc]
-            "deal": statistics.mean(r["deal"] for r in rows),  # type: ignore[misc]
-            "paid": statistics.mean(paid) if paid else float("nan"),
-            "over": sum(p > 1 for p in paid) / len(paid) if paid else float("nan")}  # fmt: skip
+    return {
+        "return": statistics.mean(r["return"] for r in rows),  # type: ignore[misc]
+        "deal": statistics.mean(r["deal"] for r in rows),  # type: ignore[misc]
+        "paid": statistics.mean(paid) if paid else float("nan"),
+        "over": sum(p > 1 for p in paid) / len(paid) if paid else float("nan"),
+    }
 
 
 def baselines(episodes: int) -> None:
@@ -63,10 +68,14 @@ def baselines(episodes: int) -> None:
             ep = envs.run_episode(task, seller, seed)
             name = f"behaviour ({seller.style})" if policy == "behaviour" else policy
             by.setdefault(name, []).append(outcome(ep.transitions, task.persona.budget))
-    print("| seller | episodes | return | deals | buyer paid / budget | deals above budget |\n|---|---|---|---|---|---|")
+    print(
+        "| seller | episodes | return | deals | buyer paid / budget | deals above budget |\n|---|---|---|---|---|---|"
+    )
     for name, rows in sorted(by.items()):
         s = summary(rows)
-        print(f"| {name} | {len(rows)} | {s['return']:.3f} | {s['deal']:.1%} | {s['paid']:.3f} | {s['over']:.1%} |")
+        print(
+            f"| {name} | {len(rows)} | {s['return']:.3f} | {s['deal']:.1%} | {s['paid']:.3f} | {s['over']:.1%} |"
+        )
     print()
     partner_model_accuracy()
 
@@ -77,8 +86,14 @@ def partner_model_accuracy(train: int = 400, test: int = 200) -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(str(Path(tmp) / "pm.db"))
-        generate(store, "car-dealer", envs.make_policy("car-dealer", "behaviour"), train + test, seed=100000,
-                 options=OPTIONS)  # fmt: skip
+        generate(
+            store,
+            "car-dealer",
+            envs.make_policy("car-dealer", "behaviour"),
+            train + test,
+            seed=100000,
+            options=OPTIONS,
+        )
         ids = select_episode_ids(store, DatasetQuery(task="car-dealer"))
         model = fit_partner_model(store, ids[:train], "car-dealer")
         hits, labels = 0, []
@@ -89,8 +104,10 @@ def partner_model_accuracy(train: int = 400, test: int = 200) -> None:
             labels.append(label)
         store.close()
     chance = max(labels.count(x) for x in set(labels)) / len(labels)
-    print(f"partner model: held-out accuracy {hits / len(labels):.1%} at the episode's end over {len(labels)} "
-          f"episodes (chance {chance:.1%}; fitted on {train})")  # fmt: skip
+    print(
+        f"partner model: held-out accuracy {hits / len(labels):.1%} at the episode's end over {len(labels)} "
+        f"episodes (chance {chance:.1%}; fitted on {train})"
+    )
 
 
 def _ci(xs: list[float]) -> str:
@@ -107,7 +124,9 @@ def _ci(xs: list[float]) -> str:
 def table(outs: list[str], episodes: int) -> None:
     from lmrl_tui.cli import main as lmrl
 
-    print("| seller (training seeds) | return | deals | buyer paid / budget | deals above budget |\n|---|---|---|---|---|")
+    print(
+        "| seller (training seeds) | return | deals | buyer paid / budget | deals above budget |\n|---|---|---|---|---|"
+    )
     for out in outs:
         root = Path(out)
         store_path = root / "store.db"
@@ -118,9 +137,22 @@ def table(outs: list[str], episodes: int) -> None:
             algo = run.name.rsplit("-s", 1)[0]  # the run folder's prefix is its TrainConfig.algo
             name = f"{algo}:{run.name}/checkpoint"  # the checkpoint agent's name (training/agents/checkpoint_agent.py)
             if len(_played(store_path, name, episodes)) < episodes:
-                rc = lmrl(["--db", str(store_path), "generate", "car-dealer", "--policy", str(run),
-                           "--episodes", str(episodes), "--seed", "0", "--quiet",
-                           *[a for k, v in OPTIONS.items() for a in ("--option", f"{k}={v}")]])  # fmt: skip
+                rc = lmrl(
+                    [
+                        "--db",
+                        str(store_path),
+                        "generate",
+                        "car-dealer",
+                        "--policy",
+                        str(run),
+                        "--episodes",
+                        str(episodes),
+                        "--seed",
+                        "0",
+                        "--quiet",
+                        *[a for k, v in OPTIONS.items() for a in ("--option", f"{k}={v}")],
+                    ]
+                )
                 if rc != 0:
                     sys.exit(f"generate failed for {run}")
             rows = []
@@ -130,7 +162,10 @@ def table(outs: list[str], episodes: int) -> None:
                 rows.append(outcome([_Tr(s) for s in ep.steps], budget))
             per_algo.setdefault(algo, []).append(summary(rows))
         for algo, seeds in per_algo.items():
-            cells = [_ci([s[k] for s in seeds if not math.isnan(s[k])]) for k in ("return", "deal", "paid", "over")]
+            cells = [
+                _ci([s[k] for s in seeds if not math.isnan(s[k])])
+                for k in ("return", "deal", "paid", "over")
+            ]
             print(f"| {root.name}: {algo} ({len(seeds)}) | " + " | ".join(cells) + " |")
 
 
@@ -138,7 +173,9 @@ def _played(store_path: Path, name: str, episodes: int) -> list[Any]:
     """The checkpoint's stored episodes (with their steps) on seeds 0..episodes-1."""
     store = Store(str(store_path))
     try:
-        ids = select_episode_ids(store, DatasetQuery(task="car-dealer", sources=["agent"], agents=[name]))
+        ids = select_episode_ids(
+            store, DatasetQuery(task="car-dealer", sources=["agent"], agents=[name])
+        )
         return [ep for ep in load_episodes(store, ids) if (ep.episode.get("seed") or 0) < episodes]
     finally:
         store.close()

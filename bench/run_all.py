@@ -80,12 +80,18 @@ def run(name: str, args: list[str], timeout: float) -> tuple[list[tuple[str, flo
                 rows.append((parts[0], float(parts[1]), " ".join(parts[2:])))
             except ValueError:
                 continue
-    err = "" if done.returncode == 0 else (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+    err = (
+        ""
+        if done.returncode == 0
+        else (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+    )
     return rows, err
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--full", action="store_true", help="each script's own (longer) defaults")
     ap.add_argument("--only", nargs="*", choices=sorted(QUICK), help="run only these scripts")
     ap.add_argument("--timeout", type=float, default=900, help="seconds per script")
@@ -102,7 +108,9 @@ def main(argv: list[str] | None = None) -> int:
             if fig in TARGETS:
                 way, target = TARGETS[fig]
                 row["target"] = f"{way} {target:g}"
-                row["ratio"] = (value / target) if way == ">=" else (target / value if value else 0.0)
+                row["ratio"] = (
+                    (value / target) if way == ">=" else (target / value if value else 0.0)
+                )
             table.append(row)
         print(f"# bench_{name}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
     width = max((len(str(r["name"])) for r in table), default=10)

@@ -54,8 +54,21 @@ OPTION = ["--option", "words=small"]
 """The game: ``wordle --option words=small`` by default; ``--task wordle-lmrl --vocab-file PATH`` plays
 LMRL's own (its rule and its 431-word list, which is not shipped), where LMRL's normalised score
 applies (main sets both)."""
-BC_FLAGS = ["--n-layer", "4", "--n-embd", "128", "--batch-size", "64", "--lr-schedule", "linear",
-            "--warmup-steps", "100", "--eval-episodes", "0", "--no-progress"]  # fmt: skip
+BC_FLAGS = [
+    "--n-layer",
+    "4",
+    "--n-embd",
+    "128",
+    "--batch-size",
+    "64",
+    "--lr-schedule",
+    "linear",
+    "--warmup-steps",
+    "100",
+    "--eval-episodes",
+    "0",
+    "--no-progress",
+]
 ONLINE = ("online-filtered-bc", "ppo")
 ONLINE_FLAGS = {"ppo": ["--batch-size", "64"]}
 """The flags of training/README.md's table beside the task defaults."""
@@ -68,9 +81,14 @@ def _steps(out: Path) -> dict[str, Any]:
 
 def _shown(cmd: list[str], out: Path) -> str:
     """The command as run from the checkout, with OUT for the results folder (no machine paths)."""
-    words = ["python" if a == sys.executable else
-             "vocab_file=PATH" if a.startswith("vocab_file=") else a.replace(str(out), "OUT").replace(str(ROOT) + "/", "")
-             for a in cmd]  # fmt: skip
+    words = [
+        "python"
+        if a == sys.executable
+        else "vocab_file=PATH"
+        if a.startswith("vocab_file=")
+        else a.replace(str(out), "OUT").replace(str(ROOT) + "/", "")
+        for a in cmd
+    ]
     return " ".join(words)
 
 
@@ -91,8 +109,20 @@ def _record(out: Path, key: str, value: Any) -> None:
 def data(out: Path, games: int) -> None:
     if "data" in _steps(out):
         return
-    cmd = lmrl("--db", str(out / "store.db"), "generate", TASK, "--policy", "consistent", "--episodes",
-               str(games), "--seed", str(DATA_SEED), "--quiet", *OPTION)  # fmt: skip
+    cmd = lmrl(
+        "--db",
+        str(out / "store.db"),
+        "generate",
+        TASK,
+        "--policy",
+        "consistent",
+        "--episodes",
+        str(games),
+        "--seed",
+        str(DATA_SEED),
+        "--quiet",
+        *OPTION,
+    )
     _record(out, "data", _run(cmd, out / "logs" / "data.log"))
 
 
@@ -105,12 +135,31 @@ def _train_cmd(out: Path, algo: str, seed: int, bc_steps: int, rounds: int) -> l
     if algo == "bc":
         flags = ["--max-steps", str(bc_steps), *BC_FLAGS]
     else:
-        flags = ["--init", str(out / "runs" / f"bc-s{seed}"), "--rounds", str(rounds), "--eval-every", "0",
-                 *ONLINE_FLAGS.get(algo, [])]  # fmt: skip
+        flags = [
+            "--init",
+            str(out / "runs" / f"bc-s{seed}"),
+            "--rounds",
+            str(rounds),
+            "--eval-every",
+            "0",
+            *ONLINE_FLAGS.get(algo, []),
+        ]
     if (run / "checkpoint").exists():
         flags.append("--resume")  # killed part-way: continue from its last checkpoint
-    return lmrl("--db", str(out / "store.db"), "train", algo, "--task", TASK, *OPTION, "--seed", str(seed),
-                "--out", str(run), *flags)  # fmt: skip
+    return lmrl(
+        "--db",
+        str(out / "store.db"),
+        "train",
+        algo,
+        "--task",
+        TASK,
+        *OPTION,
+        "--seed",
+        str(seed),
+        "--out",
+        str(run),
+        *flags,
+    )
 
 
 def _eval(out: Path, name: str, games: int) -> dict[str, Any] | None:
@@ -119,8 +168,22 @@ def _eval(out: Path, name: str, games: int) -> dict[str, Any] | None:
     if (out / "eval" / f"{name}.json").exists():
         return None
     log = out / "eval" / f"{name}.log"
-    res = _run(lmrl("--db", str(out / "store.db"), "eval", str(out / "runs" / name), "--task", TASK, *OPTION,
-                    "--episodes", str(games), "--seed", "0"), log)  # fmt: skip
+    res = _run(
+        lmrl(
+            "--db",
+            str(out / "store.db"),
+            "eval",
+            str(out / "runs" / name),
+            "--task",
+            TASK,
+            *OPTION,
+            "--episodes",
+            str(games),
+            "--seed",
+            "0",
+        ),
+        log,
+    )
     got = _last_json(log.read_text())
     if res["rc"] == 0 and got:
         got["eval_seconds"] = res["seconds"]
@@ -128,8 +191,9 @@ def _eval(out: Path, name: str, games: int) -> dict[str, Any] | None:
     return res
 
 
-def train_and_eval(out: Path, seeds: list[int], bc_steps: int, rounds: int, jobs: int, algos: list[str],
-                   games: int) -> None:
+def train_and_eval(
+    out: Path, seeds: list[int], bc_steps: int, rounds: int, jobs: int, algos: list[str], games: int
+) -> None:
     """Every (algorithm, seed): its training (an online run after its seed's BC), then its evaluation;
     ``jobs`` of them side by side."""
     (out / "eval").mkdir(parents=True, exist_ok=True)
@@ -143,10 +207,15 @@ def train_and_eval(out: Path, seeds: list[int], bc_steps: int, rounds: int, jobs
             from training.reproduce.report import git_commit
 
             commit = git_commit()  # the code this run starts from (a long series outlives commits)
-            res = _run(_train_cmd(out, algo, seed, bc_steps, rounds), out / "logs" / f"train-{name}.log")
+            res = _run(
+                _train_cmd(out, algo, seed, bc_steps, rounds), out / "logs" / f"train-{name}.log"
+            )
             _record(out, f"train {name}", {**res, "commit": commit})
             if res["rc"] != 0:
-                print(f"{name}: training failed (rc {res['rc']}); see logs/train-{name}.log", file=sys.stderr)
+                print(
+                    f"{name}: training failed (rc {res['rc']}); see logs/train-{name}.log",
+                    file=sys.stderr,
+                )
                 return
         res = _eval(out, name, games)
         if res is not None:
@@ -175,21 +244,31 @@ def _options() -> dict[str, str]:
     return dict(OPTION[i + 1].split("=", 1) for i in range(0, len(OPTION), 2))
 
 
-def _merge(rows: dict[str, dict[str, Any]], steps: dict[str, Any], earlier: Path, ref: tuple[float, float]) -> None:
+def _merge(
+    rows: dict[str, dict[str, Any]], steps: dict[str, Any], earlier: Path, ref: tuple[float, float]
+) -> None:
     """Add ``earlier``'s per-seed figures for the (algorithm, seed) pairs ``rows`` lacks, and their steps."""
     prev = json.loads(earlier.read_text())
     if prev.get("task", "wordle") != TASK:
         raise SystemExit(f"{earlier}: a {prev.get('task', 'wordle')} table, not {TASK}")
     pref = prev["reference"]
-    if (round(pref["data_mean_return"], 3), round(pref["strong_mean_return"], 3)) != tuple(round(x, 3) for x in ref):
-        raise SystemExit(f"{earlier}: its score's reference returns differ from these ({pref} against {ref})")
+    if (round(pref["data_mean_return"], 3), round(pref["strong_mean_return"], 3)) != tuple(
+        round(x, 3) for x in ref
+    ):
+        raise SystemExit(
+            f"{earlier}: its score's reference returns differ from these ({pref} against {ref})"
+        )
     for row in prev["rows"]:
         have = {s["seed"] for s in rows.get(row["algorithm"], {}).get("seeds", [])}
         for s in row["seeds"]:
             if s["seed"] not in have:
-                rows.setdefault(row["algorithm"], {"algorithm": row["algorithm"], "seeds": []})["seeds"].append(
-                    {**s, "commit": s.get("commit") or prev.get("commit")})
-                for key in (f"train {row['algorithm']}-s{s['seed']}", f"eval {row['algorithm']}-s{s['seed']}"):
+                rows.setdefault(row["algorithm"], {"algorithm": row["algorithm"], "seeds": []})[
+                    "seeds"
+                ].append({**s, "commit": s.get("commit") or prev.get("commit")})
+                for key in (
+                    f"train {row['algorithm']}-s{s['seed']}",
+                    f"eval {row['algorithm']}-s{s['seed']}",
+                ):
                     if key in prev["steps"] and key not in steps:
                         steps[key] = prev["steps"][key]
 
@@ -205,10 +284,18 @@ def report(out: Path, merge: list[Path] | None = None) -> dict[str, Any]:
         algo, seed = ev.stem.rsplit("-s", 1)
         e = json.loads(ev.read_text())
         ret = e["mean_return"]
-        rows.setdefault(algo, {"algorithm": algo, "seeds": []})["seeds"].append({
-            "seed": int(seed), "success": e["success_rate"], "return": ret, "score": 50 + 50 * (ret - lo) / (hi - lo),
-            "games": e.get("episodes"), "eval_s": e.get("eval_seconds"), "lmrl": e.get("normalised_lmrl"),
-            "commit": (steps.get(f"train {algo}-s{seed}") or {}).get("commit") or commit})  # fmt: skip
+        rows.setdefault(algo, {"algorithm": algo, "seeds": []})["seeds"].append(
+            {
+                "seed": int(seed),
+                "success": e["success_rate"],
+                "return": ret,
+                "score": 50 + 50 * (ret - lo) / (hi - lo),
+                "games": e.get("episodes"),
+                "eval_s": e.get("eval_seconds"),
+                "lmrl": e.get("normalised_lmrl"),
+                "commit": (steps.get(f"train {algo}-s{seed}") or {}).get("commit") or commit,
+            }
+        )
     for earlier in merge or []:
         _merge(rows, steps, earlier, (lo, hi))
     for r in rows.values():
@@ -224,10 +311,15 @@ def report(out: Path, merge: list[Path] | None = None) -> dict[str, Any]:
             r["gain_seeds"] = [s["seed"] for s in paired]
             r["score_gain"] = seed_ci([s["score"] - bc[s["seed"]]["score"] for s in paired])
             r["return_gain"] = seed_ci([s["return"] - bc[s["seed"]]["return"] for s in paired])
-    result = {"task": TASK, "options": _shown(OPTION, out).split(" ")[1::2],
-              "reference": {"data_mean_return": lo, "strong_mean_return": hi}, "steps": steps,
-              "versions": versions(), "commit": commit,
-              "rows": [rows[a] for a in ("bc", *ONLINE) if a in rows]}  # fmt: skip
+    result = {
+        "task": TASK,
+        "options": _shown(OPTION, out).split(" ")[1::2],
+        "reference": {"data_mean_return": lo, "strong_mean_return": hi},
+        "steps": steps,
+        "versions": versions(),
+        "commit": commit,
+        "rows": [rows[a] for a in ("bc", *ONLINE) if a in rows],
+    }
     (out / "results.json").write_text(json.dumps(result, indent=1, default=str) + "\n")
     (out / "results.md").write_text(markdown(result))
     print(markdown(result))
@@ -245,10 +337,22 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=150, help="online rounds")
     ap.add_argument("--eval-games", type=int, default=1000)
     ap.add_argument("--algorithms", nargs="+", default=["bc", *ONLINE], choices=["bc", *ONLINE])
-    ap.add_argument("--merge", type=Path, nargs="+", default=[], help="earlier results.json files to add seeds from")
-    ap.add_argument("--task", choices=["wordle", "wordle-lmrl"], default="wordle",
-                    help="wordle-lmrl: LMRL's feedback rule (give --vocab-file for LMRL's game)")
-    ap.add_argument("--vocab-file", type=Path, help="the game's word list (LMRL-Gym's wordle_official_400.txt)")
+    ap.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        default=[],
+        help="earlier results.json files to add seeds from",
+    )
+    ap.add_argument(
+        "--task",
+        choices=["wordle", "wordle-lmrl"],
+        default="wordle",
+        help="wordle-lmrl: LMRL's feedback rule (give --vocab-file for LMRL's game)",
+    )
+    ap.add_argument(
+        "--vocab-file", type=Path, help="the game's word list (LMRL-Gym's wordle_official_400.txt)"
+    )
     args = ap.parse_args()
     global TASK, OPTION
     TASK = args.task
@@ -260,7 +364,9 @@ def main() -> None:
         algos = ["bc", *[a for a in args.algorithms if a != "bc"]]
         t0 = time.time()
         data(out, args.games)
-        train_and_eval(out, args.seeds, args.bc_steps, args.rounds, args.jobs, algos, args.eval_games)
+        train_and_eval(
+            out, args.seeds, args.bc_steps, args.rounds, args.jobs, algos, args.eval_games
+        )
         _record(out, "run_wall_s", round(time.time() - t0, 1))
     report(out, args.merge)
 

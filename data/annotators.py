@@ -49,7 +49,8 @@ def register_player(store: Store, name: str) -> str:
     name = clean_text(name.strip())
     with store._writing():
         store.db.execute(
-            "INSERT OR IGNORE INTO players(name, kind, created_at) VALUES (?, 'human', ?)", [name, now()]
+            "INSERT OR IGNORE INTO players(name, kind, created_at) VALUES (?, 'human', ?)",
+            [name, now()],
         )
         store.db.execute(
             """UPDATE players SET meta = json_set(CASE WHEN json_valid(meta) THEN meta ELSE '{}' END,
@@ -72,7 +73,16 @@ def player_meta(store: Store, name: str) -> dict[str, Any] | None:
 
 
 # -- figures -----------------------------------------------------------------------------------
-FIGURES = ("episodes", "finished", "seconds", "success_rate", "mean_return", "think_ms", "attempts", "labels")
+FIGURES = (
+    "episodes",
+    "finished",
+    "seconds",
+    "success_rate",
+    "mean_return",
+    "think_ms",
+    "attempts",
+    "labels",
+)
 """The numbers :func:`annotator_figures` gives per player, besides the name."""
 
 _DURATION = """MAX(0, (julianday(COALESCE(e.ended_at,
@@ -100,8 +110,13 @@ def annotator_figures(store: Store, task: str | None = None) -> list[dict[str, A
     out: dict[str, dict[str, Any]] = {}
 
     def row(name: str) -> dict[str, Any]:
-        blank = {"player": name, **dict.fromkeys(FIGURES, 0), "success_rate": None, "mean_return": None,
-                 "think_ms": None}  # fmt: skip
+        blank = {
+            "player": name,
+            **dict.fromkeys(FIGURES, 0),
+            "success_rate": None,
+            "mean_return": None,
+            "think_ms": None,
+        }
         return out.setdefault(name, blank)
 
     if not task:
@@ -111,12 +126,20 @@ def annotator_figures(store: Store, task: str | None = None) -> list[dict[str, A
         f"""SELECT e.player, COUNT(*), SUM(e.status = 'finished'), SUM({_DURATION}),
                AVG(CASE WHEN e.status = 'finished' THEN e.success END),
                AVG(CASE WHEN e.status = 'finished' THEN e.return END),
-               SUM({_json_len('e.meta', '$.attempts')})
-            FROM episodes e WHERE e.player IS NOT NULL {where} GROUP BY e.player""", args)  # fmt: skip
+               SUM({_json_len("e.meta", "$.attempts")})
+            FROM episodes e WHERE e.player IS NOT NULL {where} GROUP BY e.player""",
+        args,
+    )
     for name, n, finished, seconds, success, mean_return, attempts in episodes.fetchall():
         r = row(name)
-        r.update(episodes=n, finished=finished or 0, seconds=seconds or 0.0, success_rate=success,
-                 mean_return=mean_return, attempts=attempts or 0)  # fmt: skip
+        r.update(
+            episodes=n,
+            finished=finished or 0,
+            seconds=seconds or 0.0,
+            success_rate=success,
+            mean_return=mean_return,
+            attempts=attempts or 0,
+        )
     steps = store.db.execute(
         f"""SELECT player, SUM(COALESCE(own, 0) + COALESCE(partner, 0)), COUNT(own) + COUNT(partner),
                SUM(attempts)
@@ -124,10 +147,12 @@ def annotator_figures(store: Store, task: str | None = None) -> list[dict[str, A
                          CASE WHEN e.agent_kind = 'human' THEN s.think_ms END AS own,
                          CASE WHEN e.partner_kind = 'human' AND json_valid(s.info)
                               THEN json_extract(s.info, '$.partner.think_ms') END AS partner,
-                         {_json_len('s.info', '$.attempts')} AS attempts
+                         {_json_len("s.info", "$.attempts")} AS attempts
                   FROM episodes e CROSS JOIN steps s ON s.episode_id = e.id  -- people's episodes first
                   WHERE e.player IS NOT NULL {where})
-            GROUP BY player""", args)  # fmt: skip
+            GROUP BY player""",
+        args,
+    )
     for name, total_ms, moves, attempts in steps.fetchall():
         r = row(name)
         r["think_ms"] = total_ms / moves if moves else None
@@ -135,7 +160,9 @@ def annotator_figures(store: Store, task: str | None = None) -> list[dict[str, A
     join = "JOIN episodes e ON e.id = l.episode_id" if task else ""
     labels = store.db.execute(
         f"""SELECT l.author, COUNT(*) FROM labels l {join}
-            WHERE l.author IS NOT NULL {where} GROUP BY l.author""", args)  # fmt: skip
+            WHERE l.author IS NOT NULL {where} GROUP BY l.author""",
+        args,
+    )
     for name, n in labels.fetchall():
         row(name)["labels"] = n
     return [out[name] for name in sorted(out, key=lambda n: (n.casefold(), n))]
@@ -153,11 +180,15 @@ def set_session_note(store: Store, episode_ids: Sequence[int], note: str | None)
     meta = "CASE WHEN json_valid(meta) THEN meta ELSE '{}' END"
     with store._writing():
         if text is None:
-            store.db.execute(f"UPDATE episodes SET meta = json_remove({meta}, '$.{NOTE_KEY}') WHERE id IN ({marks})",
-                             ids)  # fmt: skip
+            store.db.execute(
+                f"UPDATE episodes SET meta = json_remove({meta}, '$.{NOTE_KEY}') WHERE id IN ({marks})",
+                ids,
+            )
         else:
-            store.db.execute(f"UPDATE episodes SET meta = json_set({meta}, '$.{NOTE_KEY}', ?) WHERE id IN ({marks})",
-                             [text, *ids])  # fmt: skip
+            store.db.execute(
+                f"UPDATE episodes SET meta = json_set({meta}, '$.{NOTE_KEY}', ?) WHERE id IN ({marks})",
+                [text, *ids],
+            )
 
 
 def note_session(session: PlaySession, note: str | None) -> None:

@@ -12,7 +12,9 @@ MIGRATION_SET = "lmrl-tui"
 MIGRATION_NAMES = ("m001_initial", "m002_merge_identity")
 """The schema steps in data/migrations.py, by name (a test keeps the two in step). Opening an
 up-to-date database needs only these names, so sqlite-utils is imported when first used."""
-TABLES = frozenset({"episodes", "steps", "players", "runs", "checkpoints", "evaluations", "labels", "store_info"})
+TABLES = frozenset(
+    {"episodes", "steps", "players", "runs", "checkpoints", "evaluations", "labels", "store_info"}
+)
 """The tables an up-to-date store has; a store that lacks one is refused as damaged."""
 
 
@@ -38,7 +40,9 @@ def check_path(p: Path, create: bool) -> None:
     try:
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise StoreError(f"cannot create the folder {parent} for the database ({e.strerror})") from None
+        raise StoreError(
+            f"cannot create the folder {parent} for the database ({e.strerror})"
+        ) from None
     if not os.access(parent, os.W_OK):
         raise StoreError(f"cannot create a database in {parent}: the folder is not writable")
 
@@ -55,7 +59,9 @@ def inspect_existing(p: Path, *, pages: bool = False) -> None:
         raise StoreError(f"{p} cannot be read as a database ({e})") from None
     try:
         try:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            tables = {
+                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{p} cannot be read as a database ({e})") from None
         if tables and "_sqlite_migrations" not in tables:
@@ -94,7 +100,11 @@ def refuse_newer(conn: sqlite3.Connection, p: Path, applied: list[str]) -> None:
     """A file written by a newer lmrl-tui (schema steps or ``PRAGMA user_version`` this code does
     not know) is refused before anything reads or writes it."""
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])  # set by each migration run
-    newer = sorted(set(applied) - set(MIGRATION_NAMES)) + ([f"version {version}"] if version > len(MIGRATION_NAMES) else [])
+    newer = sorted(set(applied) - set(MIGRATION_NAMES)) + (
+        [f"version {version}"] if version > len(MIGRATION_NAMES) else []
+    )
     if newer:
-        raise StoreError(f"{p} was written by a newer lmrl-tui (schema steps {', '.join(newer)}); "
-                         "upgrade lmrl-tui to open it")  # fmt: skip
+        raise StoreError(
+            f"{p} was written by a newer lmrl-tui (schema steps {', '.join(newer)}); "
+            "upgrade lmrl-tui to open it"
+        )

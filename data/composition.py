@@ -22,9 +22,12 @@ _GROUP = "source, player, agent_kind, agent_name, partner_kind, partner_name"
 
 def _numbers(row: Sequence[Any]) -> dict[str, Any]:
     episodes, steps, mean_return, success = row
-    return {"episodes": int(episodes), "steps": int(steps),
-            "mean_return": None if mean_return is None else float(mean_return),
-            "success_rate": None if success is None else float(success)}  # fmt: skip
+    return {
+        "episodes": int(episodes),
+        "steps": int(steps),
+        "mean_return": None if mean_return is None else float(mean_return),
+        "success_rate": None if success is None else float(success),
+    }
 
 
 def _who(kind: str | None, name: str | None) -> str | None:
@@ -37,10 +40,14 @@ def left_out_rollouts(store: Store, query: DatasetQuery) -> int:
     query takes them."""
     if not query.sources or "agent" in query.sources or query.run_id is not None:
         return 0
-    return len(select_episode_ids(store, replace(query, sources=["agent"], top_percent=None, limit=None)))
+    return len(
+        select_episode_ids(store, replace(query, sources=["agent"], top_percent=None, limit=None))
+    )
 
 
-def composition(store: Store, ids: Sequence[int], query: DatasetQuery | None = None) -> dict[str, Any]:
+def composition(
+    store: Store, ids: Sequence[int], query: DatasetQuery | None = None
+) -> dict[str, Any]:
     """The composition of the episodes ``ids`` (a JSON-ready dict): ``rows`` per source,
     player, agent and partner (``kind:name``), ``total``, and with ``query`` the query itself,
     its one-line form (``selected_by``) and ``left_out_rollouts``."""
@@ -52,10 +59,18 @@ def composition(store: Store, ids: Sequence[int], query: DatasetQuery | None = N
     ).fetchall()
     total = store.db.execute(f"SELECT {_AGGREGATES} FROM episodes {where}", [ids_json]).fetchone()
     out: dict[str, Any] = {
-        "rows": [{"source": r[0], "player": r[1], "agent": _who(r[2], r[3]), "partner": _who(r[4], r[5]),
-                  **_numbers(r[6:])} for r in rows],
+        "rows": [
+            {
+                "source": r[0],
+                "player": r[1],
+                "agent": _who(r[2], r[3]),
+                "partner": _who(r[4], r[5]),
+                **_numbers(r[6:]),
+            }
+            for r in rows
+        ],
         "total": _numbers(total),
-    }  # fmt: skip
+    }
     if query is not None:
         out["selected_by"] = describe_query(query)
         out["query"] = json.loads(query.to_json())
@@ -72,26 +87,54 @@ def format_composition(comp: dict[str, Any], title: str = "dataset") -> str:
     total = comp["total"]
     head = f"{title}: {total['episodes']:,} episodes, {total['steps']:,} steps"
     partner = any(r.get("partner") for r in comp["rows"])
-    header = ["source", "player", "agent", *(["partner"] if partner else []),
-              "episodes", "steps", "mean return", "success"]  # fmt: skip
+    header = [
+        "source",
+        "player",
+        "agent",
+        *(["partner"] if partner else []),
+        "episodes",
+        "steps",
+        "mean return",
+        "success",
+    ]
 
     def cells(label: list[str], n: dict[str, Any]) -> list[str]:
-        return [*label, str(n["episodes"]), str(n["steps"]), _fmt(n["mean_return"], ".3f"),
-                _fmt(n["success_rate"], ".1%")]  # fmt: skip
+        return [
+            *label,
+            str(n["episodes"]),
+            str(n["steps"]),
+            _fmt(n["mean_return"], ".3f"),
+            _fmt(n["success_rate"], ".1%"),
+        ]
 
-    body = [cells([r["source"], r["player"] or "", r["agent"] or "", *([r["partner"] or ""] if partner else [])], r)
-            for r in comp["rows"]]  # fmt: skip
+    body = [
+        cells(
+            [
+                r["source"],
+                r["player"] or "",
+                r["agent"] or "",
+                *([r["partner"] or ""] if partner else []),
+            ],
+            r,
+        )
+        for r in comp["rows"]
+    ]
     body.append(cells(["total", "", "", *([""] if partner else [])], total))
     numeric = len(header) - 4
     widths = [max(len(row[i]) for row in (header, *body)) for i in range(len(header))]
     lines = [head]
     for row in (header, *body):
-        text = "  ".join(c.rjust(w) if i >= numeric else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+        text = "  ".join(
+            c.rjust(w) if i >= numeric else c.ljust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        )
         lines.append("  " + text.rstrip())
     if comp.get("selected_by"):
         lines.append(f"  query: {comp['selected_by']}")
     n = comp.get("left_out_rollouts") or 0
     if n:
-        lines.append(f"  not included: {n:,} episodes of models' own rollouts (source agent: "
-                     "--source agent|any or --run ID)")  # fmt: skip
+        lines.append(
+            f"  not included: {n:,} episodes of models' own rollouts (source agent: "
+            "--source agent|any or --run ID)"
+        )
     return "\n".join(lines)

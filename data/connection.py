@@ -46,7 +46,9 @@ def begin_immediate(
                 raise
             waited += time.monotonic() - started
             if waited >= LOCK_PATIENCE_S:
-                raise StoreError(f"{path} stayed locked by another writer for {waited:.0f} s; try again later") from None
+                raise StoreError(
+                    f"{path} stayed locked by another writer for {waited:.0f} s; try again later"
+                ) from None
             if on_wait is not None:
                 on_wait(waited)
 

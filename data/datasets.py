@@ -69,7 +69,9 @@ class DatasetQuery:
 
     def __post_init__(self) -> None:
         if self.sources is None:
-            self.sources = [] if (self.run_id is not None or self.takeover_only) else list(LOGGED_SOURCES)
+            self.sources = (
+                [] if (self.run_id is not None or self.takeover_only) else list(LOGGED_SOURCES)
+            )
         elif ANY_SOURCE in self.sources:
             self.sources = []
         else:
@@ -110,7 +112,15 @@ def describe_query(query: DatasetQuery) -> str:
     for name in ("players", "agents", "partner_kinds"):
         if getattr(query, name):
             parts.append(f"{name}=" + ",".join(getattr(query, name)))
-    for name in ("min_return", "top_percent", "wins_only", "takeover_only", "split", "run_id", "limit"):
+    for name in (
+        "min_return",
+        "top_percent",
+        "wins_only",
+        "takeover_only",
+        "split",
+        "run_id",
+        "limit",
+    ):
         value = getattr(query, name)
         if value != getattr(default, name):
             parts.append(f"{name}={str(value).lower() if isinstance(value, bool) else value}")
@@ -132,7 +142,11 @@ def select_episode_ids(store: Store, query: DatasetQuery) -> list[int]:
     if query.status != "any":
         where.append("status = ?")
         args.append(query.status)
-    for col, values in (("source", query.sources), ("player", query.players), ("agent_name", query.agents)):
+    for col, values in (
+        ("source", query.sources),
+        ("player", query.players),
+        ("agent_name", query.agents),
+    ):
         if values:
             where.append(f"{col} IN ({','.join('?' * len(values))})")
             args.extend(values)

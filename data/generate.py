@@ -88,7 +88,9 @@ def generate(
     try:
         while n < episodes:
             if many:
-                eps = many(task_id, list(range(seed + n, seed + min(n + SIDE_BY_SIDE, episodes))), opts)
+                eps = many(
+                    task_id, list(range(seed + n, seed + min(n + SIDE_BY_SIDE, episodes))), opts
+                )
             else:
                 eps = [envs.run_episode(task, agent, seed + n)]
             for ep in eps:
@@ -96,10 +98,20 @@ def generate(
                 success = episode_success(task.spec, last, ep.total_return)
                 successes += bool(success)
                 total_return += ep.total_return
-                recorder.add(episode_record(
-                    task.spec.id, task.spec.version, seed + n, ep.first_observation, ep.transitions, who,
-                    partner=partner_who, source=source, options=opts, success=success,
-                ))  # fmt: skip
+                recorder.add(
+                    episode_record(
+                        task.spec.id,
+                        task.spec.version,
+                        seed + n,
+                        ep.first_observation,
+                        ep.transitions,
+                        who,
+                        partner=partner_who,
+                        source=source,
+                        options=opts,
+                        success=success,
+                    )
+                )
                 n += 1
                 if on_episode is not None:
                     on_episode(n)
@@ -109,7 +121,9 @@ def generate(
         raise
     finally:
         task.close()
-    return GenerateResult(recorder.written, successes, total_return, time.perf_counter() - started, opts)
+    return GenerateResult(
+        recorder.written, successes, total_return, time.perf_counter() - started, opts
+    )
 
 
 def _keep_finished(recorder: BatchRecorder, error: BaseException) -> None:
@@ -119,7 +133,9 @@ def _keep_finished(recorder: BatchRecorder, error: BaseException) -> None:
     except Exception:  # the store itself is failing: the first error says more
         return
     n = recorder.written
-    what = "no episode had finished" if n == 0 else (
-        f"kept the {n} episode{'s' if n != 1 else ''} that finished in {recorder.store.path}"
+    what = (
+        "no episode had finished"
+        if n == 0
+        else (f"kept the {n} episode{'s' if n != 1 else ''} that finished in {recorder.store.path}")
     )
     error.add_note(what)

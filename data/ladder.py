@@ -28,9 +28,38 @@ if TYPE_CHECKING:
 SOURCES = ("human", "scripted", "agent", "import")
 """The episode sources a ladder can be filtered by (``episodes.source``)."""
 
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-         2.052, 2.048, 2.045, 2.042)  # fmt: skip
+_T975 = (
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
+)
 """Student's t, two-sided 95 %, for 1 .. 30 degrees of freedom (then the normal 1.96)."""
 
 
@@ -105,12 +134,26 @@ def episode_rows(store: Store, task: str, sources: Iterable[str] | None = None) 
             who, kind = r["agent_name"], r["agent_kind"]
             if r["partner_kind"] == HUMAN:
                 who += " (with a person)"
-        out.append(LadderRow(who, kind, r["source"], "episodes", r["n"], r["mean"], lo, hi,
-                             r["success"], lmrl_score(r["mean"], norm)))  # fmt: skip
+        out.append(
+            LadderRow(
+                who,
+                kind,
+                r["source"],
+                "episodes",
+                r["n"],
+                r["mean"],
+                lo,
+                hi,
+                r["success"],
+                lmrl_score(r["mean"], norm),
+            )
+        )
     return out
 
 
-def evaluation_rows(store: Store, task: str, sources: Iterable[str] | None = None) -> list[LadderRow]:
+def evaluation_rows(
+    store: Store, task: str, sources: Iterable[str] | None = None
+) -> list[LadderRow]:
     """The ladder's rows from the stored evaluations of the task: a checkpoint's (or a model's) are
     source ``agent``, a scripted policy's ``scripted``."""
     scripted = set(envs.policies(task)) if task in envs.ids() else set()
@@ -127,8 +170,20 @@ def evaluation_rows(store: Store, task: str, sources: Iterable[str] | None = Non
         score = r["normalised_lmrl"]
         if score is None:
             score = lmrl_score(r["mean_return"], norm)
-        out.append(LadderRow(path or r["policy"], kind, source, f"eval #{r['id']}", r["episodes"],
-                             r["mean_return"], r["ci_low"], r["ci_high"], r["success_rate"], score))  # fmt: skip
+        out.append(
+            LadderRow(
+                path or r["policy"],
+                kind,
+                source,
+                f"eval #{r['id']}",
+                r["episodes"],
+                r["mean_return"],
+                r["ci_low"],
+                r["ci_high"],
+                r["success_rate"],
+                score,
+            )
+        )
     return out
 
 
@@ -137,8 +192,9 @@ def _model_kind(policy: str) -> str:
     return kind if kind in MODEL_KINDS else "agent"
 
 
-def ladder(store: Store, task: str, sources: Iterable[str] | None = None,
-           evaluations: bool = True) -> list[LadderRow]:  # fmt: skip
+def ladder(
+    store: Store, task: str, sources: Iterable[str] | None = None, evaluations: bool = True
+) -> list[LadderRow]:
     """The task's ladder, best mean return first (ties: more episodes first): rows from its
     finished episodes and, with ``evaluations``, its stored evaluations; ``sources`` keeps the
     rows of those sources only (some of :data:`SOURCES`)."""

@@ -138,7 +138,15 @@ UID_TABLES = ("episodes", "runs", "checkpoints", "evaluations", "labels")
 """The tables whose rows get a ``uid``: a stable id that a merge keys on (their integer ids are
 only this store's)."""
 IDENTITY_COLUMNS = {
-    "episodes": ("id", "task", "seed", "started_at", "first_observation", "agent_kind", "agent_name"),
+    "episodes": (
+        "id",
+        "task",
+        "seed",
+        "started_at",
+        "first_observation",
+        "agent_kind",
+        "agent_name",
+    ),
     "runs": ("id", "kind", "algo", "task", "started_at"),
     "checkpoints": ("id", "path", "step", "created_at"),
     "evaluations": ("id", "task", "policy", "created_at"),
@@ -151,7 +159,9 @@ NEW_UID = "lower(hex(randomblob(16)))"
 
 def backfill_uid(table: str, row: dict[str, object]) -> str:
     """The uid of a row written before m002: a hash of its table and identity columns."""
-    key = json.dumps([table, *(row[c] for c in IDENTITY_COLUMNS[table])], ensure_ascii=False, default=str)
+    key = json.dumps(
+        [table, *(row[c] for c in IDENTITY_COLUMNS[table])], ensure_ascii=False, default=str
+    )
     return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
@@ -179,7 +189,9 @@ def m002_merge_identity(db: Database) -> None:
             [(backfill_uid(table, dict(zip(names, r, strict=True))), r[0]) for r in rows],
         )
         db.execute(f"CREATE UNIQUE INDEX {table}_uid ON {table}(uid)")
-        origin = ", origin = COALESCE(NEW.origin, (SELECT value FROM store_info WHERE key = 'origin'))"
+        origin = (
+            ", origin = COALESCE(NEW.origin, (SELECT value FROM store_info WHERE key = 'origin'))"
+        )
         db.execute(
             f"""CREATE TRIGGER {table}_new_uid AFTER INSERT ON {table}
                 WHEN NEW.uid IS NULL{" OR NEW.origin IS NULL" if table == "episodes" else ""}

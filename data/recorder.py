@@ -28,8 +28,11 @@ def stored_options(task: Any, given: Mapping[str, Any]) -> dict[str, Any]:
     with, defaults included, as the task took them (its ``spec.options``: ``setups=kRK`` is stored
     as ``["kRK"]``); ``make(task_id, **options)`` with them plays the same game from the same seed."""
     opts = {**dict(given), **dict(getattr(task.spec, "options", None) or {})}
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in opts.items()
-            if k != "partner" and _jsonable(v)}  # fmt: skip
+    return {
+        k: list(v) if isinstance(v, tuple) else v
+        for k, v in opts.items()
+        if k != "partner" and _jsonable(v)
+    }
 
 
 class EpisodeRecorder:
@@ -60,17 +63,26 @@ class EpisodeRecorder:
             meta=self.meta,
         )
 
-    def step_taken(self, session: EpisodeSession, idx: int, outcome: StepOutcome,
-                   info: Mapping[str, Any]) -> None:  # fmt: skip
+    def step_taken(
+        self, session: EpisodeSession, idx: int, outcome: StepOutcome, info: Mapping[str, Any]
+    ) -> None:
         """Record step ``idx`` and commit it at once."""
         assert self.episode_id is not None, "the episode was not started"
         st = outcome.step
         if info.get("takeover"):
             self.takeover_steps += 1
         self.store.add_step(
-            self.episode_id, idx, outcome.action, st.observation, st.reward, st.terminated,
-            st.truncated, info, typed=outcome.typed, think_ms=outcome.think_ms,
-        )  # fmt: skip
+            self.episode_id,
+            idx,
+            outcome.action,
+            st.observation,
+            st.reward,
+            st.terminated,
+            st.truncated,
+            info,
+            typed=outcome.typed,
+            think_ms=outcome.think_ms,
+        )
         if self.meta and "attempts" in self.meta and "attempts" in info:  # restored: now the step's
             self.meta = {k: v for k, v in self.meta.items() if k != "attempts"} or None
             self.store.set_episode_meta(self.episode_id, self.meta)
@@ -99,7 +111,11 @@ class EpisodeRecorder:
             meta = {**(self.meta or {}), "attempts": list(session.attempts)}
             session.attempts = []
         if self.takeover_steps:  # a person corrected the agent: datasets can select these
-            meta = {**(meta or self.meta or {}), "takeover": True, "takeover_steps": self.takeover_steps}
+            meta = {
+                **(meta or self.meta or {}),
+                "takeover": True,
+                "takeover_steps": self.takeover_steps,
+            }
         if status == "finished":
             self.store.finish_episode(self.episode_id, success=session.success, meta=meta)
         else:
@@ -144,4 +160,3 @@ class BatchRecorder:
     def __exit__(self, exc_type: object, *rest: object) -> None:
         if exc_type is None:
             self.flush()
-

@@ -52,7 +52,9 @@ def sql_int(v: int | None, field: str) -> int | None:
         return None
     n = int(v)
     if n not in INT64:
-        raise ValueError(f"{field} must be a whole number from -2**63 to 2**63-1, not one of {n.bit_length()} bits")
+        raise ValueError(
+            f"{field} must be a whole number from -2**63 to 2**63-1, not one of {n.bit_length()} bits"
+        )
     return n
 
 
@@ -135,29 +137,49 @@ class EpisodeRecord:
     def episode_row(self, eid: int, stamp: str) -> dict[str, Any]:
         last = self.steps[-1] if self.steps else None
         return {
-            "id": eid, "task": clean_text(self.task), "task_version": sql_int(self.task_version, "task_version"),
+            "id": eid,
+            "task": clean_text(self.task),
+            "task_version": sql_int(self.task_version, "task_version"),
             "seed": sql_int(self.seed, "seed"),
-            "options": dumps(self.options), "agent_kind": clean_text(self.agent.kind),
+            "options": dumps(self.options),
+            "agent_kind": clean_text(self.agent.kind),
             "agent_name": clean_text(self.agent.name),
             "partner_kind": opt_clean(self.partner.kind) if self.partner else None,
             "partner_name": opt_clean(self.partner.name) if self.partner else None,
-            "player": opt_clean(self.player), "source": clean_text(self.source), "run_id": self.run_id,
-            "status": self.status, "first_observation": clean_text(self.first_observation),
+            "player": opt_clean(self.player),
+            "source": clean_text(self.source),
+            "run_id": self.run_id,
+            "status": self.status,
+            "first_observation": clean_text(self.first_observation),
             "n_steps": len(self.steps),
-            "return": math.fsum(finite(s.reward, f"steps[{i}].reward") for i, s in enumerate(self.steps)),
+            "return": math.fsum(
+                finite(s.reward, f"steps[{i}].reward") for i, s in enumerate(self.steps)
+            ),
             "success": None if self.success is None else int(self.success),
             "terminated": int(bool(last and last.terminated)),
             "truncated": int(bool(last and last.truncated)),
-            "started_at": self.started_at or stamp, "ended_at": self.ended_at or stamp,
+            "started_at": self.started_at or stamp,
+            "ended_at": self.ended_at or stamp,
             "meta": dumps(self.meta),
-        }  # fmt: skip
+        }
 
     def step_rows(self, eid: int, stamp: str) -> list[tuple[Any, ...]]:
         """Rows in the order of :data:`STEP_COLUMNS`."""
         return [
-            (eid, i, clean_text(s.role), clean_text(s.action), opt_clean(s.typed),
-             clean_text(s.observation), finite(s.reward, f"steps[{i}].reward"), int(s.terminated),
-             int(s.truncated), dumps(s.info), sql_int(s.think_ms, f"steps[{i}].think_ms"), stamp)  # fmt: skip
+            (
+                eid,
+                i,
+                clean_text(s.role),
+                clean_text(s.action),
+                opt_clean(s.typed),
+                clean_text(s.observation),
+                finite(s.reward, f"steps[{i}].reward"),
+                int(s.terminated),
+                int(s.truncated),
+                dumps(s.info),
+                sql_int(s.think_ms, f"steps[{i}].think_ms"),
+                stamp,
+            )
             for i, s in enumerate(self.steps)
         ]
 
@@ -183,9 +205,19 @@ def episode_record(
         for t in transitions
     ]
     return EpisodeRecord(
-        task, task_version, seed, first_observation, steps, agent, partner=partner, source=source,
-        options=options, run_id=run_id, success=success, meta=meta,
-    )  # fmt: skip
+        task,
+        task_version,
+        seed,
+        first_observation,
+        steps,
+        agent,
+        partner=partner,
+        source=source,
+        options=options,
+        run_id=run_id,
+        success=success,
+        meta=meta,
+    )
 
 
 _JSON_COLS = ("options", "meta", "info", "config", "metrics", "dataset_query", "episode_ids")
@@ -204,9 +236,19 @@ def decode_row(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 STEP_COLUMNS = (
-    "episode_id", "idx", "role", "action", "typed", "observation", "reward", "terminated",
-    "truncated", "info", "think_ms", "created_at",
-)  # fmt: skip
+    "episode_id",
+    "idx",
+    "role",
+    "action",
+    "typed",
+    "observation",
+    "reward",
+    "terminated",
+    "truncated",
+    "info",
+    "think_ms",
+    "created_at",
+)
 STEP_INSERT = (
     f"INSERT INTO steps({', '.join(STEP_COLUMNS)}) VALUES ({', '.join('?' * len(STEP_COLUMNS))})"
 )

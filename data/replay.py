@@ -91,7 +91,9 @@ def _replayed_frames(ep: Mapping[str, Any], steps: list[dict[str, Any]]) -> list
     partner = None
     if ep["partner_kind"] not in (None, "scripted"):  # a person or a model: give its replies back
         roles = envs.spec(task_id).roles
-        partner = HumanAgent(ep["partner_name"] or "partner", role=roles[1] if len(roles) > 1 else "partner")
+        partner = HumanAgent(
+            ep["partner_name"] or "partner", role=roles[1] if len(roles) > 1 else "partner"
+        )
     task = envs.make(task_id, **options, **({"partner": partner} if partner else {}))
     try:
         first = task.reset(ep["seed"])
@@ -108,7 +110,9 @@ def _replayed_frames(ep: Mapping[str, Any], steps: list[dict[str, Any]]) -> list
             if (st.observation, st.reward) != (s["observation"], s["reward"]):
                 raise ReplayMismatch(f"step {len(frames)} does not replay as recorded")
             total += st.reward
-            frames.append(Frame(len(frames), s["action"], st.observation, st.reward, total, _state(task)))
+            frames.append(
+                Frame(len(frames), s["action"], st.observation, st.reward, total, _state(task))
+            )
         return frames
     finally:
         task.close()

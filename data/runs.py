@@ -19,16 +19,33 @@ if TYPE_CHECKING:
 
 
 # -- runs -----------------------------------------------------------------------------------
-def start_run(store: Store, *, kind: str, algo: str | None, task: str | None, config: Mapping[str, Any],
-              dataset_query: str | None, episode_ids: Sequence[int] | None, out_dir: str | None) -> int:  # fmt: skip
+def start_run(
+    store: Store,
+    *,
+    kind: str,
+    algo: str | None,
+    task: str | None,
+    config: Mapping[str, Any],
+    dataset_query: str | None,
+    episode_ids: Sequence[int] | None,
+    out_dir: str | None,
+) -> int:
     """Insert a ``running`` run; returns its id."""
     with store._writing():
         cur = store.db.execute(
             """INSERT INTO runs(kind, algo, task, status, config, dataset_query, episode_ids, out_dir,
                metrics, started_at) VALUES (?,?,?,'running',?,?,?,?,'{}',?)""",
-            [kind, algo, task, json.dumps(config), dataset_query,
-             json.dumps(episode_ids) if episode_ids is not None else None, out_dir, now()],
-        )  # fmt: skip
+            [
+                kind,
+                algo,
+                task,
+                json.dumps(config),
+                dataset_query,
+                json.dumps(episode_ids) if episode_ids is not None else None,
+                out_dir,
+                now(),
+            ],
+        )
     return inserted_id(cur)
 
 
@@ -67,7 +84,10 @@ def get_run(store: Store, run_id: int) -> dict[str, Any] | None:
 
 def recent_runs(store: Store, limit: int = 200) -> list[dict[str, Any]]:
     """The newest runs first."""
-    return [decode_row(r) for r in store.db.query("SELECT * FROM runs ORDER BY id DESC LIMIT ?", [limit])]
+    return [
+        decode_row(r)
+        for r in store.db.query("SELECT * FROM runs ORDER BY id DESC LIMIT ?", [limit])
+    ]
 
 
 def round_recorded(store: Store, run_id: int | None, rnd: int) -> bool:
@@ -84,13 +104,16 @@ def run_episode_ids(store: Store, run_id: int, max_round: int | None = None) -> 
     """Ids of the episodes a run wrote in rounds ``<= max_round`` (all rounds if None), in order."""
     rows = store.db.execute(
         "SELECT id FROM episodes WHERE run_id = ? AND COALESCE(json_extract(meta, '$.round'), 0) <= ? "
-        "ORDER BY id", [run_id, 1 << 30 if max_round is None else max_round],
-    ).fetchall()  # fmt: skip
+        "ORDER BY id",
+        [run_id, 1 << 30 if max_round is None else max_round],
+    ).fetchall()
     return [int(r[0]) for r in rows]
 
 
 # -- checkpoints ----------------------------------------------------------------------------
-def add_checkpoint(store: Store, run_id: int | None, path: str, step: int, meta: Mapping[str, Any]) -> int:
+def add_checkpoint(
+    store: Store, run_id: int | None, path: str, step: int, meta: Mapping[str, Any]
+) -> int:
     """Insert a checkpoint of a run; returns its id (the trainers give ``path`` absolute, so that
     the app and ``lmrl eval`` find it from any working directory)."""
     with store._writing():
@@ -115,18 +138,32 @@ def run_checkpoints(store: Store, run_id: int) -> list[dict[str, Any]]:
     """A run's checkpoints, newest first."""
     return [
         decode_row(r)
-        for r in store.db.query("SELECT * FROM checkpoints WHERE run_id = ? ORDER BY id DESC", [run_id])
+        for r in store.db.query(
+            "SELECT * FROM checkpoints WHERE run_id = ? ORDER BY id DESC", [run_id]
+        )
     ]
 
 
 # -- evaluations ----------------------------------------------------------------------------
-EVALUATION_COLUMNS = ("episodes", "mean_return", "ci_low", "ci_high", "success_rate",
-                      "normalised_lmrl", "normalised_store")  # fmt: skip
+EVALUATION_COLUMNS = (
+    "episodes",
+    "mean_return",
+    "ci_low",
+    "ci_high",
+    "success_rate",
+    "normalised_lmrl",
+    "normalised_store",
+)
 """The result keys with a column of their own; the others go to ``meta``."""
 
 
-def add_evaluation(store: Store, task: str, policy: str, result: Mapping[str, Any],
-                   checkpoint_id: int | None = None) -> int:  # fmt: skip
+def add_evaluation(
+    store: Store,
+    task: str,
+    policy: str,
+    result: Mapping[str, Any],
+    checkpoint_id: int | None = None,
+) -> int:
     """Insert an evaluation result (``episodes`` and ``mean_return`` required; the keys not in
     :data:`EVALUATION_COLUMNS` are kept in ``meta``); returns its id."""
     meta = {k: v for k, v in result.items() if k not in EVALUATION_COLUMNS}
@@ -135,18 +172,31 @@ def add_evaluation(store: Store, task: str, policy: str, result: Mapping[str, An
             """INSERT INTO evaluations(task, policy, checkpoint_id, episodes, mean_return, ci_low,
                ci_high, success_rate, normalised_lmrl, normalised_store, created_at, meta)
                VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
-            [task, policy, checkpoint_id, int(result["episodes"]), float(result["mean_return"]),
-             result.get("ci_low"), result.get("ci_high"), result.get("success_rate"),
-             result.get("normalised_lmrl"), result.get("normalised_store"), now(),
-             json.dumps(meta, default=str)],
-        )  # fmt: skip
+            [
+                task,
+                policy,
+                checkpoint_id,
+                int(result["episodes"]),
+                float(result["mean_return"]),
+                result.get("ci_low"),
+                result.get("ci_high"),
+                result.get("success_rate"),
+                result.get("normalised_lmrl"),
+                result.get("normalised_store"),
+                now(),
+                json.dumps(meta, default=str),
+            ],
+        )
     return inserted_id(cur)
 
 
 def last_run_evaluation(store: Store, run_id: int) -> dict[str, Any] | None:
     """The newest evaluation of any of a run's checkpoints."""
-    rows = list(store.db.query(
-        "SELECT e.* FROM evaluations e JOIN checkpoints c ON c.id = e.checkpoint_id WHERE c.run_id = ? "
-        "ORDER BY e.id DESC LIMIT 1", [run_id],
-    ))  # fmt: skip
+    rows = list(
+        store.db.query(
+            "SELECT e.* FROM evaluations e JOIN checkpoints c ON c.id = e.checkpoint_id WHERE c.run_id = ? "
+            "ORDER BY e.id DESC LIMIT 1",
+            [run_id],
+        )
+    )
     return decode_row(rows[0]) if rows else None

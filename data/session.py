@@ -38,10 +38,16 @@ class PlaySession(EpisodeSession):
         self.store = store
         self.recorder = EpisodeRecorder(store)
         super().__init__(
-            task_id, agent=agent, partner=partner, player=player, seed=seed,
-            options=dict(options or {}), agent_choice=agent_choice, strict=strict,
+            task_id,
+            agent=agent,
+            partner=partner,
+            player=player,
+            seed=seed,
+            options=dict(options or {}),
+            agent_choice=agent_choice,
+            strict=strict,
             listener=self.recorder,
-        )  # fmt: skip
+        )
 
     @property
     def episode_id(self) -> int | None:
@@ -66,13 +72,25 @@ class PlaySession(EpisodeSession):
         meta = ep["meta"] if isinstance(ep["meta"], Mapping) else {}
         options = ep["options"] if isinstance(ep["options"], Mapping) else {}
         session = cls(
-            store, ep["task"], agent=agent, partner=partner, player=ep["player"], seed=ep["seed"],
-            options=dict(options), agent_choice=None if agent is None else ep["agent_name"],
+            store,
+            ep["task"],
+            agent=agent,
+            partner=partner,
+            player=ep["player"],
+            seed=ep["seed"],
+            options=dict(options),
+            agent_choice=None if agent is None else ep["agent_name"],
             strict=bool(meta.get("strict")),
-        )  # fmt: skip
+        )
         steps = [
-            RecordedStep(s["action"], s["observation"], s["reward"], s["typed"], s["think_ms"],
-                         partner_replies(s["info"]))  # fmt: skip
+            RecordedStep(
+                s["action"],
+                s["observation"],
+                s["reward"],
+                s["typed"],
+                s["think_ms"],
+                partner_replies(s["info"]),
+            )
             for s in store.steps(episode_id)
         ]
         try:
@@ -103,7 +121,9 @@ def _recorded_sides(ep: Mapping[str, Any]) -> tuple[Agent | None, Agent | None]:
     partner: Agent | None = None
     if ep["partner_kind"] == HUMAN:
         roles = envs.spec(task_id).roles
-        partner = HumanAgent(ep["partner_name"] or HUMAN, role=roles[1] if len(roles) > 1 else "partner")
+        partner = HumanAgent(
+            ep["partner_name"] or HUMAN, role=roles[1] if len(roles) > 1 else "partner"
+        )
     elif ep["partner_kind"] not in (None, "scripted"):
         raise ResumeError(f"its partner is a model ({ep['partner_kind']}:{ep['partner_name']})")
     return agent, partner

@@ -31,7 +31,9 @@ BREAKDOWN_KEYS = ("task", "source", "agent_kind", "partner_kind", "player")
 """The columns :func:`breakdown` can group by."""
 
 
-def breakdown(store: Store, by: Sequence[str] = ("task", "source"), task: str | None = None) -> list[dict[str, Any]]:
+def breakdown(
+    store: Store, by: Sequence[str] = ("task", "source"), task: str | None = None
+) -> list[dict[str, Any]]:
     """Episodes grouped by ``by`` (some of :data:`BREAKDOWN_KEYS`, e.g. the sides: agent and
     partner kinds): ``episodes``, ``finished``, ``in_progress``, ``abandoned``, and over the
     finished ones ``mean_return``, ``success_rate``, ``steps``; ``not_understood`` is the share
@@ -48,25 +50,38 @@ def breakdown(store: Store, by: Sequence[str] = ("task", "source"), task: str | 
                AVG(CASE WHEN status = 'finished' THEN return END) AS mean_return,
                AVG(CASE WHEN status = 'finished' THEN success END) AS success_rate,
                SUM(CASE WHEN status = 'finished' THEN n_steps ELSE 0 END) AS steps
-            FROM episodes e {where} GROUP BY {cols} ORDER BY {cols}""", args)  # fmt: skip
+            FROM episodes e {where} GROUP BY {cols} ORDER BY {cols}""",
+        args,
+    )
     names = [c[0] for c in cur.description]
     rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
-    rates = {tuple(r[:-1]): r[-1] for r in store.db.execute(
-        f"""SELECT {cols}, AVG(json_extract(s.info, '$.understood') = 0)
+    rates = {
+        tuple(r[:-1]): r[-1]
+        for r in store.db.execute(
+            f"""SELECT {cols}, AVG(json_extract(s.info, '$.understood') = 0)
             FROM steps s JOIN episodes e ON e.id = s.episode_id
-            {where + (' AND' if where else 'WHERE')} json_extract(s.info, '$.understood') IS NOT NULL
-            GROUP BY {cols}""", args).fetchall()}  # fmt: skip
+            {where + (" AND" if where else "WHERE")} json_extract(s.info, '$.understood') IS NOT NULL
+            GROUP BY {cols}""",
+            args,
+        ).fetchall()
+    }
     for r in rows:
         r["not_understood"] = rates.get(tuple(r[k] for k in keys))
     return rows
 
 
-_LOGGED = " AND status = 'finished' AND source IN ({})".format(",".join(f"'{s}'" for s in LOGGED_SOURCES))
+_LOGGED = " AND status = 'finished' AND source IN ({})".format(
+    ",".join(f"'{s}'" for s in LOGGED_SOURCES)
+)
 _AGGREGATES = {"avg": "AVG(return)", "min": "MIN(return)"}
 
 
-def logged_return(store: Store, task: str, aggregate: Literal["avg", "min"],
-                  options: Mapping[str, Any] | None = None) -> float | None:  # fmt: skip
+def logged_return(
+    store: Store,
+    task: str,
+    aggregate: Literal["avg", "min"],
+    options: Mapping[str, Any] | None = None,
+) -> float | None:
     """The mean (``avg``) or lowest (``min``) return of the task's logged data: its finished
     episodes of :data:`data.datasets.LOGGED_SOURCES` (a dataset's default), not agents' rollouts
     (online runs store theirs, possibly under training-only options such as a harsher penalty),
@@ -76,13 +91,17 @@ def logged_return(store: Store, task: str, aggregate: Literal["avg", "min"],
 
     what = _AGGREGATES[aggregate]
     if options:  # the options filter is the dataset query's
-        ids = select_episode_ids(store, DatasetQuery(task=task, status="any", options=dict(options)))
+        ids = select_episode_ids(
+            store, DatasetQuery(task=task, status="any", options=dict(options))
+        )
         if not ids:
             return None
         sql = f"SELECT {what} FROM episodes WHERE id IN (SELECT value FROM json_each(?)){_LOGGED}"
         row = store.db.execute(sql, [json.dumps(ids)]).fetchone()
     else:
-        row = store.db.execute(f"SELECT {what} FROM episodes WHERE task = ?{_LOGGED}", [task]).fetchone()
+        row = store.db.execute(
+            f"SELECT {what} FROM episodes WHERE task = ?{_LOGGED}", [task]
+        ).fetchone()
     return None if row is None or row[0] is None else float(row[0])
 
 
@@ -92,14 +111,16 @@ def episode_returns(store: Store, ids: Sequence[int], chunk: int = 500) -> list[
     for start in range(0, len(ids), chunk):
         part = list(ids[start : start + chunk])
         marks = ",".join("?" * len(part))
-        for i, r in store.db.execute(f"SELECT id, return FROM episodes WHERE id IN ({marks})", part).fetchall():
+        for i, r in store.db.execute(
+            f"SELECT id, return FROM episodes WHERE id IN ({marks})", part
+        ).fetchall():
             out[int(i)] = float(r)
     return [out[i] for i in ids]
 
 
 def source_counts(store: Store) -> list[dict[str, Any]]:
-        """Per task and source: episodes (finished / in progress), mean return, success rate."""
-        sql = """
+    """Per task and source: episodes (finished / in progress), mean return, success rate."""
+    sql = """
             SELECT task, source,
                    COUNT(*) AS episodes,
                    SUM(status = 'finished') AS finished,
@@ -109,6 +130,6 @@ def source_counts(store: Store) -> list[dict[str, Any]]:
                    AVG(CASE WHEN status = 'finished' THEN success END) AS success_rate,
                    SUM(CASE WHEN status = 'finished' THEN n_steps ELSE 0 END) AS steps
             FROM episodes GROUP BY task, source ORDER BY task, source"""
-        cur = store.execute(sql)
-        cols = [c[0] for c in cur.description]
-        return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+    cur = store.execute(sql)
+    cols = [c[0] for c in cur.description]
+    return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]

@@ -98,12 +98,22 @@ class Store(StoreFile):
                    partner_kind, partner_name, player, source, run_id, status, first_observation,
                    started_at, meta) VALUES (?,?,?,?,?,?,?,?,?,?,?,'in_progress',?,?,?)""",
                 [
-                    clean_text(task), sql_int(task_version, "task_version"), sql_int(seed, "seed"),
-                    dumps(options), clean_text(agent.kind), clean_text(agent.name),
-                    opt_clean(partner.kind if partner else None), opt_clean(partner.name if partner else None),
-                    opt_clean(player), clean_text(source), run_id, clean_text(first_observation), now(), dumps(meta),
+                    clean_text(task),
+                    sql_int(task_version, "task_version"),
+                    sql_int(seed, "seed"),
+                    dumps(options),
+                    clean_text(agent.kind),
+                    clean_text(agent.name),
+                    opt_clean(partner.kind if partner else None),
+                    opt_clean(partner.name if partner else None),
+                    opt_clean(player),
+                    clean_text(source),
+                    run_id,
+                    clean_text(first_observation),
+                    now(),
+                    dumps(meta),
                 ],
-            )  # fmt: skip
+            )
         return inserted_id(cur)
 
     def add_step(
@@ -128,11 +138,20 @@ class Store(StoreFile):
                    terminated, truncated, info, think_ms, created_at)
                    VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
                 [
-                    episode_id, sql_int(idx, "idx"), clean_text(role), clean_text(action), opt_clean(typed),
-                    clean_text(observation), finite(reward, "reward"), int(terminated), int(truncated),
-                    dumps(dict(info or {})), sql_int(think_ms, "think_ms"), now(),
+                    episode_id,
+                    sql_int(idx, "idx"),
+                    clean_text(role),
+                    clean_text(action),
+                    opt_clean(typed),
+                    clean_text(observation),
+                    finite(reward, "reward"),
+                    int(terminated),
+                    int(truncated),
+                    dumps(dict(info or {})),
+                    sql_int(think_ms, "think_ms"),
+                    now(),
                 ],
-            )  # fmt: skip
+            )
             self.db.execute(
                 "UPDATE episodes SET n_steps = n_steps + 1, return = return + ? WHERE id = ?",
                 [finite(reward, "reward"), episode_id],
@@ -141,8 +160,10 @@ class Store(StoreFile):
     def set_episode_meta(self, episode_id: int, meta: Mapping[str, Any] | None) -> None:
         """Replace an episode's ``meta`` (committed at once)."""
         with self._writing():
-            self.db.execute("UPDATE episodes SET meta = ? WHERE id = ?",
-                            [None if meta is None else dumps(meta), episode_id])  # fmt: skip
+            self.db.execute(
+                "UPDATE episodes SET meta = ? WHERE id = ?",
+                [None if meta is None else dumps(meta), episode_id],
+            )
 
     def finish_episode(
         self,
@@ -164,8 +185,15 @@ class Store(StoreFile):
             term = bool(rows and rows[-1][1])
             trunc = bool(rows and rows[-1][2])
             sets = "status=?, n_steps=?, return=?, terminated=?, truncated=?, success=?, ended_at=?"
-            args: list[Any] = [status, len(rows), ret, int(term), int(trunc),
-                               None if success is None else int(success), now()]  # fmt: skip
+            args: list[Any] = [
+                status,
+                len(rows),
+                ret,
+                int(term),
+                int(trunc),
+                None if success is None else int(success),
+                now(),
+            ]
             if meta is not None:
                 sets += ", meta=?"
                 args.append(dumps(meta))
@@ -199,8 +227,14 @@ class Store(StoreFile):
             # an INSERT per chunk (and inspecting every value) as insert_all does.
             self._conn.executemany(STEP_INSERT, step_rows)
             label_rows = [
-                (eid, sql_int(lab.get("step_idx"), "step_idx"), clean_text(lab["label"]),
-                 opt_clean(lab.get("value")), opt_clean(lab.get("author")), lab.get("created_at") or stamp)  # fmt: skip
+                (
+                    eid,
+                    sql_int(lab.get("step_idx"), "step_idx"),
+                    clean_text(lab["label"]),
+                    opt_clean(lab.get("value")),
+                    opt_clean(lab.get("author")),
+                    lab.get("created_at") or stamp,
+                )
                 for eid, ep in zip(ids, eps, strict=True)
                 for lab in ep.labels or ()
             ]
@@ -229,7 +263,14 @@ class Store(StoreFile):
         with self._writing():
             cur = self.db.execute(
                 "INSERT INTO labels(episode_id, step_idx, label, value, author, created_at) VALUES (?,?,?,?,?,?)",
-                [episode_id, sql_int(step_idx, "step_idx"), label[:200], opt_clean(value), opt_clean(author), now()],
+                [
+                    episode_id,
+                    sql_int(step_idx, "step_idx"),
+                    label[:200],
+                    opt_clean(value),
+                    opt_clean(author),
+                    now(),
+                ],
             )
         return inserted_id(cur)
 
@@ -242,7 +283,10 @@ class Store(StoreFile):
         return decode_row(rows[0]) if rows else None
 
     def steps(self, episode_id: int) -> list[dict[str, Any]]:
-        return [decode_row(r) for r in self.db["steps"].rows_where("episode_id = ?", [episode_id], order_by="idx")]
+        return [
+            decode_row(r)
+            for r in self.db["steps"].rows_where("episode_id = ?", [episode_id], order_by="idx")
+        ]
 
     def count(self, where: str = "", args: Sequence[Any] = (), *, task: str | None = None) -> int:
         """How many episodes (of ``task``, if given) match the SQL condition ``where`` (for
@@ -257,9 +301,15 @@ class Store(StoreFile):
     def recent_episodes(self, limit: int = 50, task: str | None = None) -> list[dict[str, Any]]:
         return self._newest_episodes("task = ?" if task else None, [task] if task else [], limit)
 
-    def _newest_episodes(self, where: str | None, args: list[Any], limit: int) -> list[dict[str, Any]]:
+    def _newest_episodes(
+        self, where: str | None, args: list[Any], limit: int
+    ) -> list[dict[str, Any]]:
         """Episode rows, newest first, without sqlite-utils (the app's start reads them)."""
-        sql = "SELECT * FROM episodes" + (f" WHERE {where}" if where else "") + " ORDER BY id DESC LIMIT ?"
+        sql = (
+            "SELECT * FROM episodes"
+            + (f" WHERE {where}" if where else "")
+            + " ORDER BY id DESC LIMIT ?"
+        )
         cur = self.execute(sql, [*args, limit])
         cols = [d[0] for d in cur.description]
         return [decode_row(dict(zip(cols, row, strict=True))) for row in cur]
@@ -268,12 +318,17 @@ class Store(StoreFile):
         """The newest episode's id (0 in an empty store)."""
         return int(self.execute("SELECT COALESCE(MAX(id), 0) FROM episodes").fetchone()[0])
 
-    def unfinished_episodes(self, limit: int = 50, *, up_to_id: int | None = None) -> list[dict[str, Any]]:
+    def unfinished_episodes(
+        self, limit: int = 50, *, up_to_id: int | None = None
+    ) -> list[dict[str, Any]]:
         """Episodes still ``in_progress`` (played in an app that stopped meanwhile), newest first;
         ``up_to_id`` leaves out the episodes begun after that one."""
         bound = up_to_id is not None
-        return self._newest_episodes("status = 'in_progress'" + (" AND id <= ?" if bound else ""),
-                                     [up_to_id] if bound else [], limit)  # fmt: skip
+        return self._newest_episodes(
+            "status = 'in_progress'" + (" AND id <= ?" if bound else ""),
+            [up_to_id] if bound else [],
+            limit,
+        )
 
     def schema_version(self) -> list[str]:
         return applied_migrations(self._conn)

@@ -51,7 +51,11 @@ class StoreFile:
     """An open store file (see :class:`data.store.Store`, which adds the episodes' reads and writes)."""
 
     def __init__(
-        self, path: str | os.PathLike[str] | None = None, *, create: bool = True, verify: bool = False
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        create: bool = True,
+        verify: bool = False,
     ) -> None:
         """Open (or create) the store at ``path`` (default: :func:`default_db_path`). ``verify``
         checks every page first (commands that write), so nothing is written into a damaged file."""
@@ -110,7 +114,9 @@ class StoreFile:
         if known <= applied:
             missing = sorted(TABLES - tables)
             if missing:
-                raise StoreError(f"{self.path} is damaged: the table(s) {', '.join(missing)} are missing")
+                raise StoreError(
+                    f"{self.path} is damaged: the table(s) {', '.join(missing)} are missing"
+                )
             return
         from data.migrations import migrations
 

@@ -74,8 +74,10 @@ class TextTaskEnv(gymnasium.Env[str, str]):
 
     def __init__(self, task_id: str, render_mode: str | None = None, **options: Any) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
-                             f"not {render_mode!r}")  # fmt: skip
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"not {render_mode!r}"
+            )
         self.task_id = task_id
         self.task: Task = envs.make(task_id, **options)
         self.render_mode = render_mode

@@ -68,8 +68,14 @@ class LmrlApp(FrozenGarbage, ReportsWorkerErrors, App[None]):
             super().__init__()
             self.episodes = episodes
 
-    def __init__(self, store: Store, *, player: str | None = None, ask_player: bool = False,
-                 start: PlayRequest | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        store: Store,
+        *,
+        player: str | None = None,
+        ask_player: bool = False,
+        start: PlayRequest | None = None,
+    ) -> None:
         """``player``: who plays (``--player``); else the name remembered from last time. With
         ``ask_player`` (the ``lmrl`` command; tests leave it off) a start that knows no name
         asks for one; with ``$LMRL_ASK_PLAYER=1`` every start does and nothing is remembered.
@@ -163,7 +169,9 @@ class LmrlApp(FrozenGarbage, ReportsWorkerErrors, App[None]):
 
         if isinstance(self.screen, LeaveDialog):
             return  # already asking
-        playing = [s for s in self.screen_stack if isinstance(s, PlayScreen) and s.has_unfinished_steps]
+        playing = [
+            s for s in self.screen_stack if isinstance(s, PlayScreen) and s.has_unfinished_steps
+        ]
         if playing:
             playing[-1].ask_to_leave(quitting=True)
             return
@@ -177,9 +185,14 @@ class LmrlApp(FrozenGarbage, ReportsWorkerErrors, App[None]):
     def _find_unfinished(self, say_none: bool = False) -> None:
         # Only those left by an earlier app or kept here: an episode this app has begun meanwhile
         # is in progress because it is being played, here.
-        episodes = [e for e in self.store.unfinished_episodes()
-                    if e["id"] <= self._last_id_at_start or e["id"] in self.kept_here]  # fmt: skip
-        if self.served:  # other people's games on the same store (maybe being played now) are theirs
+        episodes = [
+            e
+            for e in self.store.unfinished_episodes()
+            if e["id"] <= self._last_id_at_start or e["id"] in self.kept_here
+        ]
+        if (
+            self.served
+        ):  # other people's games on the same store (maybe being played now) are theirs
             episodes = [e for e in episodes if e["player"] == self.player]
         if episodes or say_none or self.start_request is not None:
             self.post_message(self.UnfinishedFound(episodes))
@@ -226,16 +239,24 @@ class LmrlApp(FrozenGarbage, ReportsWorkerErrors, App[None]):
 
     # -- episodes -----------------------------------------------------------------------------
     def new_episode(
-        self, task_id: str, seed: int | None = None, checkpoint: str | None = None, *, player: str | None = None
+        self,
+        task_id: str,
+        seed: int | None = None,
+        checkpoint: str | None = None,
+        *,
+        player: str | None = None,
     ) -> None:
         """Open the new-episode dialog (``player``: the name to pre-fill, by default the last one),
         with the choices made for ``task_id`` last time."""
         from lmrl_tui.screens.dialogs import NewEpisodeDialog
 
         dialog = NewEpisodeDialog(
-            task_id, player=self.player if player is None else player, seed=seed, checkpoint=checkpoint,
+            task_id,
+            player=self.player if player is None else player,
+            seed=seed,
+            checkpoint=checkpoint,
             remembered=self.choices.for_task(task_id, self.choice_scope),
-        )  # fmt: skip
+        )
         self.push_screen(dialog, self.episode_started)
 
     @property
@@ -251,8 +272,13 @@ class LmrlApp(FrozenGarbage, ReportsWorkerErrors, App[None]):
         request, self.start_request = self.start_request, None
         if request is None:
             return
-        dialog = NewEpisodeDialog(request.task_id, player=self.player, seed=request.seed,
-                                  remembered=request.fields, start_now=True)  # fmt: skip
+        dialog = NewEpisodeDialog(
+            request.task_id,
+            player=self.player,
+            seed=request.seed,
+            remembered=request.fields,
+            start_now=True,
+        )
         self.push_screen(dialog, self.episode_started)
 
     def episode_started(self, started: StartedEpisode | None) -> None:
@@ -260,8 +286,12 @@ class LmrlApp(FrozenGarbage, ReportsWorkerErrors, App[None]):
         if started is None:
             return
         self.player = started.choice.player
-        self.choices.remember(started.choice.task_id, started.fields, None if self.served else self.player,
-                              self.choice_scope)  # fmt: skip
+        self.choices.remember(
+            started.choice.task_id,
+            started.fields,
+            None if self.served else self.player,
+            self.choice_scope,
+        )
         self._show_session(started.session)
 
     def _show_session(self, session: PlaySession | None) -> None:
@@ -285,7 +315,9 @@ class LmrlApp(FrozenGarbage, ReportsWorkerErrors, App[None]):
         from lmrl_tui.starting import open_session
 
         try:
-            session = open_session(self.store, task_id, agent, partner, seed, player, strict, agent_choice, options)
+            session = open_session(
+                self.store, task_id, agent, partner, seed, player, strict, agent_choice, options
+            )
         except Exception as e:  # noqa: BLE001 - e.g. Stockfish missing: one clear message
             show_error(self, e, CANNOT_START)
             return None
@@ -302,11 +334,27 @@ class LmrlApp(FrozenGarbage, ReportsWorkerErrors, App[None]):
         agent = old.agent
         # A scripted policy is made again; a model (a checkpoint: seconds to load) plays on as it
         # is, reset by the new session, so the event loop never waits for a load here.
-        if agent is not None and old.agent_choice is not None and getattr(agent, "kind", None) not in MODEL_KINDS:
+        if (
+            agent is not None
+            and old.agent_choice is not None
+            and getattr(agent, "kind", None) not in MODEL_KINDS
+        ):
             agent = make_agent(old.task_id, old.agent_choice)
-        partner = HumanAgent(old.partner.name, old.partner.role) if isinstance(old.partner, HumanAgent) else None
-        self.start_session(old.task_id, agent, partner, seed, old.player, old.strict, old.agent_choice,
-                           dict(old.options))  # fmt: skip
+        partner = (
+            HumanAgent(old.partner.name, old.partner.role)
+            if isinstance(old.partner, HumanAgent)
+            else None
+        )
+        self.start_session(
+            old.task_id,
+            agent,
+            partner,
+            seed,
+            old.player,
+            old.strict,
+            old.agent_choice,
+            dict(old.options),
+        )
 
     # -- other screens ------------------------------------------------------------------------
     def action_about(self) -> None:
@@ -325,8 +373,13 @@ class LmrlApp(FrozenGarbage, ReportsWorkerErrors, App[None]):
         self.push_screen(BrowseScreen())
 
 
-def make_app(db: str | Path | Store | None = None, *, player: str | None = None, ask_player: bool = False,
-             start: PlayRequest | None = None) -> LmrlApp:  # fmt: skip
+def make_app(
+    db: str | Path | Store | None = None,
+    *,
+    player: str | None = None,
+    ask_player: bool = False,
+    start: PlayRequest | None = None,
+) -> LmrlApp:
     """Build the app on a store (a path, an open Store, or the default database); ``ask_player``:
     ask who plays when no name is known (the ``lmrl`` command; see :class:`LmrlApp`); ``start``:
     open that configured episode at once (``lmrl play``)."""

@@ -48,17 +48,43 @@ class LmrlCommands(Provider):
         """The commands, with a new episode and a ladder per task of ``tasks`` (id, title)."""
         app = self.app
         out: list[Command] = [
-            ("Browse episodes", partial(app.post_message, BrowseRequested()), "The stored episodes, their steps and labels"),
-            ("Training runs", partial(app.post_message, RunsRequested()), "Runs, their checkpoints and metrics"),
-            ("Train", partial(app.post_message, RunsRequested()),
-             "Opens the training runs (start one with `lmrl train`)"),
-            ("Ladder", partial(self._ladder, None), "People and agents ranked by mean return, per task"),
-            ("Export help", self._export_help, "How to write the store's episodes as LMRL-Gym files"),
-        ]  # fmt: skip
+            (
+                "Browse episodes",
+                partial(app.post_message, BrowseRequested()),
+                "The stored episodes, their steps and labels",
+            ),
+            (
+                "Training runs",
+                partial(app.post_message, RunsRequested()),
+                "Runs, their checkpoints and metrics",
+            ),
+            (
+                "Train",
+                partial(app.post_message, RunsRequested()),
+                "Opens the training runs (start one with `lmrl train`)",
+            ),
+            (
+                "Ladder",
+                partial(self._ladder, None),
+                "People and agents ranked by mean return, per task",
+            ),
+            (
+                "Export help",
+                self._export_help,
+                "How to write the store's episodes as LMRL-Gym files",
+            ),
+        ]
         for task_id, title in tasks:
-            out.append((f"New episode: {task_id}", partial(app.post_message, NewEpisodeRequested(task_id)),
-                        f"Play or watch {title}"))  # fmt: skip
-            out.append((f"Ladder: {task_id}", partial(self._ladder, task_id), f"Who plays {title} best"))
+            out.append(
+                (
+                    f"New episode: {task_id}",
+                    partial(app.post_message, NewEpisodeRequested(task_id)),
+                    f"Play or watch {title}",
+                )
+            )
+            out.append(
+                (f"Ladder: {task_id}", partial(self._ladder, task_id), f"Who plays {title} best")
+            )
         return out
 
     async def startup(self) -> None:

@@ -19,7 +19,12 @@ class NewEpisodeRequested(Message):
     """Open the new-episode dialog for ``task_id`` (a checkpoint pre-filled to watch it play)."""
 
     def __init__(
-        self, task_id: str, *, seed: int | None = None, checkpoint: str | None = None, player: str | None = None
+        self,
+        task_id: str,
+        *,
+        seed: int | None = None,
+        checkpoint: str | None = None,
+        player: str | None = None,
     ) -> None:
         super().__init__()
         self.task_id = task_id

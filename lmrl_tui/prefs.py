@@ -75,8 +75,13 @@ class LastChoices:
         self._data["player"] = player
         self._save()
 
-    def remember(self, task_id: str, fields: dict[str, Any], player: str | None = None,
-                 scope: str | None = None) -> None:  # fmt: skip
+    def remember(
+        self,
+        task_id: str,
+        fields: dict[str, Any],
+        player: str | None = None,
+        scope: str | None = None,
+    ) -> None:
         """Keep ``fields`` as the choices of ``task_id`` in ``scope`` (and ``player`` as the name
         to start with), then save them."""
         tasks = self._tasks(scope, create=True)

@@ -55,11 +55,26 @@ class Launch:
     """``app`` (started from the runs screen) or ``cli`` (``lmrl train`` in a terminal)."""
 
 
-def train_argv(db_path: str | Path, algo: str, task: str, out_dir: str | Path, flags: Sequence[str] = ()) -> list[str]:
+def train_argv(
+    db_path: str | Path, algo: str, task: str, out_dir: str | Path, flags: Sequence[str] = ()
+) -> list[str]:
     """The command line of ``lmrl --db DB train ALGO --task TASK --out OUT --no-progress FLAGS``
     run by this Python (the same environment as the app)."""
-    return [sys.executable, "-m", "lmrl_tui.cli", "--db", str(db_path), "train", algo, "--task", task,
-            "--out", str(out_dir), "--no-progress", *flags]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "lmrl_tui.cli",
+        "--db",
+        str(db_path),
+        "train",
+        algo,
+        "--task",
+        task,
+        "--out",
+        str(out_dir),
+        "--no-progress",
+        *flags,
+    ]
 
 
 def default_out_dir(db_path: str | Path, algo: str, task: str, now: datetime | None = None) -> Path:
@@ -104,10 +119,19 @@ def start(argv: Sequence[str], out_dir: str | Path) -> Launch:
     out.mkdir(parents=True, exist_ok=True)
     log = out / LOG_FILE
     with log.open("ab") as f:
-        proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
-                                start_new_session=True, close_fds=True, env=child_env())  # fmt: skip
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=f,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            close_fds=True,
+            env=child_env(),
+        )
     _CHILDREN[proc.pid] = proc
-    launch = Launch(proc.pid, str(out), list(argv), str(log), datetime.now(UTC).isoformat(timespec="seconds"))
+    launch = Launch(
+        proc.pid, str(out), list(argv), str(log), datetime.now(UTC).isoformat(timespec="seconds")
+    )
     _write_launch(out, launch)
     return launch
 
@@ -136,7 +160,9 @@ def record_self(out_dir: str | Path) -> Launch | None:
     if mine is not None and mine.pid == os.getpid():
         return None
     argv = _cmdline(os.getpid()) or [sys.executable, *sys.argv]
-    launch = Launch(os.getpid(), str(out), argv, "", datetime.now(UTC).isoformat(timespec="seconds"), "cli")
+    launch = Launch(
+        os.getpid(), str(out), argv, "", datetime.now(UTC).isoformat(timespec="seconds"), "cli"
+    )
     try:
         out.mkdir(parents=True, exist_ok=True)
         _write_launch(out, launch)
@@ -152,8 +178,14 @@ def read_launch(out_dir: str | Path | None) -> Launch | None:
         return None
     try:
         d = json.loads((Path(out_dir) / LAUNCH_FILE).read_text())
-        return Launch(int(d["pid"]), str(d["out_dir"]), list(d["argv"]), str(d["log"]), str(d["started_at"]),
-                      str(d.get("origin", "app")))  # fmt: skip
+        return Launch(
+            int(d["pid"]),
+            str(d["out_dir"]),
+            list(d["argv"]),
+            str(d["log"]),
+            str(d["started_at"]),
+            str(d.get("origin", "app")),
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -221,7 +253,11 @@ def stop(launch: Launch, grace: float = 15.0, term_grace: float = 5.0, poll: flo
     more. Returns the signal that ended it (``SIGINT`` ...) or ``"already gone"``."""
     if not is_alive(launch):
         return "already gone"
-    for sig, wait in ((signal.SIGINT, grace), (signal.SIGTERM, term_grace), (signal.SIGKILL, term_grace)):
+    for sig, wait in (
+        (signal.SIGINT, grace),
+        (signal.SIGTERM, term_grace),
+        (signal.SIGKILL, term_grace),
+    ):
         _signal(launch, sig)
         if _wait_gone(launch, wait, poll):
             return sig.name

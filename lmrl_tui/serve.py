@@ -55,8 +55,12 @@ class ServeSettings:
     """``lmrl play`` arguments: every browser session opens straight into that episode."""
 
 
-def served_command(db_path: str | os.PathLike[str], hidden_env: Sequence[str] = (), python: str = sys.executable,
-                   play: Sequence[str] = ()) -> str:  # fmt: skip
+def served_command(
+    db_path: str | os.PathLike[str],
+    hidden_env: Sequence[str] = (),
+    python: str = sys.executable,
+    play: Sequence[str] = (),
+) -> str:
     """The shell command textual-serve runs per browser: the app on ``db_path``, asking for the
     player's name, without the variables ``hidden_env`` (the access token stays out of the app);
     ``play``: ``lmrl play`` arguments, to open every session straight into that episode."""
@@ -65,7 +69,9 @@ def served_command(db_path: str | os.PathLike[str], hidden_env: Sequence[str] = 
     args = "".join(f"{shlex.quote(a)} " for a in play)
     from envs.players.process_agent import safe_path_vars
 
-    safe = "".join(f"{k}={shlex.quote(v)} " for k, v in safe_path_vars().items())  # never the folder's own packages
+    safe = "".join(
+        f"{k}={shlex.quote(v)} " for k, v in safe_path_vars().items()
+    )  # never the folder's own packages
     return f"env {unset}{safe}{ASK_PLAYER_ENV}=1 {shlex.quote(python)} -m lmrl_tui {args}--db {db}"
 
 
@@ -82,10 +88,14 @@ def tokens_match(given: str | None, expected: str) -> bool:
 
 
 def _page(status: int, text: str) -> web.Response:
-    return web.Response(status=status, text=PAGE.format(title=TITLE, text=text), content_type="text/html")
+    return web.Response(
+        status=status, text=PAGE.format(title=TITLE, text=text), content_type="text/html"
+    )
 
 
-def token_middleware(token: str, port: int) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+def token_middleware(
+    token: str, port: int
+) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
     """aiohttp middleware: every request must bring ``token`` (query on the first visit, then
     the cookie this sets)."""
     name = cookie_name(port)
@@ -95,7 +105,10 @@ def token_middleware(token: str, port: int) -> Callable[[web.Request, Handler], 
         given = request.query.get(TOKEN_PARAM)
         if given is not None:
             if not tokens_match(given, token):
-                return _page(403, "That access token is not right: ask the person who runs this server for the link.")
+                return _page(
+                    403,
+                    "That access token is not right: ask the person who runs this server for the link.",
+                )
             if request.method == "GET" and request.path == "/" and not _is_websocket(request):
                 # Keep the token out of the address bar and the history: a cookie from now on.
                 query = {k: v for k, v in request.query.items() if k != TOKEN_PARAM}
@@ -104,10 +117,16 @@ def token_middleware(token: str, port: int) -> Callable[[web.Request, Handler], 
                 raise answer
             return await handler(request)
         if name not in request.cookies:
-            return _page(401, "This server needs an access token: open the link (with ?token=...) "
-                         "that the person who runs it gave you.")  # fmt: skip
+            return _page(
+                401,
+                "This server needs an access token: open the link (with ?token=...) "
+                "that the person who runs it gave you.",
+            )
         if not tokens_match(request.cookies.get(name), token):
-            return _page(403, "That access token is not right: ask the person who runs this server for the link.")
+            return _page(
+                403,
+                "That access token is not right: ask the person who runs this server for the link.",
+            )
         return await handler(request)
 
     return check_token
@@ -131,8 +150,12 @@ class LmrlServer(Server):
     request (so the page works whatever name or address the browser used)."""
 
     def __init__(self, settings: ServeSettings, db_path: str | os.PathLike[str]) -> None:
-        super().__init__(served_command(db_path, settings.hidden_env, play=settings.play), host=settings.host,
-                         port=settings.port, title=TITLE)  # fmt: skip
+        super().__init__(
+            served_command(db_path, settings.hidden_env, play=settings.play),
+            host=settings.host,
+            port=settings.port,
+            title=TITLE,
+        )
         self.settings = settings
         self.sessions: set[asyncio.Task[Any]] = set()
         """The websocket handlers running now (one per browser, each with its app process)."""
@@ -195,7 +218,9 @@ class LmrlServer(Server):
         if not same_origin(request):
             return _page(403, "A page from another site may not open this app.")
         if len(self.sessions) >= self.settings.max_sessions:
-            return _page(503, f"All {self.settings.max_sessions} places are taken: try again later.")
+            return _page(
+                503, f"All {self.settings.max_sessions} places are taken: try again later."
+            )
         task = asyncio.current_task()
         assert task is not None
         self.sessions.add(task)

@@ -108,8 +108,12 @@ def needs_loading(choice: EpisodeChoice) -> bool:
 
 def loading_note(choice: EpisodeChoice) -> str:
     """What the new-episode dialog shows at once while :func:`load_sides` runs in its worker."""
-    what = "the model" if choice.agent.startswith(("hf:", "http:", "guided:")) or choice.agent in (
-        HUMAN, *envs.policies(choice.task_id)) else "checkpoint"  # fmt: skip
+    what = (
+        "the model"
+        if choice.agent.startswith(("hf:", "http:", "guided:"))
+        or choice.agent in (HUMAN, *envs.policies(choice.task_id))
+        else "checkpoint"
+    )
     return f"Loading {what} … (escape: cancel)"
 
 
@@ -157,7 +161,9 @@ def _in_own_process(task_id: str, value: str, role: str, started: Started | None
     return agent.load()
 
 
-def load_sides(choice: EpisodeChoice, started: Started | None = None) -> tuple[Agent | None, Agent | None]:
+def load_sides(
+    choice: EpisodeChoice, started: Started | None = None
+) -> tuple[Agent | None, Agent | None]:
     """The agent (None: a person) and a model partner (None: embedded or a person) of ``choice``
     (a slow load: in a worker thread). Checkpoints and ``hf:`` models load in their own process;
     ``started`` hears of each such process as it starts. A model loaded in this process (another
@@ -165,16 +171,24 @@ def load_sides(choice: EpisodeChoice, started: Started | None = None) -> tuple[A
     role = envs.spec(choice.task_id).roles[0]
     try:
         agent = _in_own_process(choice.task_id, choice.agent, role, started) or _loaded_here(
-            lambda: make_agent(choice.task_id, choice.agent, role=role), needs_loading(choice))  # fmt: skip
+            lambda: make_agent(choice.task_id, choice.agent, role=role), needs_loading(choice)
+        )
     except Exception as e:  # noqa: BLE001 - any loader failure is the agent field's message
-        raise FieldError("checkpoint" if choice.agent not in envs.policies(choice.task_id) else "agent",
-                         str(e)) from e  # fmt: skip
+        raise FieldError(
+            "checkpoint" if choice.agent not in envs.policies(choice.task_id) else "agent", str(e)
+        ) from e
     partner = None
     if choice.partner not in (HUMAN, PARTNER_EMBEDDED):
         try:
-            partner = _in_own_process(choice.task_id, choice.partner, partner_role(choice.task_id), started) or _loaded_here(
-                lambda: make_model_agent(choice.partner, role=partner_role(choice.task_id))
-                or make_agent(choice.task_id, choice.partner, role=partner_role(choice.task_id)), True)  # fmt: skip
+            partner = _in_own_process(
+                choice.task_id, choice.partner, partner_role(choice.task_id), started
+            ) or _loaded_here(
+                lambda: (
+                    make_model_agent(choice.partner, role=partner_role(choice.task_id))
+                    or make_agent(choice.task_id, choice.partner, role=partner_role(choice.task_id))
+                ),
+                True,
+            )
         except Exception as e:  # noqa: BLE001 - the partner field's message
             close_agent(agent)
             raise FieldError("partner-model", str(e)) from e
@@ -188,14 +202,25 @@ def close_agent(agent: Any) -> None:
         close()
 
 
-def open_choice(store: Store, choice: EpisodeChoice, agent: Agent | None, model_partner: Agent | None) -> PlaySession:
+def open_choice(
+    store: Store, choice: EpisodeChoice, agent: Agent | None, model_partner: Agent | None
+) -> PlaySession:
     """Make and start the recorded session of ``choice`` with its loaded sides."""
     partner: Agent | None = model_partner
     if choice.partner == HUMAN:
         partner = HumanAgent(choice.player if agent is not None else f"{choice.player} (partner)")
     try:
-        return open_session(store, choice.task_id, agent, partner, choice.seed, choice.player, choice.strict,
-                            choice.agent, choice.options)  # fmt: skip
+        return open_session(
+            store,
+            choice.task_id,
+            agent,
+            partner,
+            choice.seed,
+            choice.player,
+            choice.strict,
+            choice.agent,
+            choice.options,
+        )
     except ValueError as e:  # a task option the task does not take, or a bad value
         raise FieldError("options", str(e)) from e
     except Exception as e:  # noqa: BLE001 - e.g. Stockfish missing: one line under the form
@@ -219,10 +244,16 @@ def open_session(
     if isinstance(partner, HumanAgent):
         partner.role = partner_role(task_id)
     session = PlaySession(
-        store, task_id, agent=agent, partner=partner,
+        store,
+        task_id,
+        agent=agent,
+        partner=partner,
         player=player if (agent is None or partner is not None) else None,
-        seed=seed, strict=strict, agent_choice=agent_choice, options=options,
-    )  # fmt: skip
+        seed=seed,
+        strict=strict,
+        agent_choice=agent_choice,
+        options=options,
+    )
     session.start()
     return session
 

@@ -44,14 +44,26 @@ class TaskSummary:
 
     @classmethod
     def of(cls, spec: TaskSpec) -> TaskSummary:
-        return cls(spec.id, spec.title, spec.summary, tuple(spec.roles), spec.max_turns,
-                   (float(spec.reward_range[0]), float(spec.reward_range[1])))  # fmt: skip
+        return cls(
+            spec.id,
+            spec.title,
+            spec.summary,
+            tuple(spec.roles),
+            spec.max_turns,
+            (float(spec.reward_range[0]), float(spec.reward_range[1])),
+        )
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> TaskSummary:
         lo, hi = obj["reward_range"]
-        return cls(str(obj["id"]), str(obj["title"]), str(obj["summary"]), tuple(map(str, obj["roles"])),
-                   int(obj["max_turns"]), (float(lo), float(hi)))  # fmt: skip
+        return cls(
+            str(obj["id"]),
+            str(obj["title"]),
+            str(obj["summary"]),
+            tuple(map(str, obj["roles"])),
+            int(obj["max_turns"]),
+            (float(lo), float(hi)),
+        )
 
 
 def all_summaries() -> list[TaskSummary]:
@@ -98,8 +110,10 @@ def save(summaries: list[TaskSummary], path: Path | None = None) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"fingerprint": fingerprint(), "tasks": [asdict(s) for s in summaries]}),
-                       encoding="utf-8")  # fmt: skip
+        tmp.write_text(
+            json.dumps({"fingerprint": fingerprint(), "tasks": [asdict(s) for s in summaries]}),
+            encoding="utf-8",
+        )
         tmp.replace(path)
     except OSError:
         pass
@@ -108,7 +122,9 @@ def save(summaries: list[TaskSummary], path: Path | None = None) -> None:
 def load_shipped(path: Path = SHIPPED) -> list[TaskSummary] | None:
     """The task list shipped with the package (None if it cannot be read)."""
     try:
-        return [TaskSummary.from_json(t) for t in json.loads(path.read_text(encoding="utf-8"))["tasks"]]
+        return [
+            TaskSummary.from_json(t) for t in json.loads(path.read_text(encoding="utf-8"))["tasks"]
+        ]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 

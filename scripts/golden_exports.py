@@ -24,8 +24,17 @@ import tempfile
 from pathlib import Path
 
 TASKS = [
-    "maze-fo", "maze-po", "textnav-fo", "textnav-po", "wordle", "wordle-lmrl",
-    "chess", "endgames", "twenty-questions", "guess-city", "car-dealer",
+    "maze-fo",
+    "maze-po",
+    "textnav-fo",
+    "textnav-po",
+    "wordle",
+    "wordle-lmrl",
+    "chess",
+    "endgames",
+    "twenty-questions",
+    "guess-city",
+    "car-dealer",
 ]
 _CLOCK = re.compile(r'"(started_at|ended_at)": "[^"]*"')
 
@@ -33,8 +42,11 @@ _CLOCK = re.compile(r'"(started_at|ended_at)": "[^"]*"')
 def _lmrl(*args: str, db: Path) -> None:
     env = dict(os.environ, LMRL_DB=str(db))
     subprocess.run(
-        [sys.executable, "-m", "lmrl_tui", *args], check=True, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "lmrl_tui", *args],
+        check=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
 
 

@@ -78,8 +78,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--depth", type=int, default=14, help="Stockfish search depth of the filter")
     ap.add_argument("--per-setup", type=int, default=100, help="positions kept per setup at most")
     ap.add_argument("--attempts", type=int, default=400, help="candidates tried per setup at most")
-    ap.add_argument("--exclude", type=Path, action="append", default=[],
-                    help="a positions file whose positions are not to be repeated (repeatable)")
+    ap.add_argument(
+        "--exclude",
+        type=Path,
+        action="append",
+        default=[],
+        help="a positions file whose positions are not to be repeated (repeatable)",
+    )
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     exclude: set[str] = set()

@@ -22,7 +22,9 @@ def store(db_path: Path):
 
 
 @pytest.fixture(autouse=True)
-def _no_user_store(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_user_store(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No test may touch a user's store: the default store is a fresh temporary file per test
     (a test that wants another one sets LMRL_DB or passes --db itself)."""
     monkeypatch.setenv("LMRL_DB", str(tmp_path_factory.mktemp("user-store") / "episodes.db"))

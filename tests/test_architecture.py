@@ -97,8 +97,17 @@ def test_no_package_swallows_the_product() -> None:
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_families_use_the_same_file_names(family: str) -> None:
-    roles = {"__init__.py", "task.py", "policies.py", "partner.py", "text.py", "data.py", "engine.py",
-             "exact.py", "stockfish.py"}
+    roles = {
+        "__init__.py",
+        "task.py",
+        "policies.py",
+        "partner.py",
+        "text.py",
+        "data.py",
+        "engine.py",
+        "exact.py",
+        "stockfish.py",
+    }
     root = ROOT / "envs" / family
     tasks = [p.parent for p in root.rglob("task.py")]
     assert tasks, f"envs/{family} has no task.py"
@@ -123,29 +132,47 @@ def _strings(path: Path) -> list[tuple[int, str]]:
     import ast
 
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return [(n.lineno, n.value) for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return [
+        (n.lineno, n.value)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
 
 
 def _naming(files: list[Path], names: set[str]) -> list[str]:
     import re
 
-    pattern = re.compile(r"(?<![\w.])(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w])")
-    return [f"{p.name}:{line}: {m.group(1)}" for p in files for line, text in _strings(p)
-            for m in pattern.finditer(text)]  # fmt: skip
+    pattern = re.compile(
+        r"(?<![\w.])("
+        + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+        + r")(?![\w])"
+    )
+    return [
+        f"{p.name}:{line}: {m.group(1)}"
+        for p in files
+        for line, text in _strings(p)
+        for m in pattern.finditer(text)
+    ]
 
 
 def test_the_tasks_name_no_package_above_them_and_the_core_no_family() -> None:
     """No string of envs names a module of data, training or the app (agent kinds and the model
     process are provided by the training package), and none of envs/core names a family (they
     are declared in envs/families.py): what import-linter cannot see, strings included."""
-    above = {m for pkg in ("data", "training", "lmrl_tui") for m in _module_names(pkg) if "." in m}  # "data": a word too
+    above = {
+        m for pkg in ("data", "training", "lmrl_tui") for m in _module_names(pkg) if "." in m
+    }  # "data": a word too
     assert _naming(sorted((ROOT / "envs").rglob("*.py")), above) == []
-    families = {m for m in _module_names("envs") if m.split(".")[1:2] and m.split(".")[1] in FAMILIES}
+    families = {
+        m for m in _module_names("envs") if m.split(".")[1:2] and m.split(".")[1] in FAMILIES
+    }
     assert _naming(sorted((ROOT / "envs" / "core").rglob("*.py")), families) == []
 
 
 def test_the_string_finder_finds_a_module_named_in_a_docstring(tmp_path: Path) -> None:
     f = tmp_path / "m.py"
-    f.write_text('"""Loads ``training.agents.server`` in a child."""\nX = f"{1} data.store"\nY = "datasets"\n')
+    f.write_text(
+        '"""Loads ``training.agents.server`` in a child."""\nX = f"{1} data.store"\nY = "datasets"\n'
+    )
     got = [s.split(": ")[1] for s in _naming([f], {"training.agents.server", "data.store", "data"})]
     assert got == ["training.agents.server", "data.store"]

@@ -28,7 +28,9 @@ def test_fingerprint_covers_every_task() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("task", TASKS)
 def test_export_is_byte_identical(task: str, tmp_path: Path) -> None:
-    if task in ("chess", "endgames") and not (shutil.which("stockfish") or Path("/usr/games/stockfish").exists()):
+    if task in ("chess", "endgames") and not (
+        shutil.which("stockfish") or Path("/usr/games/stockfish").exists()
+    ):
         pytest.skip("needs stockfish")
     got = fingerprint(task, HASHES["episodes"], HASHES["seed"], tmp_path)
     assert got == HASHES["sha256"][task]

@@ -16,7 +16,9 @@ HTTP = ("httpx", "httpcore")
 
 def modules_after(code: str) -> set[str]:
     probe = textwrap.dedent(code) + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))\n"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
     import json
 
     return set(json.loads(out.stdout.strip().splitlines()[-1]))
@@ -24,7 +26,9 @@ def modules_after(code: str) -> set[str]:
 
 @pytest.mark.parametrize("pkg", ["envs", "data"])
 def test_pure_layers(pkg):
-    mods = modules_after(f"import {pkg}\nimport envs\nenvs.ids()\nimport data.io.formats\ndata.io.formats.codec('maze-fo')")
+    mods = modules_after(
+        f"import {pkg}\nimport envs\nenvs.ids()\nimport data.io.formats\ndata.io.formats.codec('maze-fo')"
+    )
     bad = {m.split(".")[0] for m in mods} & {"textual", *HEAVY, *HTTP, "lmrl_tui", "training"}
     assert not bad, f"{pkg} pulled in {bad}"
 
@@ -39,7 +43,7 @@ def test_home_screen_opens_without_torch(tmp_path):
         from lmrl_tui.screens.home import HomeScreen
 
         async def main():
-            app = make_app({str(tmp_path / 'e.db')!r})
+            app = make_app({str(tmp_path / "e.db")!r})
             async with app.run_test() as pilot:
                 await pilot.pause()
                 assert isinstance(app.screen, HomeScreen)
@@ -58,13 +62,15 @@ def test_a_plain_lmrl_starts_the_app_without_building_the_command_tree(tmp_path)
         import lmrl_tui.cli.play as play
         seen = []
         play.run_app = lambda args, store: seen.append((args.db, args.player, args.command)) or 0
-        assert cli.main(["--db", {str(tmp_path / 'e.db')!r}, "--player", "ann"]) == 0
-        assert seen == [({str(tmp_path / 'e.db')!r}, "ann", None)], seen
+        assert cli.main(["--db", {str(tmp_path / "e.db")!r}, "--player", "ann"]) == 0
+        assert seen == [({str(tmp_path / "e.db")!r}, "ann", None)], seen
         """
     )
     assert not {"training.algorithms", "training.args", "lmrl_tui.cli.serve"} & mods
-    again = modules_after("import lmrl_tui.cli as cli\nimport lmrl_tui.cli.stats as stats\n"
-                          "stats.run_tasks = lambda a, s: 0\nassert cli.main(['tasks']) == 0")
+    again = modules_after(
+        "import lmrl_tui.cli as cli\nimport lmrl_tui.cli.stats as stats\n"
+        "stats.run_tasks = lambda a, s: 0\nassert cli.main(['tasks']) == 0"
+    )
     assert "training.algorithms" in again  # any subcommand: the whole tree, as before
 
 
@@ -86,7 +92,7 @@ def test_the_home_screen_reads_an_existing_store_without_sqlite_utils(tmp_path):
         from lmrl_tui.screens.home import HomeScreen
 
         async def main():
-            app = make_app({str(tmp_path / 'e.db')!r})
+            app = make_app({str(tmp_path / "e.db")!r})
             async with app.run_test() as pilot:
                 while not (isinstance(app.screen, HomeScreen) and app.screen.counts):
                     await pilot.pause(0.01)
@@ -99,13 +105,20 @@ def test_the_home_screen_reads_an_existing_store_without_sqlite_utils(tmp_path):
 
 
 def test_an_endpoint_agent_imports_httpx_only_on_its_first_call():
-    mods = modules_after("from envs.players.agents import make_agent\n"
-                         "make_agent('twenty-questions', 'http:m@http://127.0.0.1:9/v1', role='oracle')")
+    mods = modules_after(
+        "from envs.players.agents import make_agent\n"
+        "make_agent('twenty-questions', 'http:m@http://127.0.0.1:9/v1', role='oracle')"
+    )
     assert not {m.split(".")[0] for m in mods} & set(HTTP)
 
 
-@pytest.mark.skipif(shutil.which("lint-imports") is None and not shutil.which(
-    "lint-imports", path=str(__import__("pathlib").Path(sys.executable).parent)), reason="import-linter not installed")
+@pytest.mark.skipif(
+    shutil.which("lint-imports") is None
+    and not shutil.which(
+        "lint-imports", path=str(__import__("pathlib").Path(sys.executable).parent)
+    ),
+    reason="import-linter not installed",
+)
 def test_import_linter_contracts():
     from pathlib import Path
 

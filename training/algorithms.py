@@ -71,25 +71,57 @@ def _spellings(name: str, key: str, table: dict[str, str]) -> tuple[str, ...]:
 
 
 def _offline(name: str, key: str, summary: str, *, more: tuple[str, ...] = ()) -> Algorithm:
-    return Algorithm(name, key, summary, TrainConfig, add_offline_arguments, run_train,
-                     _spellings(name, key, ALGO_ALIASES) + more)  # fmt: skip
+    return Algorithm(
+        name,
+        key,
+        summary,
+        TrainConfig,
+        add_offline_arguments,
+        run_train,
+        _spellings(name, key, ALGO_ALIASES) + more,
+    )
 
 
 def _online(name: str, summary: str) -> Algorithm:
-    return Algorithm(name, name, summary, OnlineConfig, add_online_arguments, run_online,
-                     _spellings(name, name, ONLINE_ALIASES), online=True)  # fmt: skip
+    return Algorithm(
+        name,
+        name,
+        summary,
+        OnlineConfig,
+        add_online_arguments,
+        run_online,
+        _spellings(name, name, ONLINE_ALIASES),
+        online=True,
+    )
 
 
 register(_offline("bc", "bc", "offline: behaviour cloning on the selected episodes"))
 # `lmrl train --help` has long named it filtered-bc, a spelling the old algorithm lookup refused
-register(_offline("%bc", "pbc", "offline: filtered BC, behaviour cloning on the best episodes by "
-                  "return (--top-percent, 10 by default)", more=("filtered-bc",)))
-register(_offline("mc", "mc", "offline: MC Returns, Q heads fit the return-to-go; value-guided decoding"))
-register(_offline("ilql", "ilql", "offline: implicit language Q-learning (expectile V, double Q, targets)"))
+register(
+    _offline(
+        "%bc",
+        "pbc",
+        "offline: filtered BC, behaviour cloning on the best episodes by "
+        "return (--top-percent, 10 by default)",
+        more=("filtered-bc",),
+    )
+)
+register(
+    _offline("mc", "mc", "offline: MC Returns, Q heads fit the return-to-go; value-guided decoding")
+)
+register(
+    _offline(
+        "ilql", "ilql", "offline: implicit language Q-learning (expectile V, double Q, targets)"
+    )
+)
 register(_offline("qsft", "qsft", "offline: Q-SFT, Q-values as the fine-tuned LM's probabilities"))
 register(_online("ppo", "online: PPO against the task simulator, from an --init checkpoint"))
-register(_online("online-filtered-bc", "online: rounds of rollouts from an --init checkpoint, BC "
-                 "on the best of each round"))
+register(
+    _online(
+        "online-filtered-bc",
+        "online: rounds of rollouts from an --init checkpoint, BC on the best of each round",
+    )
+)
 
 
 class _AnyCase(dict):
@@ -97,7 +129,9 @@ class _AnyCase(dict):
     finds its parser, as the hand-written algorithm lookup of old did."""
 
     def __contains__(self, key: object) -> bool:
-        return super().__contains__(key) or (isinstance(key, str) and super().__contains__(key.lower()))
+        return super().__contains__(key) or (
+            isinstance(key, str) and super().__contains__(key.lower())
+        )
 
     def __getitem__(self, key: Any) -> Any:
         if not super().__contains__(key) and isinstance(key, str):
@@ -105,29 +139,46 @@ class _AnyCase(dict):
         return super().__getitem__(key)
 
 
-def add_train_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser] = (), *,
-                      wrap: Callable[[Runner], Runner] | None = None) -> argparse.ArgumentParser:  # fmt: skip
+def add_train_command(
+    subparsers: Any,
+    parents: Iterable[argparse.ArgumentParser] = (),
+    *,
+    wrap: Callable[[Runner], Runner] | None = None,
+) -> argparse.ArgumentParser:
     """``train`` with one subcommand per registered algorithm, each with its own flags and help;
     ``wrap`` (given by ``lmrl``) wraps each algorithm's runner."""
     parents = list(parents)
     offline = [a.name for a in ALGORITHMS.values() if not a.online]
     online = [a.name for a in ALGORITHMS.values() if a.online]
-    summary = (f"train a policy: offline from the store ({', '.join(offline)}) or online "
-               f"({', '.join(online)}); needs the train extra")  # fmt: skip
-    train = subparsers.add_parser("train", parents=parents, help=summary.replace("%", "%%"),
-                                  description=summary + ". `ALGO --help` lists its options.")  # fmt: skip
+    summary = (
+        f"train a policy: offline from the store ({', '.join(offline)}) or online "
+        f"({', '.join(online)}); needs the train extra"
+    )
+    train = subparsers.add_parser(
+        "train",
+        parents=parents,
+        help=summary.replace("%", "%%"),
+        description=summary + ". `ALGO --help` lists its options.",
+    )
     algos = train.add_subparsers(title="algorithms", metavar="ALGO", required=True)
     # argparse looks names up in this map (it is also the choices): swap in the any-case one
     algos._name_parser_map = algos.choices = _AnyCase()
     for algo in ALGORITHMS.values():
-        p = algos.add_parser(algo.name, aliases=list(algo.aliases), parents=parents,
-                             help=algo.summary.replace("%", "%%"), description=algo.summary)  # fmt: skip
+        p = algos.add_parser(
+            algo.name,
+            aliases=list(algo.aliases),
+            parents=parents,
+            help=algo.summary.replace("%", "%%"),
+            description=algo.summary,
+        )
         algo.add_arguments(p, algo.key)
         p.set_defaults(algo=algo.key, run=wrap(algo.run) if wrap else algo.run)
     return train
 
 
-def add_reproduce_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
+def add_reproduce_command(
+    subparsers: Any, parents: Iterable[argparse.ArgumentParser] = ()
+) -> argparse.ArgumentParser:
     """``reproduce TASK``: LMRL-Gym's Table 2 for a task (:mod:`training.reproduce.command`); it runs its
     ``train`` and ``eval`` commands with :func:`run_command`."""
     from training.reproduce.command import add_reproduce_command as add
@@ -152,12 +203,17 @@ def run_command(argv: list[str]) -> int:
         store.close()
 
 
-def add_eval_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
+def add_eval_command(
+    subparsers: Any, parents: Iterable[argparse.ArgumentParser] = ()
+) -> argparse.ArgumentParser:
     """``eval AGENT``: evaluate a checkpoint against its (or another) task, or any other agent
     (scripted policy, ``hf:``, ``http:``, ``guided:``) against ``--task``."""
-    ev = subparsers.add_parser("eval", parents=list(parents),
-                               help="evaluate a checkpoint, scripted policy or language model on a task "
-                               "(needs the train extra)")  # fmt: skip
+    ev = subparsers.add_parser(
+        "eval",
+        parents=list(parents),
+        help="evaluate a checkpoint, scripted policy or language model on a task "
+        "(needs the train extra)",
+    )
     add_eval_arguments(ev)
     ev.set_defaults(run=run_eval)
     return ev

@@ -51,43 +51,102 @@ def parse_bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
 
-def add_task_arguments(parser: argparse.ArgumentParser, *, required: bool = False,
-                       task_help: str = "task id (see `lmrl tasks`)",
-                       option_help: str = "task option key=value (repeatable)") -> None:
+def add_task_arguments(
+    parser: argparse.ArgumentParser,
+    *,
+    required: bool = False,
+    task_help: str = "task id (see `lmrl tasks`)",
+    option_help: str = "task option key=value (repeatable)",
+) -> None:
     """``--task`` and ``--option key=value`` (into ``args.task`` and ``args.task_options``)."""
     parser.add_argument("--task", required=required, default=None, help=task_help)
-    parser.add_argument("--option", type=task_option, action="append", default=[], dest="task_options",
-                        metavar="KEY=VALUE", help=f"{option_help}; `lmrl tasks` lists every task's options "
-                        "with their values and defaults")
+    parser.add_argument(
+        "--option",
+        type=task_option,
+        action="append",
+        default=[],
+        dest="task_options",
+        metavar="KEY=VALUE",
+        help=f"{option_help}; `lmrl tasks` lists every task's options "
+        "with their values and defaults",
+    )
 
 
 def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
     """The dataset filters: which stored episodes a command reads (see :func:`dataset_query`)."""
     g = parser.add_argument_group("dataset (which stored episodes; every filter narrows it)")
-    g.add_argument("--source", action="append", default=[], dest="sources", choices=SOURCES,
-                   help="episode source to keep (repeatable; default: human, scripted and import, the "
-                   "logged data; agent: models' own rollouts, e.g. online runs'; any: all)")
-    g.add_argument("--run", type=int, default=None, dest="run_id", metavar="ID",
-                   help="keep the episodes of this run (an online run's rollouts; any source unless --source)")
-    g.add_argument("--player", action="append", default=[], dest="players", metavar="NAME",
-                   help="human player name to keep (repeatable)")
-    g.add_argument("--agent", action="append", default=[], dest="agents", metavar="NAME",
-                   help="agent name to keep, e.g. behaviour (repeatable)")
-    g.add_argument("--partner-kind", action="append", default=[], dest="partner_kinds", metavar="KIND",
-                   help="who played the partner side: human, scripted (the task's own partner), hf, "
-                   "http or checkpoint (repeatable)")  # fmt: skip
-    g.add_argument("--status", default="finished", choices=STATUSES,
-                   help="episode status to keep (default: finished)")
-    g.add_argument("--min-return", type=float, default=None, help="keep episodes with at least this return")
-    g.add_argument("--top-percent", type=float, default=None, metavar="P",
-                   help="keep the top P%% by return, ties kept (%%bc: 10 unless --wins-only or "
-                   "--min-return is given)")
+    g.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        dest="sources",
+        choices=SOURCES,
+        help="episode source to keep (repeatable; default: human, scripted and import, the "
+        "logged data; agent: models' own rollouts, e.g. online runs'; any: all)",
+    )
+    g.add_argument(
+        "--run",
+        type=int,
+        default=None,
+        dest="run_id",
+        metavar="ID",
+        help="keep the episodes of this run (an online run's rollouts; any source unless --source)",
+    )
+    g.add_argument(
+        "--player",
+        action="append",
+        default=[],
+        dest="players",
+        metavar="NAME",
+        help="human player name to keep (repeatable)",
+    )
+    g.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        dest="agents",
+        metavar="NAME",
+        help="agent name to keep, e.g. behaviour (repeatable)",
+    )
+    g.add_argument(
+        "--partner-kind",
+        action="append",
+        default=[],
+        dest="partner_kinds",
+        metavar="KIND",
+        help="who played the partner side: human, scripted (the task's own partner), hf, "
+        "http or checkpoint (repeatable)",
+    )
+    g.add_argument(
+        "--status",
+        default="finished",
+        choices=STATUSES,
+        help="episode status to keep (default: finished)",
+    )
+    g.add_argument(
+        "--min-return", type=float, default=None, help="keep episodes with at least this return"
+    )
+    g.add_argument(
+        "--top-percent",
+        type=float,
+        default=None,
+        metavar="P",
+        help="keep the top P%% by return, ties kept (%%bc: 10 unless --wins-only or "
+        "--min-return is given)",
+    )
     g.add_argument("--wins-only", action="store_true", help="keep successful episodes only")
-    g.add_argument("--takeover-only", action="store_true",
-                   help="keep episodes where a person took over from the agent (human corrections; any source)")
+    g.add_argument(
+        "--takeover-only",
+        action="store_true",
+        help="keep episodes where a person took over from the agent (human corrections; any source)",
+    )
     g.add_argument("--split", choices=SPLITS, default=None, help="a deterministic split by seed")
-    g.add_argument("--eval-fraction", type=float, default=0.1,
-                   help="share of the seeds in the eval split (default: 0.1)")
+    g.add_argument(
+        "--eval-fraction",
+        type=float,
+        default=0.1,
+        help="share of the seeds in the eval split (default: 0.1)",
+    )
     g.add_argument("--limit", type=int, default=None, help="at most this many episodes")
 
 
@@ -95,13 +154,23 @@ def dataset_query(args: argparse.Namespace, **overrides: Any) -> Any:
     """The :class:`data.datasets.DatasetQuery` of parsed task and dataset arguments."""
     from data.datasets import DatasetQuery
 
-    query = dict(task=args.task, sources=list(args.sources) or None, players=list(args.players),
-                 agents=list(args.agents), partner_kinds=list(getattr(args, "partner_kinds", []) or []),
-                 status=args.status, min_return=args.min_return,
-                 top_percent=args.top_percent, wins_only=args.wins_only, split=args.split,
-                 takeover_only=bool(getattr(args, "takeover_only", False)),
-                 eval_fraction=args.eval_fraction, limit=args.limit, run_id=args.run_id,
-                 options=dict(args.task_options))  # fmt: skip
+    query = dict(
+        task=args.task,
+        sources=list(args.sources) or None,
+        players=list(args.players),
+        agents=list(args.agents),
+        partner_kinds=list(getattr(args, "partner_kinds", []) or []),
+        status=args.status,
+        min_return=args.min_return,
+        top_percent=args.top_percent,
+        wins_only=args.wins_only,
+        split=args.split,
+        takeover_only=bool(getattr(args, "takeover_only", False)),
+        eval_fraction=args.eval_fraction,
+        limit=args.limit,
+        run_id=args.run_id,
+        options=dict(args.task_options),
+    )
     query.update(overrides)
     return DatasetQuery(**query)
 
@@ -124,7 +193,9 @@ def _shown(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def add_config_arguments(parser: argparse.ArgumentParser, cls: type, defaults: Any, title: str) -> None:
+def add_config_arguments(
+    parser: argparse.ArgumentParser, cls: type, defaults: Any, title: str
+) -> None:
     """One ``--name`` flag per documented field of ``cls``, its help ending with the default
     (read from ``defaults``). Every flag defaults to None, so the runner knows what was given."""
     group = parser.add_argument_group(title)
@@ -136,8 +207,14 @@ def add_config_arguments(parser: argparse.ArgumentParser, cls: type, defaults: A
             group.add_argument(flag, action="store_true", default=None, dest=f.name, help=text)
             continue
         typ = field_type(f)
-        group.add_argument(flag, type=parse_bool if typ is bool else typ, default=None, dest=f.name,
-                           metavar="BOOL" if typ is bool else f.name.upper(), help=text)
+        group.add_argument(
+            flag,
+            type=parse_bool if typ is bool else typ,
+            default=None,
+            dest=f.name,
+            metavar="BOOL" if typ is bool else f.name.upper(),
+            help=text,
+        )
 
 
 def explicit_settings(args: argparse.Namespace, cls: type) -> dict[str, Any]:

@@ -22,7 +22,9 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     db_help = "episode database (default: $LMRL_DB or the user data directory)"
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--db", default=argparse.SUPPRESS, help=db_help)
-    parser = argparse.ArgumentParser(prog=prog, description="Train or evaluate a policy on the episode store.")
+    parser = argparse.ArgumentParser(
+        prog=prog, description="Train or evaluate a policy on the episode store."
+    )
     parser.add_argument("--db", default=None, help=db_help)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     add_train_command(sub, [common])

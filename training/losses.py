@@ -19,7 +19,10 @@ def token_ce(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
 
 
 def bc_loss(
-    logits: torch.Tensor, input_ids: torch.Tensor, mask: torch.Tensor, non_action_weight: float = 0.0,
+    logits: torch.Tensor,
+    input_ids: torch.Tensor,
+    mask: torch.Tensor,
+    non_action_weight: float = 0.0,
     attention_mask: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """L_BC = (1/N) sum m_t CE(l_t, x_{t+1}); ``logits`` may be [B,T,V] (the last is dropped)."""
@@ -33,7 +36,9 @@ def bc_loss(
     return (ce * w).sum() / w.sum().clamp(min=1.0)
 
 
-def returns_to_go(rewards: torch.Tensor, discount: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+def returns_to_go(
+    rewards: torch.Tensor, discount: torch.Tensor, mask: torch.Tensor
+) -> torch.Tensor:
     """Reward-to-go over the action positions of each row: G_k = r_k + d_k G_{k+1} (observation
     positions are skipped; 0 where the mask is 0)."""
     out = torch.zeros_like(rewards, dtype=torch.float32)
@@ -46,8 +51,12 @@ def returns_to_go(rewards: torch.Tensor, discount: torch.Tensor, mask: torch.Ten
 
 
 def mc_loss(
-    q_all: torch.Tensor | None, actions: torch.Tensor, returns: torch.Tensor, mask: torch.Tensor,
-    cql_weight: float = 0.0, q: torch.Tensor | None = None,
+    q_all: torch.Tensor | None,
+    actions: torch.Tensor,
+    returns: torch.Tensor,
+    mask: torch.Tensor,
+    cql_weight: float = 0.0,
+    q: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """L_MC = (1/N) sum m ½(q - sg(G))² + α_cql (1/N) sum m CE(Q, a) (docs/algorithms.md §3); pass ``q`` (the data
     token's Q) instead of ``q_all`` when the CQL weight is 0."""
@@ -62,7 +71,11 @@ def mc_loss(
     if cql_weight and q_all is not None:
         lc = (m * token_ce(q_all, actions)).sum() / n
         loss = loss + cql_weight * lc
-    return loss, {"q_loss": float(lq.detach()), "cql_loss": float(lc.detach()), "q_mean": float((q.detach() * m).sum() / n)}
+    return loss, {
+        "q_loss": float(lq.detach()),
+        "cql_loss": float(lc.detach()),
+        "q_mean": float((q.detach() * m).sum() / n),
+    }
 
 
 def expectile_weights(diff: torch.Tensor, tau: float) -> torch.Tensor:
@@ -76,9 +89,19 @@ def cql_term(q_all: torch.Tensor, actions: torch.Tensor, mask: torch.Tensor) -> 
 
 
 def ilql_loss(
-    q1: torch.Tensor, q2: torch.Tensor, v: torch.Tensor, target_q: torch.Tensor, v_next: torch.Tensor,
-    rewards: torch.Tensor, discount: torch.Tensor, mask: torch.Tensor, *, tau: float,
-    cql_weight: float = 0.0, q1_all: torch.Tensor | None = None, q2_all: torch.Tensor | None = None,
+    q1: torch.Tensor,
+    q2: torch.Tensor,
+    v: torch.Tensor,
+    target_q: torch.Tensor,
+    v_next: torch.Tensor,
+    rewards: torch.Tensor,
+    discount: torch.Tensor,
+    mask: torch.Tensor,
+    *,
+    tau: float,
+    cql_weight: float = 0.0,
+    q1_all: torch.Tensor | None = None,
+    q2_all: torch.Tensor | None = None,
     actions: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """LMRL-Gym ``ilql_loss`` (docs/algorithms.md §4.3): double-Q TD to r + d·sg(v'), expectile V to sg(min Q̄), CQL.
@@ -99,9 +122,12 @@ def ilql_loss(
         lc = cql_term(q1_all, actions, mask) + cql_term(q2_all, actions, mask)
         loss = loss + cql_weight * lc
     stats = {
-        "q_loss": float(lq.detach()), "v_loss": float(lv.detach()), "cql_loss": float(lc.detach()),
-        "q_mean": float((q1.detach() * m).sum() / n), "v_mean": float((v.detach() * m).sum() / n),
-    }  # fmt: skip
+        "q_loss": float(lq.detach()),
+        "v_loss": float(lv.detach()),
+        "cql_loss": float(lc.detach()),
+        "q_mean": float((q1.detach() * m).sum() / n),
+        "v_mean": float((v.detach() * m).sum() / n),
+    }
     return loss, stats
 
 
@@ -113,7 +139,10 @@ def polyak_(target: torch.nn.Module, online: torch.nn.Module, alpha: float) -> N
 
 
 def perturb_logits(
-    logits: torch.Tensor, q: torch.Tensor | None, beta: float, v: torch.Tensor | None = None,
+    logits: torch.Tensor,
+    q: torch.Tensor | None,
+    beta: float,
+    v: torch.Tensor | None = None,
     normalise: bool = False,
 ) -> torch.Tensor:
     """Value-guided logits ℓ + β·Q (or log_softmax(ℓ) + β(Q - V)); both give the same softmax."""
@@ -125,7 +154,10 @@ def perturb_logits(
 
 
 def qsft_weights(
-    rewards: torch.Tensor, discount: torch.Tensor, next_max_prob: torch.Tensor, next_mult: torch.Tensor,
+    rewards: torch.Tensor,
+    discount: torch.Tensor,
+    next_max_prob: torch.Tensor,
+    next_mult: torch.Tensor,
 ) -> torch.Tensor:
     """Q-SFT Bellman weights w = r + d · max_a' p̄(a'|s') (0 after a terminal step), clipped to [0, 1]."""
     return (rewards + discount * next_mult * next_max_prob).clamp(0.0, 1.0).detach()
@@ -152,8 +184,12 @@ def bisim_distance(a: torch.Tensor, b: torch.Tensor, eps: float = 1e-8) -> torch
 
 
 def bisim_loss(
-    z: torch.Tensor, z_next: torch.Tensor, rewards: torch.Tensor, discount: torch.Tensor,
-    terminal: torch.Tensor, partner: torch.Tensor,
+    z: torch.Tensor,
+    z_next: torch.Tensor,
+    rewards: torch.Tensor,
+    discount: torch.Tensor,
+    terminal: torch.Tensor,
+    partner: torch.Tensor,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """Bisimulation loss on history representations (Hong, Dragan & Levine 2023, "Offline RL with
     observation histories"; the metric of Ferns et al. under the data's policy, as in DBC):
@@ -174,8 +210,11 @@ def bisim_loss(
     nxt = torch.where(terminal & terminal[j], torch.zeros_like(d), bisim_distance(zn, zn[j]))
     target = ((r - r[j]).abs() + 0.5 * (g + g[j]) * nxt).detach()
     loss = ((d - target) ** 2).mean()
-    return loss, {"bisim_loss": float(loss.detach()), "bisim_dist": float(d.detach().mean()),
-                  "bisim_target": float(target.mean())}  # fmt: skip
+    return loss, {
+        "bisim_loss": float(loss.detach()),
+        "bisim_dist": float(d.detach().mean()),
+        "bisim_target": float(target.mean()),
+    }
 
 
 def half_turn_partners(n: int) -> torch.Tensor:

@@ -11,8 +11,14 @@ from dataclasses import MISSING, field
 from typing import Any
 
 
-def setting(default: Any = MISSING, doc: str = "", *, factory: Any = MISSING, flag: bool = True,
-            switch: bool = False) -> Any:
+def setting(
+    default: Any = MISSING,
+    doc: str = "",
+    *,
+    factory: Any = MISSING,
+    flag: bool = True,
+    switch: bool = False,
+) -> Any:
     """A config field with its help line (``metadata["help"]``).
 
     ``flag=False``: the command line sets it through its own argument (``--task``, ``--option``
@@ -37,7 +43,9 @@ def fits(value: Any, hint: Any) -> bool:
     if hint is int:
         return isinstance(value, int) and not isinstance(value, bool)
     if hint is float:
-        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        return (
+            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        )
     if hint is str:
         return isinstance(value, str)
     base = origin or hint

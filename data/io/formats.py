@@ -101,7 +101,9 @@ def export_episodes(store: Store, out: IO[str], fmt: str, query: DatasetQuery) -
     if fmt == "jsonl":
         n = 0
         for ep in load_episodes(store, ids):
-            out.write(json.dumps(episode_to_json(ep, store.labels(ep.id)), ensure_ascii=False) + "\n")
+            out.write(
+                json.dumps(episode_to_json(ep, store.labels(ep.id)), ensure_ascii=False) + "\n"
+            )
             n += 1
         return n
     if not query.task:
@@ -139,7 +141,9 @@ def _utf8(data: bytes, line: int) -> str:
     except UnicodeDecodeError as e:
         col = e.start - data.rfind(b"\n", 0, e.start)
         line += data.count(b"\n", 0, e.start)
-        raise FormatError(f"line {line}: not UTF-8 text (byte 0x{data[e.start]:02x} at column {col})") from None
+        raise FormatError(
+            f"line {line}: not UTF-8 text (byte 0x{data[e.start]:02x} at column {col})"
+        ) from None
 
 
 def _jsonl_items(f: IO[bytes]) -> Iterator[tuple[str, Any]]:
@@ -190,7 +194,9 @@ def _json_list_items(f: IO[bytes]) -> Iterator[tuple[str, Any]]:
         elif pos == len(doc):
             raise FormatError(f"line {line_at(pos)}: truncated JSON")
         elif not doc.startswith("]", pos):
-            raise FormatError(f"line {line_at(pos)}: not valid JSON (expected ',' or ']' after item {n})")
+            raise FormatError(
+                f"line {line_at(pos)}: not valid JSON (expected ',' or ']' after item {n})"
+            )
     end = _SPACE.match(doc, pos + 1).end()  # type: ignore[union-attr]
     if end != len(doc):
         raise FormatError(f"line {line_at(end)}: not valid JSON (extra data after the list)")
@@ -241,9 +247,13 @@ def import_episodes(store: Store, path: str | Path, fmt: str, task: str | None =
 
 
 def _write_all(
-    store: Store, items: Iterator[tuple[str, Any]], convert: Callable[[Any], EpisodeRecord],
-    fmt: str, task: str | None, transaction: ExitStack,
-) -> int:  # fmt: skip
+    store: Store,
+    items: Iterator[tuple[str, Any]],
+    convert: Callable[[Any], EpisodeRecord],
+    fmt: str,
+    task: str | None,
+    transaction: ExitStack,
+) -> int:
     """Convert and check every item, writing them in the one transaction entered on
     ``transaction`` at the first write; an error leaves the stack, which rolls it back."""
     total = steps = 0

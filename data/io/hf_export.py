@@ -40,23 +40,51 @@ class ExportError(ValueError):
 
 
 EPISODE_FIELDS = (
-    ("episode_id", "int64"), ("episode_uid", "string"), ("task", "string"), ("task_version", "int64"),
-    ("seed", "int64"), ("source", "string"), ("player", "string"), ("agent_kind", "string"),
-    ("agent_name", "string"), ("partner_kind", "string"), ("partner_name", "string"),
-    ("options", "string"), ("status", "string"), ("return", "float64"), ("success", "bool"),
-    ("n_steps", "int64"), ("origin", "string"), ("started_at", "string"), ("ended_at", "string"),
+    ("episode_id", "int64"),
+    ("episode_uid", "string"),
+    ("task", "string"),
+    ("task_version", "int64"),
+    ("seed", "int64"),
+    ("source", "string"),
+    ("player", "string"),
+    ("agent_kind", "string"),
+    ("agent_name", "string"),
+    ("partner_kind", "string"),
+    ("partner_name", "string"),
+    ("options", "string"),
+    ("status", "string"),
+    ("return", "float64"),
+    ("success", "bool"),
+    ("n_steps", "int64"),
+    ("origin", "string"),
+    ("started_at", "string"),
+    ("ended_at", "string"),
     ("meta", "string"),
-)  # fmt: skip
+)
 """Every row's provenance columns (options and meta as JSON text: their keys vary by task)."""
 STEP_FIELDS = (
-    ("step_idx", "int64"), ("role", "string"), ("state", "string"), ("action", "string"),
-    ("typed", "string"), ("observation", "string"), ("reward", "float64"), ("terminated", "bool"),
-    ("truncated", "bool"), ("think_ms", "int64"), ("info", "string"), ("created_at", "string"),
-)  # fmt: skip
+    ("step_idx", "int64"),
+    ("role", "string"),
+    ("state", "string"),
+    ("action", "string"),
+    ("typed", "string"),
+    ("observation", "string"),
+    ("reward", "float64"),
+    ("terminated", "bool"),
+    ("truncated", "bool"),
+    ("think_ms", "int64"),
+    ("info", "string"),
+    ("created_at", "string"),
+)
 """A step row's own columns: ``state`` is the text the action answered (the previous observation,
 or the episode's first one), ``observation`` the text that came back."""
-LABEL_FIELDS = (("step_idx", "int64"), ("label", "string"), ("value", "string"), ("author", "string"),
-                ("created_at", "string"))  # fmt: skip
+LABEL_FIELDS = (
+    ("step_idx", "int64"),
+    ("label", "string"),
+    ("value", "string"),
+    ("author", "string"),
+    ("created_at", "string"),
+)
 
 
 def _features(rows: str) -> Any:
@@ -82,8 +110,13 @@ def _json(v: Any) -> str:
 def _episode_columns(ep: StoredEpisode) -> dict[str, Any]:
     e = ep.episode
     out = {k: e.get(k) for k, _ in EPISODE_FIELDS}
-    out.update(episode_id=ep.id, episode_uid=e.get("uid"), options=_json(e.get("options") or {}),
-               meta=_json(e.get("meta") or {}), success=None if e.get("success") is None else bool(e["success"]))  # fmt: skip
+    out.update(
+        episode_id=ep.id,
+        episode_uid=e.get("uid"),
+        options=_json(e.get("options") or {}),
+        meta=_json(e.get("meta") or {}),
+        success=None if e.get("success") is None else bool(e["success"]),
+    )
     return out
 
 
@@ -93,8 +126,13 @@ def _label(lab: dict[str, Any]) -> dict[str, Any]:
 
 def _step_columns(s: dict[str, Any], state: str) -> dict[str, Any]:
     out = {k: s.get(k) for k, _ in STEP_FIELDS}
-    out.update(step_idx=s["idx"], state=state, terminated=bool(s["terminated"]), truncated=bool(s["truncated"]),
-               info=_json(s.get("info") or {}))  # fmt: skip
+    out.update(
+        step_idx=s["idx"],
+        state=state,
+        terminated=bool(s["terminated"]),
+        truncated=bool(s["truncated"]),
+        info=_json(s.get("info") or {}),
+    )
     return out
 
 
@@ -140,13 +178,17 @@ def export_hf(store: Store, query: DatasetQuery, out: str | Path, rows: str = "s
         import datasets
         import pyarrow as pa
     except ImportError:
-        raise ExportError("the hf format needs the datasets package: pip install 'lmrl-tui[hf]'") from None
+        raise ExportError(
+            "the hf format needs the datasets package: pip install 'lmrl-tui[hf]'"
+        ) from None
     datasets.disable_progress_bars()  # the CLI prints one line; no bars on stderr
     folder = Path(out).expanduser()
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise ExportError(f"{folder} already exists and is not an empty folder; give a new one")
     features = _features(rows)
-    schema = features.arrow_schema  # rows go to Arrow in C++: datasets' per-row encoding is ~50x slower
+    schema = (
+        features.arrow_schema
+    )  # rows go to Arrow in C++: datasets' per-row encoding is ~50x slower
     result = HfExport()
     parts: list[Any] = []
     buffer: list[dict[str, Any]] = []
@@ -164,13 +206,17 @@ def export_hf(store: Store, query: DatasetQuery, out: str | Path, rows: str = "s
     if buffer or not parts:
         parts.append(pa.Table.from_pylist(buffer, schema=schema))
     split = datasets.NamedSplit(query.split or "train")
-    ds = datasets.Dataset(pa.concat_tables(parts), info=datasets.DatasetInfo(features=features), split=split)
+    ds = datasets.Dataset(
+        pa.concat_tables(parts), info=datasets.DatasetInfo(features=features), split=split
+    )
     result.rows = len(ds)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         ds.save_to_disk(str(folder))
         ds.to_parquet(str(folder / "data.parquet"))
-        (folder / "README.md").write_text(dataset_card(query, rows, result, features), encoding="utf-8")
+        (folder / "README.md").write_text(
+            dataset_card(query, rows, result, features), encoding="utf-8"
+        )
     except OSError as e:
         raise ExportError(f"cannot write {folder}: {e.strerror or e}") from None
     return result

@@ -24,7 +24,9 @@ _EPISODE_FIELDS = frozenset((*_EPISODE_KEYS, "return", "steps", "labels"))
 _STEP_FIELDS = frozenset(_STEP_KEYS)
 
 
-def episode_to_json(ep: StoredEpisode, labels: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def episode_to_json(
+    ep: StoredEpisode, labels: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     out = {k: ep.episode[k] for k in _EPISODE_KEYS}
     out["return"] = ep.episode["return"]
     out["steps"] = [{k: s[k] for k in _STEP_KEYS} for s in ep.steps]
@@ -58,23 +60,42 @@ def episode_from_json(obj: Any, tasks: Collection[str] | None = None) -> Episode
             action, observation, reward = s["action"], s["observation"], s["reward"]
         except KeyError as e:
             raise FieldError(f"steps[{i}] has no {e.args[0]!r}") from None
-        steps.append(StepRecord(action, observation, reward, s.get("terminated", False),
-                                s.get("truncated", False), s.get("info"), s.get("typed"),
-                                s.get("think_ms"), s.get("role", "agent")))  # fmt: skip
+        steps.append(
+            StepRecord(
+                action,
+                observation,
+                reward,
+                s.get("terminated", False),
+                s.get("truncated", False),
+                s.get("info"),
+                s.get("typed"),
+                s.get("think_ms"),
+                s.get("role", "agent"),
+            )
+        )
     if "return" in obj:
         number(obj["return"], "return")  # derived from the rewards: checked, not kept
     partner_kind, partner_name = obj.get("partner_kind"), obj.get("partner_name")
     if partner_kind is None and partner_name is not None:
         raise FieldError("partner_name is given without partner_kind")
     rec = EpisodeRecord(
-        task=obj["task"], task_version=obj.get("task_version", 1), seed=obj.get("seed"),
-        first_observation=obj["first_observation"], steps=steps,
+        task=obj["task"],
+        task_version=obj.get("task_version", 1),
+        seed=obj.get("seed"),
+        first_observation=obj["first_observation"],
+        steps=steps,
         agent=Who(obj.get("agent_kind", "import"), obj.get("agent_name", "import")),
         partner=None if partner_kind is None else Who(partner_kind, partner_name or partner_kind),
-        player=obj.get("player"), source=obj.get("source", "import"), options=obj.get("options"),
-        status=obj.get("status", "finished"), success=obj.get("success"), meta=obj.get("meta"),
-        started_at=obj.get("started_at"), ended_at=obj.get("ended_at"), labels=obj.get("labels"),
-    )  # fmt: skip
+        player=obj.get("player"),
+        source=obj.get("source", "import"),
+        options=obj.get("options"),
+        status=obj.get("status", "finished"),
+        success=obj.get("success"),
+        meta=obj.get("meta"),
+        started_at=obj.get("started_at"),
+        ended_at=obj.get("ended_at"),
+        labels=obj.get("labels"),
+    )
     if tasks is None:
         import envs
 

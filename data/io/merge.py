@@ -106,7 +106,9 @@ def merge_stores(
                 report.skipped.append(str(p))
                 continue
             opened.append((p, conn, applied))
-        existed = target.exists() and not (target.is_file() and target.stat().st_size == 0)  # `touch`ed: new
+        existed = target.exists() and not (
+            target.is_file() and target.stat().st_size == 0
+        )  # `touch`ed: new
         if existed:
             open_input(target)[0].close()  # refuse a foreign, newer or damaged target untouched
         store = Store(target, verify=existed)
@@ -116,7 +118,9 @@ def merge_stores(
                 dest = TargetSide(store._conn)
                 for p, conn, applied in opened:
                     conn.execute("BEGIN")  # one snapshot of a store that may be in use meanwhile
-                    merge_source(Side.of_source(conn, p, "m002_merge_identity" in applied), dest, report)
+                    merge_source(
+                        Side.of_source(conn, p, "m002_merge_identity" in applied), dest, report
+                    )
                     conn.rollback()
         except BaseException:
             store.close()

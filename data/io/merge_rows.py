@@ -45,7 +45,11 @@ class MergeReport:
     skipped: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        parts = [f"{self.added[t]} {t}" for t in ("episodes", *sorted(set(self.added) - {"episodes"})) if self.added[t]]
+        parts = [
+            f"{self.added[t]} {t}"
+            for t in ("episodes", *sorted(set(self.added) - {"episodes"}))
+            if self.added[t]
+        ]
         line = "added " + (", ".join(parts) if parts else "nothing")
         if self.updated:
             line += "; updated " + ", ".join(f"{n} {t}" for t, n in sorted(self.updated.items()))
@@ -97,7 +101,9 @@ class Side:
         return self._uids[table].get(row_id)
 
     def steps(self, episode_id: int) -> list[Row]:
-        return _dicts(self.conn.execute("SELECT * FROM steps WHERE episode_id = ? ORDER BY idx", [episode_id]))
+        return _dicts(
+            self.conn.execute("SELECT * FROM steps WHERE episode_id = ? ORDER BY idx", [episode_id])
+        )
 
     def canonical(self, table: str, row: Row) -> Row:
         """The row's content with its ids as uids (the same in every store that holds it)."""
@@ -108,7 +114,9 @@ class Side:
         if table == "runs" and c.get("episode_ids") is not None:
             c["episode_ids"] = self.episode_uids(c["episode_ids"])
         if table == "episodes":
-            c["steps"] = [{k: v for k, v in s.items() if k != "episode_id"} for s in self.steps(row["id"])]
+            c["steps"] = [
+                {k: v for k, v in s.items() if k != "episode_id"} for s in self.steps(row["id"])
+            ]
         return c
 
     def episode_uids(self, text: str) -> list[str] | str:
@@ -161,16 +169,21 @@ class TargetSide(Side):
         args = [values.get(k) for k in cols]
         if row_id is None:
             marks = ",".join("?" * len(cols))
-            row_id = inserted_id(self.conn.execute(f"INSERT INTO {table}({','.join(cols)}) VALUES ({marks})", args))
+            row_id = inserted_id(
+                self.conn.execute(f"INSERT INTO {table}({','.join(cols)}) VALUES ({marks})", args)
+            )
         else:
             sets = ", ".join(f"{k} = ?" for k in cols)
             self.conn.execute(f"UPDATE {table} SET {sets} WHERE id = ?", [*args, row_id])
         if table == "episodes":
             self.conn.execute("DELETE FROM steps WHERE episode_id = ?", [row_id])
             step_cols = [k for k in self.columns("steps")]
-            steps = [[row_id if k == "episode_id" else s.get(k) for k in step_cols] for s in c["steps"]]
+            steps = [
+                [row_id if k == "episode_id" else s.get(k) for k in step_cols] for s in c["steps"]
+            ]
             self.conn.executemany(
-                f"INSERT INTO steps({','.join(step_cols)}) VALUES ({','.join('?' * len(step_cols))})", steps
+                f"INSERT INTO steps({','.join(step_cols)}) VALUES ({','.join('?' * len(step_cols))})",
+                steps,
             )
         return row_id
 
@@ -198,12 +211,17 @@ def merge_players(src: Side, dst: TargetSide, report: MergeReport) -> None:
         old = _dicts(dst.conn.execute("SELECT * FROM players WHERE name = ?", [p["name"]]))
         if not old:
             cols = list(p)
-            dst.conn.execute(f"INSERT INTO players({','.join(cols)}) VALUES ({','.join('?' * len(cols))})",
-                             [p[k] for k in cols])  # fmt: skip
+            dst.conn.execute(
+                f"INSERT INTO players({','.join(cols)}) VALUES ({','.join('?' * len(cols))})",
+                [p[k] for k in cols],
+            )
             report.added["players"] += 1
         elif old[0] != p and (p["created_at"], digest(p)) < (old[0]["created_at"], digest(old[0])):
             sets = ", ".join(f"{k} = ?" for k in p if k != "name")
-            dst.conn.execute(f"UPDATE players SET {sets} WHERE name = ?", [*(v for k, v in p.items() if k != "name"), p["name"]])
+            dst.conn.execute(
+                f"UPDATE players SET {sets} WHERE name = ?",
+                [*(v for k, v in p.items() if k != "name"), p["name"]],
+            )
             report.updated["players"] += 1
         else:
             report.unchanged["players"] += 1

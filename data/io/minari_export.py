@@ -57,16 +57,25 @@ def _datasets_root(folder: Path):
 def _infos(ep: StoredEpisode) -> dict[str, list[Any]]:
     e = ep.episode
     n = len(ep.steps) + 1
-    same = {"episode_uid": e.get("uid") or "", "task": e["task"], "source": e["source"], "player": e["player"] or "",
-            "agent": f"{e['agent_kind']}:{e['agent_name']}", "status": e["status"], "origin": e.get("origin") or "",
-            "partner": f"{e['partner_kind']}:{e['partner_name']}" if e["partner_kind"] else ""}  # fmt: skip
+    same = {
+        "episode_uid": e.get("uid") or "",
+        "task": e["task"],
+        "source": e["source"],
+        "player": e["player"] or "",
+        "agent": f"{e['agent_kind']}:{e['agent_name']}",
+        "status": e["status"],
+        "origin": e.get("origin") or "",
+        "partner": f"{e['partner_kind']}:{e['partner_name']}" if e["partner_kind"] else "",
+    }
     infos: dict[str, list[Any]] = {k: [v] * n for k, v in same.items()}
     infos["episode_id"] = [ep.id] * n
     infos["typed"] = ["", *(s["typed"] or "" for s in ep.steps)]
     return infos
 
 
-def export_minari(store: Store, query: DatasetQuery, out: str | Path, dataset_id: str | None = None) -> MinariExport:
+def export_minari(
+    store: Store, query: DatasetQuery, out: str | Path, dataset_id: str | None = None
+) -> MinariExport:
     """Write the episodes ``query`` selects as the Minari dataset ``dataset_id`` (default
     ``lmrl/<task>-v0``) under the folder ``out`` (new or empty), its datasets root."""
     try:
@@ -74,7 +83,9 @@ def export_minari(store: Store, query: DatasetQuery, out: str | Path, dataset_id
         from gymnasium import spaces
         from minari.data_collector import EpisodeBuffer
     except ImportError:
-        raise ExportError("the minari format needs minari: pip install 'lmrl-tui[minari]'") from None
+        raise ExportError(
+            "the minari format needs minari: pip install 'lmrl-tui[minari]'"
+        ) from None
     folder = Path(out).expanduser()
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise ExportError(f"{folder} already exists and is not an empty folder; give a new one")
@@ -89,26 +100,43 @@ def export_minari(store: Store, query: DatasetQuery, out: str | Path, dataset_id
         for text in (*obs, *acts):
             chars.update(text)
             longest = max(longest, len(text))
-        buffers.append(EpisodeBuffer(
-            id=result.episodes, seed=ep.episode["seed"], observations=obs, actions=acts,
-            rewards=[s["reward"] for s in ep.steps], terminations=[bool(s["terminated"]) for s in ep.steps],
-            truncations=[bool(s["truncated"]) for s in ep.steps], infos=_infos(ep),
-        ))  # fmt: skip
+        buffers.append(
+            EpisodeBuffer(
+                id=result.episodes,
+                seed=ep.episode["seed"],
+                observations=obs,
+                actions=acts,
+                rewards=[s["reward"] for s in ep.steps],
+                terminations=[bool(s["terminated"]) for s in ep.steps],
+                truncations=[bool(s["truncated"]) for s in ep.steps],
+                infos=_infos(ep),
+            )
+        )
         result.episodes += 1
         result.steps += len(acts)
     if not buffers:
         raise ExportError("no episodes with steps match: a Minari dataset needs at least one")
     text = spaces.Text(max_length=longest, min_length=0, charset="".join(sorted(chars)) or "a")
-    description = (f"lmrl-tui episodes, selected by `{describe_query(query)}`: {result.episodes} episodes, "
-                   f"{result.steps} steps. {LICENSE_LINE}")  # fmt: skip
+    description = (
+        f"lmrl-tui episodes, selected by `{describe_query(query)}`: {result.episodes} episodes, "
+        f"{result.steps} steps. {LICENSE_LINE}"
+    )
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with _datasets_root(folder), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # Minari warns about the fields a store has no value for
+            warnings.simplefilter(
+                "ignore"
+            )  # Minari warns about the fields a store has no value for
             minari.create_dataset_from_buffers(
-                result.dataset_id, buffers, observation_space=text, action_space=text, data_format="arrow",
-                algorithm_name="lmrl-tui store", author="lmrl-tui", description=description,
-            )  # fmt: skip
+                result.dataset_id,
+                buffers,
+                observation_space=text,
+                action_space=text,
+                data_format="arrow",
+                algorithm_name="lmrl-tui store",
+                author="lmrl-tui",
+                description=description,
+            )
     except ValueError as e:
         raise ExportError(f"minari refused the dataset: {e}") from None
     except OSError as e:

@@ -82,13 +82,19 @@ def _unicode(v: str, field: str) -> None:
     try:
         v.encode("utf-8")
     except UnicodeEncodeError as e:
-        raise FieldError(f"{field} holds a lone surrogate (\\u{ord(v[e.start]):04x}), not text") from None
+        raise FieldError(
+            f"{field} holds a lone surrogate (\\u{ord(v[e.start]):04x}), not text"
+        ) from None
 
 
 def whole(v: Any, field: str, lo: int = INT_MIN, hi: int = INT_MAX, *, null: bool = False) -> int:
     """A JSON whole number (not a boolean, not 1.0) from ``lo`` to ``hi``."""
     if type(v) is not int or not lo <= v <= hi:
-        fail(field, f"a whole number from {_bound(lo)} to {_bound(hi)}" + (" or null" if null else ""), v)
+        fail(
+            field,
+            f"a whole number from {_bound(lo)} to {_bound(hi)}" + (" or null" if null else ""),
+            v,
+        )
     return v
 
 
@@ -211,7 +217,9 @@ def check_record(rec: EpisodeRecord, tasks: Collection[str]) -> EpisodeRecord:
     if rec.status == "finished" and not ends(rec):
         if not rec.steps:
             raise FieldError("status is 'finished' but the episode has no steps")
-        raise FieldError("status is 'finished' but the last step is neither terminated nor truncated")
+        raise FieldError(
+            "status is 'finished' but the last step is neither terminated nor truncated"
+        )
     if rec.labels is not None:
         rec.labels = _checked_labels(rec.labels, len(rec.steps))
     return rec
@@ -247,7 +255,9 @@ def _check_steps(rec: EpisodeRecord, roles: tuple[str, ...]) -> None:
         if u is not False and u is not True:
             s.truncated = u = flag(u, f"steps[{i}].truncated")
         if (t or u) and i != last:
-            raise FieldError(f"steps[{i}] is {'terminated' if t else 'truncated'} but is not the last step")
+            raise FieldError(
+                f"steps[{i}] is {'terminated' if t else 'truncated'} but is not the last step"
+            )
         if type(info) is not dict or info:
             s.info = json_object(info, f"steps[{i}].info")
         if s.typed is not None:
@@ -272,7 +282,11 @@ def _checked_labels(labels: Any, n_steps: int) -> list[Mapping[str, Any]]:
             raise FieldError(f"{where} has no 'label'")
         idx = lab.get("step_idx")
         if idx is not None and (type(idx) is not int or not 0 <= idx < n_steps):
-            steps = f"a step of the episode (0 to {n_steps - 1})" if n_steps else "null (the episode has no steps)"
+            steps = (
+                f"a step of the episode (0 to {n_steps - 1})"
+                if n_steps
+                else "null (the episode has no steps)"
+            )
             fail(f"{where}.step_idx", f"{steps} or null" if n_steps else steps, idx)
         text(lab["label"], f"{where}.label", empty=False)
         opt_text(lab.get("value"), f"{where}.value")

@@ -128,8 +128,13 @@ def parse_persona_line(line: str) -> Persona | None:
     if not m:
         return None
     feats = tuple(f for f in m.group("feats").split(", ") if f)
-    return Persona(m.group("pers"), m.group("brand"), m.group("type"), feats,
-                   int(m.group("budget").replace(",", "")))  # fmt: skip
+    return Persona(
+        m.group("pers"),
+        m.group("brand"),
+        m.group("type"),
+        feats,
+        int(m.group("budget").replace(",", "")),
+    )
 
 
 # -- the Output line -------------------------------------------------------------------------
@@ -154,8 +159,11 @@ class Decision:
 
     def to_json(self) -> dict[str, Any]:
         """LMRL's ``output`` object."""
-        return {"car_bought": self.car_bought, "msrp": self.msrp,
-                "buy_price": self.buy_price if self.accept else None}  # fmt: skip
+        return {
+            "car_bought": self.car_bought,
+            "msrp": self.msrp,
+            "buy_price": self.buy_price if self.accept else None,
+        }
 
 
 def parse_output(line: str) -> Decision | None:
@@ -192,8 +200,14 @@ class Car:
         return f"{self.year} {self.brand} {self.model}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"year": self.year, "brand": self.brand, "model": self.model,
-                "types": list(self.types), "price": self.price, "features": list(self.features)}  # fmt: skip
+        return {
+            "year": self.year,
+            "brand": self.brand,
+            "model": self.model,
+            "types": list(self.types),
+            "price": self.price,
+            "features": list(self.features),
+        }
 
 
 @lru_cache(maxsize=1)
@@ -244,7 +258,10 @@ class Request:
 
     def fits(self, car: Car) -> bool:
         """``car`` is what the line asks for (brand, type and model; features are a preference)."""
-        if self.model is not None and (car.brand, car.model) != (self.model.brand, self.model.model):
+        if self.model is not None and (car.brand, car.model) != (
+            self.model.brand,
+            self.model.model,
+        ):
             return False
         if self.brands and car.brand not in self.brands:
             return False
@@ -280,8 +297,9 @@ class Wishes:
         return bool(self.brand or self.ctype or self.model)
 
     def fits(self, car: Car) -> bool:
-        return Request([self.brand] if self.brand else [], [self.ctype] if self.ctype else [],
-                       self.model).fits(car)  # fmt: skip
+        return Request(
+            [self.brand] if self.brand else [], [self.ctype] if self.ctype else [], self.model
+        ).fits(car)
 
     def match(self, car: Car) -> float:
         """Brand + type + share of wanted features (0..3), the persona buyer's valuation."""
@@ -294,11 +312,15 @@ class Wishes:
         """``"a Tesla truck"``, ``"the Tesla Model 3"``, ``"an electric car"``."""
         if self.model is not None:
             return f"the {self.model.brand} {self.model.model}"
-        words = " ".join(x for x in (self.brand, type_phrase(self.ctype) if self.ctype else "car") if x)
+        words = " ".join(
+            x for x in (self.brand, type_phrase(self.ctype) if self.ctype else "car") if x
+        )
         return ("an " if words[0].lower() in "aeiou" else "a ") + words
 
 
-def answer(wishes: Wishes, offered: Iterable[str] = (), budget: int | None = None) -> tuple[list[Car], str]:
+def answer(
+    wishes: Wishes, offered: Iterable[str] = (), budget: int | None = None
+) -> tuple[list[Car], str]:
     """The cars to offer for ``wishes`` and what to say first.
 
     The cars that fit the wishes and were not offered yet (a model asked for by name is offered

@@ -142,7 +142,11 @@ class _Seller:
     def _pitch(self, car: Car, price: int, note: str = "") -> str:
         """An offer pitching the wanted features (after ``note``: named as the closest match)."""
         good = [f for f in car.features if f in self.features] or list(car.features[:2])
-        intro = f"{note} The closest match is the {car.name}." if note else f"I'd recommend the {car.name}."
+        intro = (
+            f"{note} The closest match is the {car.name}."
+            if note
+            else f"I'd recommend the {car.name}."
+        )
         return f"{intro} It comes with {join_words(good)}. It's {money(price)}."
 
     def _next(self) -> str:  # pragma: no cover - abstract
@@ -174,8 +178,12 @@ class StrongSeller(_Seller):
         return _floor100(car.price * 0.8)
 
     def _next(self) -> str:
-        if (self.car is not None and self.budget is not None and self.budget != self.offered_at
-                and self.budget < self._floor(self.car)):  # fmt: skip
+        if (
+            self.car is not None
+            and self.budget is not None
+            and self.budget != self.offered_at
+            and self.budget < self._floor(self.car)
+        ):
             # A budget said (or lowered) after the offer, under what the car can go for: offer
             # one the buyer can pay rather than pitch this one again.
             self.offered.add(self.car.name)
@@ -184,7 +192,9 @@ class StrongSeller(_Seller):
         if self.turn == 1:
             self._ask("needs")
             self._ask("budget")
-            return "Hello and welcome! What kind of car are you looking for, and what's your budget?"
+            return (
+                "Hello and welcome! What kind of car are you looking for, and what's your budget?"
+            )
         if not (self.brand or self.ctype) and self._ask("needs") <= 2:
             return "Which brand and type of car would you like?"
         if self.budget is None and self._ask("budget") <= 2:
@@ -225,8 +235,12 @@ class BehaviourSeller(_Seller):
 
     name = "behaviour"
 
-    def __init__(self, p_skip_questions: float = 0.35, p_ignore_budget: float = 0.4,
-                 p_small_talk: float = 0.18) -> None:  # fmt: skip
+    def __init__(
+        self,
+        p_skip_questions: float = 0.35,
+        p_ignore_budget: float = 0.4,
+        p_small_talk: float = 0.18,
+    ) -> None:
         self.p_skip_questions = p_skip_questions
         self.p_ignore_budget = p_ignore_budget
         self.p_small_talk = p_small_talk

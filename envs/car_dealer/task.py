@@ -124,7 +124,9 @@ class CarDealerTask(TaskBase):
         if reward_mode not in REWARD_RANGES:
             raise ValueError(f"unknown reward_mode {reward_mode!r}; choose fancy or revenue")
         if buyer_bias not in BUYER_BIASES:
-            raise ValueError(f"unknown buyer_bias {buyer_bias!r}; choose from {', '.join(BUYER_BIASES)}")
+            raise ValueError(
+                f"unknown buyer_bias {buyer_bias!r}; choose from {', '.join(BUYER_BIASES)}"
+            )
         if partner is not None and partner_replies is not None:
             raise ValueError("give either partner or partner_replies, not both")
         self.reward_mode = reward_mode
@@ -224,8 +226,15 @@ class CarDealerTask(TaskBase):
         hidden = reply[decision.span[0] : decision.span[1]] if decision and not forced else ""
         if forced and decision is not None:
             hidden = output_text(decision.accept, decision.msrp, decision.buy_price)
-        self._lines.append({"role": "buyer", "text": reply, "visible": visible, "hidden": hidden,
-                            "understood": understood})  # fmt: skip
+        self._lines.append(
+            {
+                "role": "buyer",
+                "text": reply,
+                "visible": visible,
+                "hidden": hidden,
+                "understood": understood,
+            }
+        )
         self._hist.append(Text(visible, False))
         done = decision is not None or forced
         reward = decision_reward(decision, self.persona.budget, self.reward_mode)
@@ -301,4 +310,3 @@ a few features they want and a budget. Find out what they want, offer a car and 
 * Reward (LMRL "fancy"): price / ((budget + MSRP) / 2) for a sale; -(budget - MSRP) / MSRP
   for a refusal.
 """
-

@@ -122,7 +122,9 @@ def _in_order(patterns: dict[str, re.Pattern[str]], text: str) -> list[str]:
 _COMBINED: dict[int, tuple[re.Pattern[str], dict[str, str]]] = {}
 
 
-def _combined(key: int, patterns: dict[str, re.Pattern[str]]) -> tuple[re.Pattern[str], dict[str, str]]:
+def _combined(
+    key: int, patterns: dict[str, re.Pattern[str]]
+) -> tuple[re.Pattern[str], dict[str, str]]:
     """One alternation of several word patterns (one named group each): a single scan."""
     if key not in _COMBINED:
         names = {f"g{i}": name for i, name in enumerate(patterns)}
@@ -148,7 +150,9 @@ def find_features(text: str, negated: bool = False) -> list[str]:
     return neg if negated else [f for f in found if f not in neg]
 
 
-_NEG_RE = re.compile(r"\b(?:no|without|lacks|doesn't have|does not have|not have|isn't|missing)\b[^.!?]*$", re.I)
+_NEG_RE = re.compile(
+    r"\b(?:no|without|lacks|doesn't have|does not have|not have|isn't|missing)\b[^.!?]*$", re.I
+)
 
 
 def _is_negated(text: str, pat: re.Pattern[str]) -> bool:
@@ -262,10 +266,20 @@ class Understanding:
     @property
     def understood(self) -> bool:
         return bool(
-            self.prices or self.brands or self.types or self.features or self.car
-            or self.greeting or self.ask_needs or self.ask_budget or self.ask_features
-            or self.closing or self.agree or self.refuse or self.pitch
-        )  # fmt: skip
+            self.prices
+            or self.brands
+            or self.types
+            or self.features
+            or self.car
+            or self.greeting
+            or self.ask_needs
+            or self.ask_budget
+            or self.ask_features
+            or self.closing
+            or self.agree
+            or self.refuse
+            or self.pitch
+        )
 
 
 def understand(line: str) -> Understanding:

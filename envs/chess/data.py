@@ -44,7 +44,10 @@ def setup_of(board: chess.Board) -> str:
     """The setup name of an endgame board (``kQK``, ...): Black's pieces, then White's, kings last."""
     order = "qrbnpk"
     black = sorted((p.symbol() for p in board.piece_map().values() if not p.color), key=order.index)
-    white = sorted((p.symbol() for p in board.piece_map().values() if p.color), key=lambda c: order.index(c.lower()))
+    white = sorted(
+        (p.symbol() for p in board.piece_map().values() if p.color),
+        key=lambda c: order.index(c.lower()),
+    )
     return "".join(black) + "".join(white)
 
 
@@ -58,7 +61,9 @@ def positions_source(positions: str) -> str:
     return path
 
 
-def pick_position(positions: str, setups: Sequence[str], rng: random.Random) -> tuple[int, str, str]:
+def pick_position(
+    positions: str, setups: Sequence[str], rng: random.Random
+) -> tuple[int, str, str]:
     """One position of ``setups`` from the test set (``"test"``) or a positions file: its index
     in the table, its FEN and its setup."""
     rows = position_table(positions)

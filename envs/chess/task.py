@@ -95,7 +95,9 @@ class ChessTask(TaskBase):
             setups = [s.strip() for s in setups.split(",") if s.strip()]
         bad = [s for s in setups if s not in SETUPS]
         if bad or not setups:
-            raise ValueError(f"setups must be among {', '.join(SETUPS)} (e.g. setups=kQK or setups=kQK,kRK)")
+            raise ValueError(
+                f"setups must be among {', '.join(SETUPS)} (e.g. setups=kQK or setups=kQK,kRK)"
+            )
         if skill_level is not None and not 0 <= float(skill_level) <= 20:
             raise ValueError("skill_level must be between 0 and 20")
         self.variant = variant
@@ -213,7 +215,9 @@ class ChessTask(TaskBase):
         elif self.variant == "chess":
             fen = chess.STARTING_FEN
         elif self.positions != "random":  # the test set's (or the file's) of the chosen setups
-            self._position_index, fen, self._setup = pick_position(self.positions, self.setups, self._rng)
+            self._position_index, fen, self._setup = pick_position(
+                self.positions, self.setups, self._rng
+            )
         else:
             self._setup = self._rng.choice(self.setups)
             fen = random_endgame(self._setup, self._rng, fresh=True)
@@ -351,9 +355,13 @@ class ChessTask(TaskBase):
             ],
             "turn": "white" if b.turn == chess.WHITE else "black",
             "agent_color": "white",
-            "last_move": None if last is None else {
-                "uci": last.uci(), "san": self._sans[-1] if self._sans else None,
-                "from": _SQUARE_NAMES[last.from_square], "to": _SQUARE_NAMES[last.to_square],
+            "last_move": None
+            if last is None
+            else {
+                "uci": last.uci(),
+                "san": self._sans[-1] if self._sans else None,
+                "from": _SQUARE_NAMES[last.from_square],
+                "to": _SQUARE_NAMES[last.to_square],
                 "by": "white" if b.turn == chess.BLACK else "black",
             },
             "check": b.is_check(),
@@ -379,5 +387,4 @@ class ChessTask(TaskBase):
                 "elo": st.elo if st else None,
                 "level": st.level if st else None,
             },
-        }  # fmt: skip
-
+        }

@@ -190,6 +190,7 @@ class TaskBase:
         """The best achievable mean return over the task's starts, where it is known exactly."""
         return None
 
+
 @runtime_checkable
 class Agent(Protocol):
     """Anything that produces the next utterance: scripted policy, human, model, endpoint."""

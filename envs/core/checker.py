@@ -128,7 +128,9 @@ def check_task(
         t = make(task_id, **opts)
         ep = run_episode(t, agent, seed)
         for tr in ep.transitions:
-            _check_step(task_id, spec, Step(tr.observation, tr.reward, tr.terminated, tr.truncated, tr.info))
+            _check_step(
+                task_id, spec, Step(tr.observation, tr.reward, tr.terminated, tr.truncated, tr.info)
+            )
         return ep
 
     for seed in seeds:
@@ -159,4 +161,6 @@ def check_task(
             except InvalidInput:
                 pass
             except Exception as e:  # noqa: BLE001
-                _fail(task_id, f"{side}({text[:20]!r}) raised {type(e).__name__} (use InvalidInput)")
+                _fail(
+                    task_id, f"{side}({text[:20]!r}) raised {type(e).__name__} (use InvalidInput)"
+                )

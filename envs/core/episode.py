@@ -10,7 +10,9 @@ from typing import Any
 from envs.core.api import Agent, Task, TaskSpec, Text, TextHistory, clean_text, step_notes
 
 
-def episode_success(spec: TaskSpec, last_info: Mapping[str, Any] | None, total_return: float) -> bool | None:
+def episode_success(
+    spec: TaskSpec, last_info: Mapping[str, Any] | None, total_return: float
+) -> bool | None:
     """Whether an episode succeeded: the last step's ``info["success"]`` when the task says so,
     else ``total_return >= spec.success_return``, else None (the task does not define success)."""
     if last_info is not None and last_info.get("success") is not None:
@@ -60,9 +62,7 @@ class Episode:
         )
 
 
-def episode_text_history(
-    first_observation: str, pairs: Sequence[tuple[str, str]]
-) -> TextHistory:
+def episode_text_history(first_observation: str, pairs: Sequence[tuple[str, str]]) -> TextHistory:
     out = [Text(first_observation, False)]
     for action, observation in pairs:
         out.append(Text(action, True))
@@ -87,8 +87,11 @@ def run_episode(
         action = clean_text(agent.act(task.history()))
         notes = step_notes(agent)
         st = task.step(action)
-        ep.transitions.append(Transition(action, *st) if notes is None else
-                              Transition(action, *st[:4], {**st.info, **notes}))  # fmt: skip
+        ep.transitions.append(
+            Transition(action, *st)
+            if notes is None
+            else Transition(action, *st[:4], {**st.info, **notes})
+        )
         if st.terminated or st.truncated:
             break
     return ep

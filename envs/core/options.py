@@ -22,7 +22,6 @@ def parse_option(text: str) -> tuple[str, Any]:
         return key.strip(), value
 
 
-
 @dataclass(frozen=True)
 class OptionSpec:
     """One option a task takes: its kind, default and valid values, for ``lmrl tasks``, the
@@ -121,5 +120,7 @@ def options_help() -> str:
     groups: dict[int, list[str]] = {}
     for task_id, specs in DECLARED.items():
         groups.setdefault(id(specs), []).append(task_id)
-    return "\n".join(f"{', '.join(ids)}: " + "; ".join(s.describe() for s in DECLARED[ids[0]])
-                     for ids in groups.values())  # fmt: skip
+    return "\n".join(
+        f"{', '.join(ids)}: " + "; ".join(s.describe() for s in DECLARED[ids[0]])
+        for ids in groups.values()
+    )

@@ -98,7 +98,9 @@ def make(task_id: str, *, partner: Agent | None = None, **options: Any) -> Task:
     try:
         return entry.factory(**options)
     except TypeError as e:
-        m = re.search(r"(?:unexpected keyword argument|passed as keyword arguments?:) '([^']+)'", str(e))
+        m = re.search(
+            r"(?:unexpected keyword argument|passed as keyword arguments?:) '([^']+)'", str(e)
+        )
         if m is None:
             raise
         known = ", ".join(entry.spec.options) or "none"
@@ -121,8 +123,13 @@ def option_specs(task_id: str) -> list[OptionSpec]:
     for name, value in shown.items():
         if name in declared or name in _INTERNAL_OPTIONS:
             continue
-        kind = "bool" if isinstance(value, bool) else "int" if isinstance(value, int) else (
-            "float" if isinstance(value, float) else "text")  # fmt: skip
+        kind = (
+            "bool"
+            if isinstance(value, bool)
+            else "int"
+            if isinstance(value, int)
+            else ("float" if isinstance(value, float) else "text")
+        )
         out.append(OptionSpec(name, kind, value))
     return out
 

@@ -44,6 +44,7 @@ LAYOUTS: dict[str, tuple[str, ...]] = {
     ),
 }
 
+
 def _digits(n: int) -> str:
     return " ".join(str(n))
 
@@ -115,9 +116,7 @@ def _wall_sentence(walls: tuple[bool, bool, bool, bool]) -> str:
 @lru_cache(maxsize=32)
 def build_tables(layout: tuple[str, ...]) -> MazeTables:
     goal = next((r, c) for r, row in enumerate(layout) for c, ch in enumerate(row) if ch == "G")
-    cells = tuple(
-        (r, c) for r, row in enumerate(layout) for c, ch in enumerate(row) if ch != "#"
-    )
+    cells = tuple((r, c) for r, row in enumerate(layout) for c, ch in enumerate(row) if ch != "#")
     index = {rc: i for i, rc in enumerate(cells)}
 
     def free(r: int, c: int) -> bool:
@@ -157,9 +156,19 @@ def build_tables(layout: tuple[str, ...]) -> MazeTables:
         optimal.append(best)
     starts = tuple(i for i in range(len(cells)) if i != g and dist[i] > 0)
     return MazeTables(
-        layout, goal, cells, index, tuple(nxt), obs_fo, obs_po, tuple(walls), tuple(dist),
-        tuple(optimal), starts, g,
-    )  # fmt: skip
+        layout,
+        goal,
+        cells,
+        index,
+        tuple(nxt),
+        obs_fo,
+        obs_po,
+        tuple(walls),
+        tuple(dist),
+        tuple(optimal),
+        starts,
+        g,
+    )
 
 
 def _far(d: int) -> int:

@@ -57,6 +57,13 @@ def exact_return(
         value, succ = nv, ns
     starts = t.starts
     mean = math.fsum(value[c] for c in starts) / len(starts)
-    return {"episodes": len(starts), "mean_return": mean, "ci_low": mean, "ci_high": mean,
-            "success_rate": math.fsum(succ[c] for c in starts) / len(starts),
-            "optimal_cells": int(optimal_cells), "cells": len(starts), "method": "exact"}  # fmt: skip
+    return {
+        "episodes": len(starts),
+        "mean_return": mean,
+        "ci_low": mean,
+        "ci_high": mean,
+        "success_rate": math.fsum(succ[c] for c in starts) / len(starts),
+        "optimal_cells": int(optimal_cells),
+        "cells": len(starts),
+        "method": "exact",
+    }

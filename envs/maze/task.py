@@ -69,13 +69,26 @@ ACTION_INDEX = {a: i for i, a in enumerate(ACTIONS)}
 PO_WINDOW = 40
 
 _KEYS = {
-    "w": 0, "up": 0, "k": 0, "north": 0, "u": 0,
-    "s": 1, "down": 1, "j": 1, "south": 1, "d": 3,
-    "a": 2, "left": 2, "h": 2, "west": 2, "l": 3,
-    "right": 3, "east": 3, "r": 3,
-}  # fmt: skip
+    "w": 0,
+    "up": 0,
+    "k": 0,
+    "north": 0,
+    "u": 0,
+    "s": 1,
+    "down": 1,
+    "j": 1,
+    "south": 1,
+    "d": 3,
+    "a": 2,
+    "left": 2,
+    "h": 2,
+    "west": 2,
+    "l": 3,
+    "right": 3,
+    "east": 3,
+    "r": 3,
+}
 # "d" is right (w/a/s/d); "down" is spelled out.
-
 
 
 class MazeTask(TaskBase):
@@ -96,7 +109,9 @@ class MazeTask(TaskBase):
         elif layout in LAYOUTS:
             grid = LAYOUTS[layout]
         else:
-            raise ValueError(f"unknown maze layout {layout!r}; choose one of: {', '.join([*LAYOUTS, 'random'])}")
+            raise ValueError(
+                f"unknown maze layout {layout!r}; choose one of: {', '.join([*LAYOUTS, 'random'])}"
+            )
         self.tables = t = build_tables(grid)
         self.observed = observed
         self.max_steps = int(max_steps)

@@ -90,7 +90,9 @@ def agent_loader(kind: str) -> AgentLoader:
         entry = _LOADERS[kind]
     except KeyError:
         if kind in _NEEDS:  # a model kind whose provider is not installed, or not imported
-            raise AgentChoiceError(f"{_NEEDS[kind]} (installed and imported): {TRAIN_EXTRA}") from None
+            raise AgentChoiceError(
+                f"{_NEEDS[kind]} (installed and imported): {TRAIN_EXTRA}"
+            ) from None
         known = ", ".join(sorted(_LOADERS))
         raise AgentChoiceError(f"no agent loader for {kind!r}: use one of {known}") from None
     if callable(entry):
@@ -152,9 +154,13 @@ def split_guided(choice: str) -> tuple[str, str]:
     llm, sep, ckpt = choice.removeprefix("guided:").rpartition("+")
     llm, ckpt = llm.strip(), ckpt.strip()
     if not sep or not llm or not ckpt:
-        raise AgentChoiceError("write a guided agent as guided:LLM+CHECKPOINT, e.g. guided:hf:smollm2-135m+runs/goals")
+        raise AgentChoiceError(
+            "write a guided agent as guided:LLM+CHECKPOINT, e.g. guided:hf:smollm2-135m+runs/goals"
+        )
     if not (llm.startswith("hf:") or (llm.startswith("http:") and "@" in llm)):
-        raise AgentChoiceError(f"a guided agent's language model is hf:MODEL or http:MODEL@BASE_URL, not {llm!r}")
+        raise AgentChoiceError(
+            f"a guided agent's language model is hf:MODEL or http:MODEL@BASE_URL, not {llm!r}"
+        )
     if not Path(ckpt).expanduser().exists():
         raise AgentChoiceError(f"no value checkpoint at {ckpt}")
     return llm, ckpt
@@ -170,7 +176,9 @@ def make_model_agent(choice: str, role: str = "agent") -> Agent | None:
     if choice.startswith("http:") and "@" in choice:
         model, _, base_url = choice[5:].partition("@")
         if not model.strip() or not base_url.strip():
-            raise AgentChoiceError("write an endpoint as http:MODEL@BASE_URL, e.g. http:llama3@http://127.0.0.1:8000/v1")
+            raise AgentChoiceError(
+                "write an endpoint as http:MODEL@BASE_URL, e.g. http:llama3@http://127.0.0.1:8000/v1"
+            )
         return agent_loader("http")(base_url.strip(), model.strip(), role=role)
     return None
 
@@ -193,10 +201,14 @@ def make_agent(task_id: str, choice: str, role: str = "agent") -> Agent | None:
         raise AgentChoiceError(str(e)) from None
     path = Path(folder).expanduser()
     if path.exists():
-        return _on_its_side(agent_loader("checkpoint")(str(path), task=task_id, **settings), task_id, role)
+        return _on_its_side(
+            agent_loader("checkpoint")(str(path), task=task_id, **settings), task_id, role
+        )
     if settings or folder != choice:
-        raise AgentChoiceError(f"no checkpoint folder at {folder!r} (looked for {path.resolve()}): the settings "
-                               "after it apply to a checkpoint only")  # fmt: skip
+        raise AgentChoiceError(
+            f"no checkpoint folder at {folder!r} (looked for {path.resolve()}): the settings "
+            "after it apply to a checkpoint only"
+        )
     names = ", ".join(policies(task_id))
     models = "hf:MODEL, http:MODEL@BASE_URL or guided:LLM+CHECKPOINT"
     if "/" in choice or "\\" in choice or choice.startswith((".", "~")):  # meant as a folder
@@ -217,11 +229,15 @@ def _on_its_side(agent: Agent, task_id: str, role: str) -> Agent:
     roles = spec(task_id).roles if task_id in ids() else ()
     plays_partner = len(roles) > 1 and role == roles[1]
     if side == "partner" and not plays_partner:
-        raise AgentChoiceError(f"this checkpoint learnt the {roles[1] if len(roles) > 1 else 'partner'}'s side "
-                               "(lmrl train --side partner): choose it as the partner")  # fmt: skip
+        raise AgentChoiceError(
+            f"this checkpoint learnt the {roles[1] if len(roles) > 1 else 'partner'}'s side "
+            "(lmrl train --side partner): choose it as the partner"
+        )
     if side == "agent" and plays_partner:
-        raise AgentChoiceError(f"this checkpoint learnt the {roles[0]}'s side: choose it as the {roles[0]}, or "
-                               f"train a {roles[1]} with lmrl train bc --side partner")  # fmt: skip
+        raise AgentChoiceError(
+            f"this checkpoint learnt the {roles[0]}'s side: choose it as the {roles[0]}, or "
+            f"train a {roles[1]} with lmrl train bc --side partner"
+        )
     return agent
 
 

@@ -19,8 +19,10 @@ _VALUED: dict[str, tuple[str, type]] = {
     "--max-new-tokens": ("max_new_tokens", int),
 }
 _SWITCHES = {"--no-repeat": ("no_repeat", True), "--repeat": ("no_repeat", False)}
-SETTINGS_HELP = ("--decoding sample|greedy|rerank|rerank_sample, --beta B, --temperature T, --logit-weight W, "
-                 "--top-k K, --max-new-tokens N, --no-repeat, --repeat")  # fmt: skip
+SETTINGS_HELP = (
+    "--decoding sample|greedy|rerank|rerank_sample, --beta B, --temperature T, --logit-weight W, "
+    "--top-k K, --max-new-tokens N, --no-repeat, --repeat"
+)
 
 
 class CheckpointSettingsError(ValueError):
@@ -42,7 +44,7 @@ def split_checkpoint_choice(choice: str) -> tuple[str, dict[str, Any]]:
     if folder == choice:
         return choice, {}
     try:
-        tokens = shlex.split(choice[choice.index(" --"):])
+        tokens = shlex.split(choice[choice.index(" --") :])
     except ValueError as e:
         raise CheckpointSettingsError(f"cannot read the settings after {folder!r}: {e}") from None
     settings: dict[str, Any] = {}
@@ -55,8 +57,10 @@ def split_checkpoint_choice(choice: str) -> tuple[str, dict[str, Any]]:
             settings[key] = flag
             continue
         if name not in _VALUED:
-            raise CheckpointSettingsError(f"unknown checkpoint setting {tokens[i - 1]!r}: after the folder, "
-                                          f"use {SETTINGS_HELP}")  # fmt: skip
+            raise CheckpointSettingsError(
+                f"unknown checkpoint setting {tokens[i - 1]!r}: after the folder, "
+                f"use {SETTINGS_HELP}"
+            )
         if not eq:
             if i >= len(tokens) or tokens[i].startswith("--"):
                 raise CheckpointSettingsError(f"{name} needs a value")

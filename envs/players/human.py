@@ -63,7 +63,9 @@ class HumanAgent:
         self.last_said = said
         return reply
 
-    def answer(self, text: str, typed: str | None = None, *, via: str = TYPED, pressed: str | None = None) -> None:
+    def answer(
+        self, text: str, typed: str | None = None, *, via: str = TYPED, pressed: str | None = None
+    ) -> None:
         """Give the reply the waiting :meth:`act` returns.
 
         ``via`` says how the person gave it: ``typed`` (``typed`` is what they typed when the task
@@ -107,5 +109,3 @@ class HumanAgent:
 
 class SessionClosed(RuntimeError):
     pass
-
-

@@ -46,7 +46,9 @@ def provide_model_process(module: str) -> None:
 def server_module() -> str:
     """The module a model process runs; an :class:`AgentChoiceError` without a provider."""
     if _server_module is None:
-        raise AgentChoiceError(f"a model's process needs the training extra (installed and imported): {TRAIN_EXTRA}")
+        raise AgentChoiceError(
+            f"a model's process needs the training extra (installed and imported): {TRAIN_EXTRA}"
+        )
     return _server_module
 
 
@@ -66,8 +68,12 @@ def safe_path_vars() -> dict[str, str]:
     """The variables of :func:`child_env` that keep a ``python -m`` child on this project's
     code (a researcher's own ``training/`` or ``data/`` package in the working folder is never
     imported in its place)."""
-    return {"PYTHONPATH": os.pathsep.join(p for p in (_source_root(), os.environ.get("PYTHONPATH")) if p),
-            "PYTHONSAFEPATH": "1"}  # fmt: skip
+    return {
+        "PYTHONPATH": os.pathsep.join(
+            p for p in (_source_root(), os.environ.get("PYTHONPATH")) if p
+        ),
+        "PYTHONSAFEPATH": "1",
+    }
 
 
 class ProcessAgent:
@@ -77,7 +83,9 @@ class ProcessAgent:
     :class:`~envs.players.agents.AgentChoiceError` with the loader's own message). :meth:`close`, from
     any thread, stops it: a request waiting on it then fails with :class:`AgentProcessError`."""
 
-    def __init__(self, choice: str, task_id: str, role: str = "agent", *, python: str | None = None) -> None:
+    def __init__(
+        self, choice: str, task_id: str, role: str = "agent", *, python: str | None = None
+    ) -> None:
         self.choice = choice
         self.task_id = task_id
         self.role = role
@@ -95,9 +103,13 @@ class ProcessAgent:
         env.setdefault("PYTHONIOENCODING", "utf-8")
         self._proc = subprocess.Popen(
             [python or sys.executable, "-m", server_module()],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-            env=env, encoding="utf-8", bufsize=1,
-        )  # fmt: skip
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env=env,
+            encoding="utf-8",
+            bufsize=1,
+        )
         _LIVE.add(self)
 
     # -- the protocol -----------------------------------------------------------------------------
@@ -129,7 +141,11 @@ class ProcessAgent:
         except subprocess.TimeoutExpired:
             code = None
         tail = self.stderr_tail()
-        why = f"the agent's process ended (exit code {code})" if code is not None else "the agent's process stopped answering"
+        why = (
+            f"the agent's process ended (exit code {code})"
+            if code is not None
+            else "the agent's process stopped answering"
+        )
         return f"{why}: {tail}" if tail else why
 
     def stderr_tail(self, lines: int = 6) -> str:
@@ -139,13 +155,17 @@ class ProcessAgent:
             text = self._stderr.read().decode("utf-8", "replace")
         except (OSError, ValueError):
             return ""
-        return " | ".join(line.strip() for line in text.strip().splitlines()[-lines:] if line.strip())
+        return " | ".join(
+            line.strip() for line in text.strip().splitlines()[-lines:] if line.strip()
+        )
 
     # -- the agent ----------------------------------------------------------------------------------
     def load(self) -> ProcessAgent:
         """Load the model in the child (seconds). Raises AgentChoiceError with the loader's message."""
         try:
-            reply = self._call({"op": "load", "choice": self.choice, "task": self.task_id, "role": self.role})
+            reply = self._call(
+                {"op": "load", "choice": self.choice, "task": self.task_id, "role": self.role}
+            )
         except AgentProcessError as e:
             self.close()
             raise AgentChoiceError(str(e)) from None
@@ -181,15 +201,27 @@ class ProcessAgent:
         notes, self._notes = self._notes, None
         return notes
 
-    def explain(self, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5) -> Explanation:
+    def explain(
+        self, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5
+    ) -> Explanation:
         """What the model thinks of the state (computed in the child)."""
-        reply = self._call({"op": "explain", "history": _rows(history), "legal": list(legal) if legal else None,
-                            "top": int(top)})  # fmt: skip
+        reply = self._call(
+            {
+                "op": "explain",
+                "history": _rows(history),
+                "legal": list(legal) if legal else None,
+                "top": int(top),
+            }
+        )
         return explanation_from_dict(reply["explanation"])
 
     def policy_map(self, task: Any) -> dict[tuple[int, int], str]:
         """The greedy action on every free cell of the fully observed maze ``task``."""
-        options = {k: v for k, v in dict(getattr(task.spec, "options", None) or {}).items() if k != "partner"}
+        options = {
+            k: v
+            for k, v in dict(getattr(task.spec, "options", None) or {}).items()
+            if k != "partner"
+        }
         reply = self._call({"op": "policy_map", "task": task.spec.id, "options": options})
         return {(int(r), int(c)): str(a) for r, c, a in reply["cells"]}
 

@@ -104,7 +104,10 @@ def history_to_messages(history: Sequence[Text], system: str | None) -> list[dic
 def chat_view(history: Sequence[Text], system: str | None) -> str:
     """What a chat model reads, as text for a person: each message on its own lines after its
     role in brackets (the play screen's "What the model sees")."""
-    return "\n".join(f"[{m['role']}] {m['content']}" for m in history_to_messages(history, system)) + "\n"
+    return (
+        "\n".join(f"[{m['role']}] {m['content']}" for m in history_to_messages(history, system))
+        + "\n"
+    )
 
 
 class ChatEndpointAgent:
@@ -146,7 +149,9 @@ class ChatEndpointAgent:
         """Seconds for one network operation (a connect, a read) within a try."""
         self.deadline = _setting("deadline", deadline, DEADLINE_ENV, DEFAULT_DEADLINE, float)
         """Seconds for a whole call, retries and backoff included."""
-        self.max_reply_bytes = int(_setting("max_reply_bytes", max_reply_bytes, MAX_BYTES_ENV, DEFAULT_MAX_BYTES, int))
+        self.max_reply_bytes = int(
+            _setting("max_reply_bytes", max_reply_bytes, MAX_BYTES_ENV, DEFAULT_MAX_BYTES, int)
+        )
         self.retries = max(0, int(retries))
         self.backoff = float(backoff)
         self.temperature = float(temperature)
@@ -192,7 +197,9 @@ class ChatEndpointAgent:
         try:
             content = reply["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
-            raise EndpointError(f"{self.url} sent a malformed reply (no choices[0].message.content)") from None
+            raise EndpointError(
+                f"{self.url} sent a malformed reply (no choices[0].message.content)"
+            ) from None
         if content is None:
             content = ""
         if not isinstance(content, str):
@@ -200,8 +207,11 @@ class ChatEndpointAgent:
         return content.lstrip("\n").split("\n", 1)[0] + "\n"
 
     def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json",
-                   "Accept-Encoding": "identity"}  # fmt: skip
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "Accept-Encoding": "identity",
+        }
         key = os.environ.get(self.api_key_env) if self.api_key_env else None
         if key:
             headers["Authorization"] = f"Bearer {key}"
@@ -225,14 +235,23 @@ class ChatEndpointAgent:
                     raise self._late(last)
                 self._sleep(wait)
             try:
-                status, raw = self._client.post(self.url, body, self._headers(), deadline=deadline,
-                                                max_bytes=self.max_reply_bytes)  # fmt: skip
+                status, raw = self._client.post(
+                    self.url,
+                    body,
+                    self._headers(),
+                    deadline=deadline,
+                    max_bytes=self.max_reply_bytes,
+                )
             except h.Late:
                 raise self._late(last) from None
             except h.TooLarge:
-                raise EndpointError(f"the reply from {self.host} is larger than {_size(self.max_reply_bytes)}") from None
+                raise EndpointError(
+                    f"the reply from {self.host} is larger than {_size(self.max_reply_bytes)}"
+                ) from None
             except h.Undecodable as e:
-                raise EndpointError(f"{self.url} sent a malformed reply ({_short(str(e))})") from None
+                raise EndpointError(
+                    f"{self.url} sent a malformed reply ({_short(str(e))})"
+                ) from None
             except h.Untrusted as e:
                 raise EndpointError(
                     f"the TLS certificate of {self.host} is not trusted ({_short(str(e))}); "
@@ -247,22 +266,32 @@ class ChatEndpointAgent:
                 last, reached = f"HTTP {status} {_short(raw)}".strip(), True
                 continue
             if not 200 <= status < 300:
-                hint = f" (is ${self.api_key_env} set?)" if status in (401, 403) and self.api_key_env else ""
+                hint = (
+                    f" (is ${self.api_key_env} set?)"
+                    if status in (401, 403) and self.api_key_env
+                    else ""
+                )
                 raise EndpointError(f"{self.url} answered HTTP {status}{hint}: {_short(raw)}")
             try:
                 return json.loads(raw)
             except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
-                raise EndpointError(f"{self.url} sent a malformed reply (not JSON): {_short(raw)}") from None
+                raise EndpointError(
+                    f"{self.url} sent a malformed reply (not JSON): {_short(raw)}"
+                ) from None
         tries = self.retries + 1
         if reached:
-            raise EndpointError(f"the model endpoint {self.base_url} failed {tries} tries in a row (last: {last})")
+            raise EndpointError(
+                f"the model endpoint {self.base_url} failed {tries} tries in a row (last: {last})"
+            )
         raise EndpointError(
             f"cannot reach the model endpoint {self.base_url} after {tries} tries ({last}); is the server running?"
         )
 
     def _late(self, last: str) -> EndpointError:
         why = f" (last try: {last})" if last else ""
-        return EndpointError(f"the endpoint at {self.host} did not answer within {self.deadline:g} s{why}")
+        return EndpointError(
+            f"the endpoint at {self.host} did not answer within {self.deadline:g} s{why}"
+        )
 
 
 def _setting(name: str, value: float | None, env: str, default: float, kind: type) -> float:

@@ -72,7 +72,9 @@ def ssl_context() -> ssl.SSLContext:
     try:
         ctx = httpx.create_ssl_context()
     except (OSError, ssl.SSLError) as e:
-        raise BadSetting(f"cannot load the CA certificates in $SSL_CERT_FILE / $SSL_CERT_DIR ({e})") from None
+        raise BadSetting(
+            f"cannot load the CA certificates in $SSL_CERT_FILE / $SSL_CERT_DIR ({e})"
+        ) from None
     if extra:
         try:
             if os.path.isdir(extra):
@@ -80,7 +82,9 @@ def ssl_context() -> ssl.SSLContext:
             else:
                 ctx.load_verify_locations(cafile=extra)
         except (OSError, ssl.SSLError) as e:
-            raise BadSetting(f"${CA_ENV}={extra} is not a CA certificate file or folder ({e})") from None
+            raise BadSetting(
+                f"${CA_ENV}={extra} is not a CA certificate file or folder ({e})"
+            ) from None
     return ctx
 
 
@@ -112,11 +116,13 @@ class DeadlineClient:
         self._backend = _DeadlineBackend()
         # trust_env=False: proxies are chosen per request by the transport (httpx would send
         # them past it, over a backend without the deadline).
-        self._client = httpx.Client(transport=_Transport(self._backend, ssl_context()), timeout=timeout,
-                                    trust_env=False)  # fmt: skip
+        self._client = httpx.Client(
+            transport=_Transport(self._backend, ssl_context()), timeout=timeout, trust_env=False
+        )
 
-    def post(self, url: str, body: bytes, headers: Mapping[str, str], *, deadline: float,
-             max_bytes: int) -> tuple[int, bytes]:  # fmt: skip
+    def post(
+        self, url: str, body: bytes, headers: Mapping[str, str], *, deadline: float, max_bytes: int
+    ) -> tuple[int, bytes]:
         """POST ``body``; returns (status, reply body). ``deadline`` is a :func:`time.monotonic`
         time; error replies are cut to their first :data:`ERROR_DETAIL_BYTES`.
 
@@ -185,14 +191,22 @@ class _DeadlineBackend(httpcore.NetworkBackend):
             raise late("the deadline has passed")
         return left if timeout is None else min(timeout, left)
 
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                    local_address: str | None = None,
-                    socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:  # fmt: skip
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:
         timeout = self.cap(timeout, httpcore.ConnectTimeout)
-        return _DeadlineStream(self._inner.connect_tcp(host, port, timeout, local_address, socket_options), self)
+        return _DeadlineStream(
+            self._inner.connect_tcp(host, port, timeout, local_address, socket_options), self
+        )
 
-    def connect_unix_socket(self, path: str, timeout: float | None = None,
-                            socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:  # fmt: skip
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.NetworkStream:
         timeout = self.cap(timeout, httpcore.ConnectTimeout)
         return _DeadlineStream(self._inner.connect_unix_socket(path, timeout, socket_options), self)
 
@@ -214,10 +228,13 @@ class _DeadlineStream(httpcore.NetworkStream):
     def close(self) -> None:
         self._inner.close()
 
-    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
-                  timeout: float | None = None) -> httpcore.NetworkStream:  # fmt: skip
+    def start_tls(
+        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
         timeout = self._backend.cap(timeout, httpcore.ConnectTimeout)
-        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, timeout), self._backend)
+        return _DeadlineStream(
+            self._inner.start_tls(ssl_context, server_hostname, timeout), self._backend
+        )
 
     def get_extra_info(self, info: str) -> Any:
         return self._inner.get_extra_info(info)
@@ -289,12 +306,18 @@ class _Transport(httpx.BaseTransport):
             except httpx.InvalidURL as e:
                 raise BadSetting(f"the proxy {proxy!r} is not a URL ({e})") from None
             if p.scheme not in ("http", "https") or not p.host:
-                raise BadSetting(f"the proxy {proxy!r} is not an http(s) proxy (the only kind supported)")
+                raise BadSetting(
+                    f"the proxy {proxy!r} is not an http(s) proxy (the only kind supported)"
+                )
             auth = (p.username, p.password) if p.username else None
             pool = httpcore.HTTPProxy(
-                proxy_url=httpcore.URL(scheme=p.raw_scheme, host=p.raw_host, port=p.port, target=b"/"),
-                proxy_auth=auth, ssl_context=self._ssl, network_backend=self._backend,
-            )  # fmt: skip
+                proxy_url=httpcore.URL(
+                    scheme=p.raw_scheme, host=p.raw_host, port=p.port, target=b"/"
+                ),
+                proxy_auth=auth,
+                ssl_context=self._ssl,
+                network_backend=self._backend,
+            )
         self._pools[proxy] = pool
         return pool
 
@@ -302,7 +325,9 @@ class _Transport(httpx.BaseTransport):
         url = request.url
         req = httpcore.Request(
             method=request.method,
-            url=httpcore.URL(scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path),
+            url=httpcore.URL(
+                scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
+            ),
             headers=request.headers.raw,
             content=request.stream,
             extensions=request.extensions,
@@ -311,8 +336,9 @@ class _Transport(httpx.BaseTransport):
         with _as_httpx_errors():
             resp = pool.handle_request(req)
         assert isinstance(resp.stream, Iterable)
-        return httpx.Response(resp.status, headers=resp.headers, stream=_Body(resp.stream),
-                              extensions=resp.extensions)  # fmt: skip
+        return httpx.Response(
+            resp.status, headers=resp.headers, stream=_Body(resp.stream), extensions=resp.extensions
+        )
 
     def close(self) -> None:
         for pool in self._pools.values():

@@ -29,8 +29,16 @@ from envs.core.registry import make
 from envs.players.agents import episode_source
 from envs.players.human import HUMAN_VIAS, LIST, TYPED, HumanAgent, SessionClosed, how_given
 
-__all__ = ["HUMAN_VIAS", "EpisodeSession", "HumanAgent", "RecordedStep", "ResumeError", "SessionClosed",
-           "SessionListener", "StepOutcome"]  # fmt: skip
+__all__ = [
+    "HUMAN_VIAS",
+    "EpisodeSession",
+    "HumanAgent",
+    "RecordedStep",
+    "ResumeError",
+    "SessionClosed",
+    "SessionListener",
+    "StepOutcome",
+]
 
 
 class ResumeError(RuntimeError):
@@ -63,8 +71,9 @@ class SessionListener(Protocol):
 
     def episode_started(self, session: EpisodeSession) -> None: ...
 
-    def step_taken(self, session: EpisodeSession, idx: int, outcome: StepOutcome,
-                   info: Mapping[str, Any]) -> None:  # fmt: skip
+    def step_taken(
+        self, session: EpisodeSession, idx: int, outcome: StepOutcome, info: Mapping[str, Any]
+    ) -> None:
         """Step ``idx`` was played; ``info`` is the step's info plus the session's notes (a
         person's unusable attempts, what a human partner typed)."""
 
@@ -176,7 +185,9 @@ class EpisodeSession:
         try:
             st = self.task.step(rec.action)
         except SessionClosed:
-            raise ResumeError(f"step {n} needs more replies from the partner than were recorded") from None
+            raise ResumeError(
+                f"step {n} needs more replies from the partner than were recorded"
+            ) from None
         if not partner.replayed():
             raise ResumeError(f"step {n} needs fewer replies from the partner than were recorded")
         return st
@@ -198,8 +209,9 @@ class EpisodeSession:
         if name not in self.hints:
             self.hints.append(name)
 
-    def human_input(self, typed: str, *, chosen: bool = False, via: str = TYPED,
-                    pressed: str | None = None) -> StepOutcome | None:  # fmt: skip
+    def human_input(
+        self, typed: str, *, chosen: bool = False, via: str = TYPED, pressed: str | None = None
+    ) -> StepOutcome | None:
         """Apply what the human typed; raises InvalidInput (recorded as an attempt) if unusable.
 
         ``via`` says how the person gave it (recorded as ``info["via"]``): ``typed`` (the step keeps
@@ -211,7 +223,9 @@ class EpisodeSession:
         via = LIST if chosen else via
         if via != TYPED:
             action = self.task.parse_input(typed)
-            return self._apply(action, typed=None, think_ms=think_ms, notes=how_given(via, pressed, typed))
+            return self._apply(
+                action, typed=None, think_ms=think_ms, notes=how_given(via, pressed, typed)
+            )
         try:
             action = self.task.parse_input(typed)
         except InvalidInput as e:
@@ -221,8 +235,16 @@ class EpisodeSession:
             action = typed if typed.endswith("\n") else typed + "\n"
         return self._apply(action, typed=typed, think_ms=think_ms, notes={"via": TYPED})
 
-    def takeover_input(self, typed: str, proposed: str, player: str | None, *, chosen: bool = False,
-                       via: str = TYPED, pressed: str | None = None) -> StepOutcome:  # fmt: skip
+    def takeover_input(
+        self,
+        typed: str,
+        proposed: str,
+        player: str | None,
+        *,
+        chosen: bool = False,
+        via: str = TYPED,
+        pressed: str | None = None,
+    ) -> StepOutcome:
         """A person plays the agent's turn while watching it (a correction of the agent, DAgger
         style): the step's info records ``takeover``, what the agent would have played
         (``agent_proposed``, asked for before this call) and who took over (``player``), and how
@@ -231,14 +253,20 @@ class EpisodeSession:
         think_ms = int((time.monotonic() - self._turn_started) * 1000)
         typed = clean_text(typed)
         via = LIST if chosen else via
-        notes: dict[str, Any] = {"takeover": True, "agent_proposed": clean_text(proposed), "player": player}
+        notes: dict[str, Any] = {
+            "takeover": True,
+            "agent_proposed": clean_text(proposed),
+            "player": player,
+        }
         try:
             action = self.task.parse_input(typed)
         except InvalidInput as e:
             self.attempts.append({"typed": typed[:500], "error": str(e), "think_ms": think_ms})
             raise
         notes.update(how_given(via, pressed, typed))
-        return self._apply(action, typed=typed if via == TYPED else None, think_ms=think_ms, notes=notes)
+        return self._apply(
+            action, typed=typed if via == TYPED else None, think_ms=think_ms, notes=notes
+        )
 
     def agent_action(self) -> str:
         """Ask the agent for its next action (may be slow: call from a worker thread)."""
@@ -252,10 +280,17 @@ class EpisodeSession:
             started = time.monotonic()
             action = self.agent_action()
             think_ms = int((time.monotonic() - started) * 1000)
-        return self._apply(clean_text(action), typed=None, think_ms=think_ms, notes=step_notes(self.agent))
+        return self._apply(
+            clean_text(action), typed=None, think_ms=think_ms, notes=step_notes(self.agent)
+        )
 
-    def _apply(self, action: str, typed: str | None, think_ms: int | None,
-               notes: Mapping[str, Any] | None = None) -> StepOutcome:  # fmt: skip
+    def _apply(
+        self,
+        action: str,
+        typed: str | None,
+        think_ms: int | None,
+        notes: Mapping[str, Any] | None = None,
+    ) -> StepOutcome:
         with self._lock:
             if self.done:
                 raise RuntimeError("the episode is over")

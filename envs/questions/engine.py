@@ -52,6 +52,7 @@ class Bank(Protocol):
 
     def evidence(self, qi: int, reply: str) -> int | None: ...
 
+
 EPSILON = 0.12
 """The assumed share of wrong answers: each reply multiplies a disagreeing secret's weight by ε and
 an agreeing one's by 1 − ε."""
@@ -137,7 +138,9 @@ class Evidence:
 
     def unasked(self) -> list[int]:
         """The bank's informative questions whose text was not asked yet."""
-        return [qi for qi in self.bank.informative if self.bank.questions[qi].text not in self.asked]
+        return [
+            qi for qi in self.bank.informative if self.bank.questions[qi].text not in self.asked
+        ]
 
     def gain(self, qi: int) -> float:
         """Expected information (bits) of question ``qi``'s reply about the secret."""

@@ -191,8 +191,16 @@ class QuestionTask(TaskBase):
             info["success"] = correct
             info["secret"] = self.secret_name()
         self._turns.append(
-            Turn(question, answer, info.get("understood"), info.get("guess"), correct, normalised,
-                 bool(info.get("unlisted")), info.get("reply") if normalised else None)  # fmt: skip
+            Turn(
+                question,
+                answer,
+                info.get("understood"),
+                info.get("guess"),
+                correct,
+                normalised,
+                bool(info.get("unlisted")),
+                info.get("reply") if normalised else None,
+            )
         )
         obs = answer + "\n"
         self._hist.append(Text(action, True))

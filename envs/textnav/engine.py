@@ -19,21 +19,39 @@ fridge (12), the inventory (13) or nowhere (14, eaten).
 from __future__ import annotations
 
 ROOMS = (
-    "bedroom", "office", "bathroom", "living room", "kitchen", "dining room", "garden", "backyard",
-)  # fmt: skip
+    "bedroom",
+    "office",
+    "bathroom",
+    "living room",
+    "kitchen",
+    "dining room",
+    "garden",
+    "backyard",
+)
 BEDROOM, OFFICE, BATHROOM, LIVING, KITCHEN, DINING, GARDEN, BACKYARD = range(8)
 ROOM_TITLES = tuple(r.title() for r in ROOMS)
 ROOM_INDEX = {r: i for i, r in enumerate(ROOMS)}
 MAP_POSITIONS = {  # (column, row) for drawing the house
-    "backyard": (0, 1), "kitchen": (1, 1), "garden": (1, 0), "dining room": (2, 1),
-    "living room": (3, 1), "bedroom": (4, 1), "office": (3, 2), "bathroom": (4, 2),
-}  # fmt: skip
+    "backyard": (0, 1),
+    "kitchen": (1, 1),
+    "garden": (1, 0),
+    "dining room": (2, 1),
+    "living room": (3, 1),
+    "bedroom": (4, 1),
+    "office": (3, 2),
+    "bathroom": (4, 2),
+}
 
 _LINKS = (
-    (BEDROOM, "west", LIVING), (LIVING, "west", DINING), (DINING, "west", KITCHEN),
-    (KITCHEN, "north", GARDEN), (LIVING, "south", OFFICE), (OFFICE, "east", BATHROOM),
-    (BEDROOM, "south", BATHROOM), (KITCHEN, "west", BACKYARD),
-)  # fmt: skip
+    (BEDROOM, "west", LIVING),
+    (LIVING, "west", DINING),
+    (DINING, "west", KITCHEN),
+    (KITCHEN, "north", GARDEN),
+    (LIVING, "south", OFFICE),
+    (OFFICE, "east", BATHROOM),
+    (BEDROOM, "south", BATHROOM),
+    (KITCHEN, "west", BACKYARD),
+)
 _OPPOSITE = {"north": "south", "south": "north", "east": "west", "west": "east"}
 
 
@@ -110,43 +128,69 @@ OBJECTIVE = (
     "living room into the fridge in the kitchen, and to close the fridge."
 )
 ROOM_INTROS = {
-    "bedroom": ("You are in the bedroom. The bed is unmade.",
-                "This is the bedroom, quiet and a little dusty.",
-                "You find yourself in a small bedroom with a wardrobe."),
-    "office": ("You are in the office. Papers cover the desk.",
-               "This is the office; a computer hums in a corner.",
-               "You find yourself in a tidy home office."),
-    "bathroom": ("You are in the bathroom. The tap drips.",
-                 "This is the bathroom, all white tiles.",
-                 "You find yourself in a narrow bathroom."),
-    "living room": ("You are in the living room. A sofa faces the window.",
-                    "This is the living room, bright and comfortable.",
-                    "You find yourself in a cosy living room."),
-    "kitchen": ("You are in the kitchen. It smells of coffee.",
-                "This is the kitchen, with a stove and a sink.",
-                "You find yourself in a busy little kitchen."),
-    "dining room": ("You are in the dining room. Chairs stand around the walls.",
-                    "This is the dining room, set for a dinner nobody came to.",
-                    "You find yourself in a long dining room."),
-    "garden": ("You are in the garden. Flowers grow along the fence.",
-               "This is the garden; the grass needs cutting.",
-               "You find yourself in a sunny garden."),
-    "backyard": ("You are in the backyard. A bicycle leans on the wall.",
-                 "This is the backyard, paved and quiet.",
-                 "You find yourself in a small backyard."),
-}  # fmt: skip
+    "bedroom": (
+        "You are in the bedroom. The bed is unmade.",
+        "This is the bedroom, quiet and a little dusty.",
+        "You find yourself in a small bedroom with a wardrobe.",
+    ),
+    "office": (
+        "You are in the office. Papers cover the desk.",
+        "This is the office; a computer hums in a corner.",
+        "You find yourself in a tidy home office.",
+    ),
+    "bathroom": (
+        "You are in the bathroom. The tap drips.",
+        "This is the bathroom, all white tiles.",
+        "You find yourself in a narrow bathroom.",
+    ),
+    "living room": (
+        "You are in the living room. A sofa faces the window.",
+        "This is the living room, bright and comfortable.",
+        "You find yourself in a cosy living room.",
+    ),
+    "kitchen": (
+        "You are in the kitchen. It smells of coffee.",
+        "This is the kitchen, with a stove and a sink.",
+        "You find yourself in a busy little kitchen.",
+    ),
+    "dining room": (
+        "You are in the dining room. Chairs stand around the walls.",
+        "This is the dining room, set for a dinner nobody came to.",
+        "You find yourself in a long dining room.",
+    ),
+    "garden": (
+        "You are in the garden. Flowers grow along the fence.",
+        "This is the garden; the grass needs cutting.",
+        "You find yourself in a sunny garden.",
+    ),
+    "backyard": (
+        "You are in the backyard. A bicycle leans on the wall.",
+        "This is the backyard, paved and quiet.",
+        "You find yourself in a small backyard.",
+    ),
+}
 TABLE_TEXT = (
     ("There is a table here. On the table you see {items}.", "There is a table here. It is empty."),
     ("You can see a table, with {items} on it.", "You can see a table, with nothing on it."),
     ("A table stands here. On it: {items}.", "A table stands here, bare."),
 )
 CONTAINER_TEXT = (
-    ("There is a closed {c} here.", "There is an open {c} here. Inside you see {items}.",
-     "There is an open {c} here. It is empty."),
-    ("You see a {c}. It is closed.", "You see a {c}. It is open, with {items} inside.",
-     "You see a {c}. It is open and empty."),
-    ("A {c} is here, shut.", "A {c} is here, open. It holds {items}.", "A {c} is here, open and empty."),
-)  # fmt: skip
+    (
+        "There is a closed {c} here.",
+        "There is an open {c} here. Inside you see {items}.",
+        "There is an open {c} here. It is empty.",
+    ),
+    (
+        "You see a {c}. It is closed.",
+        "You see a {c}. It is open, with {items} inside.",
+        "You see a {c}. It is open and empty.",
+    ),
+    (
+        "A {c} is here, shut.",
+        "A {c} is here, open. It holds {items}.",
+        "A {c} is here, open and empty.",
+    ),
+)
 FLOOR_TEXT = (
     "On the floor you see {items}.",
     "Lying on the floor: {items}.",

@@ -89,8 +89,12 @@ def _state_entry(room: int, locs: tuple[int, ...], opened: tuple[bool, bool]):
         if len(_STATE_CACHE) >= _CACHE_LIMIT:
             _STATE_CACHE.clear()
         ops = admissible(room, locs, opened)
-        hit = (ops, tuple(c + "\n" for c in ops), ADMISSIBLE_PREFIX + ", ".join(ops) + "\n",
-               inventory_text(locs))  # fmt: skip
+        hit = (
+            ops,
+            tuple(c + "\n" for c in ops),
+            ADMISSIBLE_PREFIX + ", ".join(ops) + "\n",
+            inventory_text(locs),
+        )
         _STATE_CACHE[key] = hit
     return hit
 
@@ -283,9 +287,19 @@ class TextNavTask(TaskBase):
         if not typed.strip():
             raise InvalidInput("Type a command or pick one from the list.")
         try:
-            room = named_room(typed) if " ".join(typed.split()).lower() not in self._entry[0] else None
+            room = (
+                named_room(typed) if " ".join(typed.split()).lower() not in self._entry[0] else None
+            )
             if room is not None:  # "go to the living room": by the room's name
-                return go_to_room(room, ROOMS[self._room], {d: ROOMS[r] for d, r in EXITS[self._room].items()}, self._fo) + "\n"
+                return (
+                    go_to_room(
+                        room,
+                        ROOMS[self._room],
+                        {d: ROOMS[r] for d, r in EXITS[self._room].items()},
+                        self._fo,
+                    )
+                    + "\n"
+                )
             return read_command(typed, self._entry[0]) + "\n"
         except Unclear as e:
             raise InvalidInput(str(e)) from None
@@ -362,4 +376,3 @@ Put the **stale food** (on the table in the living room) **into the fridge** in 
 * The map shows the rooms you have visited. In *textnav-po* you are not told which room you are
   in, nor what you carry, in the text a model sees.
 """
-

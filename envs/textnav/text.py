@@ -20,25 +20,71 @@ from collections.abc import Mapping
 
 from envs.textnav.engine import HOLDER_NAMES, ROOMS
 
-DIRECTIONS = {"n": "north", "s": "south", "e": "east", "w": "west",
-              "north": "north", "south": "south", "east": "east", "west": "west"}  # fmt: skip
+DIRECTIONS = {
+    "n": "north",
+    "s": "south",
+    "e": "east",
+    "w": "west",
+    "north": "north",
+    "south": "south",
+    "east": "east",
+    "west": "west",
+}
 _DROPPED = {"a", "an", "the", "some", "my", "your", "please", "to", "then", "and", "now", "it"}
 # The first word(s) of what was typed -> the kind of operation (see engine.admissible).
 _VERBS: dict[tuple[str, ...], str] = {
-    ("go",): "go", ("walk",): "go", ("move",): "go", ("head",): "go", ("run",): "go",
-    ("take",): "take", ("get",): "take", ("grab",): "take", ("pick", "up"): "take",
-    ("pick",): "take", ("fetch",): "take", ("collect",): "take",
-    ("put",): "put", ("place",): "put", ("insert",): "put", ("set",): "put", ("store",): "put",
-    ("drop",): "drop", ("discard",): "drop",
-    ("eat",): "eat", ("consume",): "eat",
-    ("open",): "open", ("close",): "close", ("shut",): "close",
-}  # fmt: skip
-_ITEM_ALIASES = {"stale food": 0, "rotten food": 0, "old food": 0, "stale": 0,
-                 "fresh food": 1, "fresh": 1, "bowl": 2, "coffee cup": 3, "cup": 3, "mug": 3,
-                 "coffee": 3, "plate": 4, "utensils": 5, "utensil": 5, "cutlery": 5, "fruit": 6}  # fmt: skip
+    ("go",): "go",
+    ("walk",): "go",
+    ("move",): "go",
+    ("head",): "go",
+    ("run",): "go",
+    ("take",): "take",
+    ("get",): "take",
+    ("grab",): "take",
+    ("pick", "up"): "take",
+    ("pick",): "take",
+    ("fetch",): "take",
+    ("collect",): "take",
+    ("put",): "put",
+    ("place",): "put",
+    ("insert",): "put",
+    ("set",): "put",
+    ("store",): "put",
+    ("drop",): "drop",
+    ("discard",): "drop",
+    ("eat",): "eat",
+    ("consume",): "eat",
+    ("open",): "open",
+    ("close",): "close",
+    ("shut",): "close",
+}
+_ITEM_ALIASES = {
+    "stale food": 0,
+    "rotten food": 0,
+    "old food": 0,
+    "stale": 0,
+    "fresh food": 1,
+    "fresh": 1,
+    "bowl": 2,
+    "coffee cup": 3,
+    "cup": 3,
+    "mug": 3,
+    "coffee": 3,
+    "plate": 4,
+    "utensils": 5,
+    "utensil": 5,
+    "cutlery": 5,
+    "fruit": 6,
+}
 _AMBIGUOUS_ITEMS = {"food": (0, 1)}
-_PLACES = {"table": "table", "chest": "chest", "fridge": "fridge", "refrigerator": "fridge",
-           "floor": "floor", "ground": "floor"}  # fmt: skip
+_PLACES = {
+    "table": "table",
+    "chest": "chest",
+    "fridge": "fridge",
+    "refrigerator": "fridge",
+    "floor": "floor",
+    "ground": "floor",
+}
 _INTO = {"in", "into", "inside", "on", "onto", "from", "off", "out", "of", "in to"}
 
 
@@ -169,7 +215,9 @@ def named_room(typed: str) -> str | None:
     if m is None:
         return None
     room = m.group("room").strip()
-    room = {"living": "living room", "dining": "dining room", "lounge": "living room"}.get(room, room)
+    room = {"living": "living room", "dining": "dining room", "lounge": "living room"}.get(
+        room, room
+    )
     return room if room in ROOMS else None
 
 
@@ -179,11 +227,16 @@ def go_to_room(room: str, here: str, exits: Mapping[str, str], fully_observed: b
     names no room, so neither does a person's command)."""
     ways = [f"go {d}" for d in exits]
     if not fully_observed:
-        raise Unclear("In the partially observed house the rooms have no names: move by direction "
-                      f"({', '.join(ways)}).", ways)  # fmt: skip
+        raise Unclear(
+            "In the partially observed house the rooms have no names: move by direction "
+            f"({', '.join(ways)}).",
+            ways,
+        )
     if room == here:
         raise Unclear(f"You are in the {room} already; from here you can {', '.join(ways)}.", ways)
     for direction, there in exits.items():
         if there == room:
             return f"go {direction}"
-    raise Unclear(f"The {room} is not next to this room; from here you can {', '.join(ways)}.", ways)
+    raise Unclear(
+        f"The {room} is not next to this room; from here you can {', '.join(ways)}.", ways
+    )

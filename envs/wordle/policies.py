@@ -132,4 +132,8 @@ class InfoGainPolicy(_WordlePolicy):
         return _canonical(task.vocab.answers[self._rng.choice(best)])
 
 
-POLICIES = {"behaviour": RandomMixturePolicy, "strong": InfoGainPolicy, "consistent": ConsistentPolicy}
+POLICIES = {
+    "behaviour": RandomMixturePolicy,
+    "strong": InfoGainPolicy,
+    "consistent": ConsistentPolicy,
+}

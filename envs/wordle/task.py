@@ -124,9 +124,13 @@ class WordleTask(TaskBase):
         if guess_file:
             options["guess_file"] = str(guess_file)
         lmrl_setup = (
-            rule == "lmrl" and vocab_file is not None and list_digest(self.vocab.answers) == LMRL_LIST_SHA256
-            and not guess_file and self.bad_word_reward == -1.0 and self.max_guesses == 6
-        )  # fmt: skip
+            rule == "lmrl"
+            and vocab_file is not None
+            and list_digest(self.vocab.answers) == LMRL_LIST_SHA256
+            and not guess_file
+            and self.bad_word_reward == -1.0
+            and self.max_guesses == 6
+        )
         task_id = "wordle" if rule == "real" else "wordle-lmrl"
         self.spec = TaskSpec(
             id=task_id,
@@ -277,4 +281,3 @@ the word). Each guess costs **-1**; the guess that finds the word costs nothing.
 * The task option **words=small** (in the new-episode dialog, or `--option words=small`) plays a
   closed game on 400 common words, the size of LMRL-Gym's list: only those words are accepted.
 """
-

@@ -6,9 +6,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-COLUMNS = (("episodes", "episodes"), ("finished", "finished"), ("time played", "seconds"),
-           ("success", "success_rate"), ("mean return", "mean_return"), ("think (s)", "think_ms"),
-           ("refused", "attempts"), ("labels", "labels"))  # fmt: skip
+COLUMNS = (
+    ("episodes", "episodes"),
+    ("finished", "finished"),
+    ("time played", "seconds"),
+    ("success", "success_rate"),
+    ("mean return", "mean_return"),
+    ("think (s)", "think_ms"),
+    ("refused", "attempts"),
+    ("labels", "labels"),
+)
 
 
 def duration(seconds: float) -> str:
@@ -49,5 +56,8 @@ def print_annotators(store: Any, args: argparse.Namespace) -> None:
     table += [[r["player"], *(_cell(k, r[k]) for _, k in COLUMNS)] for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     for row in table:
-        cells = [row[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True))]
+        cells = [
+            row[0].ljust(widths[0]),
+            *(c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)),
+        ]
         print(("  " + "  ".join(cells)).rstrip())

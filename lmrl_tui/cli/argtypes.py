@@ -19,7 +19,9 @@ def positive(text: str) -> int:
     try:
         v = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a positive whole number, not {text!r}"
+        ) from None
     if v <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, not {v}")
     return v

@@ -16,20 +16,41 @@ from lmrl_tui.cli.errors import EXIT_USAGE, CliError
 MERGE_HELP = "merge stores (from several hosts) into one: no duplicates, ids remapped, each episode's origin kept"
 
 
-def add_generate_command(subparsers: Any, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+def add_generate_command(
+    subparsers: Any, parents: list[argparse.ArgumentParser]
+) -> argparse.ArgumentParser:
     from envs.core.options import options_help
     from training.args import task_option
 
-    g = subparsers.add_parser("generate", parents=parents, help="play episodes with a scripted policy or a checkpoint and store them")
+    g = subparsers.add_parser(
+        "generate",
+        parents=parents,
+        help="play episodes with a scripted policy or a checkpoint and store them",
+    )
     g.add_argument("task")
     g.add_argument("--episodes", type=positive, default=100)
-    g.add_argument("--policy", default="behaviour", help="behaviour, strong/optimal, random, a checkpoint folder, hf:MODEL, "
-                   "http:MODEL@BASE_URL or guided:LLM+CHECKPOINT (a language model guided by goal values)")
+    g.add_argument(
+        "--policy",
+        default="behaviour",
+        help="behaviour, strong/optimal, random, a checkpoint folder, hf:MODEL, "
+        "http:MODEL@BASE_URL or guided:LLM+CHECKPOINT (a language model guided by goal values)",
+    )
     g.add_argument("--seed", type=seed, default=0, help="first seed; episode i uses seed+i")
-    g.add_argument("--partner", default=None, help="the other side: hf:MODEL, http:MODEL@BASE_URL or a checkpoint "
-                   "folder trained with --side partner (default: the built-in partner)")
-    g.add_argument("--option", type=task_option, action="append", default=[], metavar="KEY=VALUE",
-                   help="task option (repeatable; `lmrl tasks` lists them) · " + " · ".join(options_help().splitlines()))
+    g.add_argument(
+        "--partner",
+        default=None,
+        help="the other side: hf:MODEL, http:MODEL@BASE_URL or a checkpoint "
+        "folder trained with --side partner (default: the built-in partner)",
+    )
+    g.add_argument(
+        "--option",
+        type=task_option,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="task option (repeatable; `lmrl tasks` lists them) · "
+        + " · ".join(options_help().splitlines()),
+    )
     g.add_argument("--batch", type=positive, default=200, help="episodes per database transaction")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     g.set_defaults(run=run_generate, needs_store=True)
@@ -47,26 +68,38 @@ def run_generate(args: argparse.Namespace, store: Any) -> int:
         if len(spec.roles) < 2:
             raise CliError(f"{args.task} has no partner side")
         partner = make_model_agent(args.partner, role=spec.roles[1])
-        if partner is None and Path(args.partner).expanduser().exists():  # a checkpoint of that side
+        if (
+            partner is None and Path(args.partner).expanduser().exists()
+        ):  # a checkpoint of that side
             partner = make_agent(args.task, args.partner, role=spec.roles[1])
         if partner is None:
-            raise CliError("--partner takes hf:MODEL, http:MODEL@BASE_URL or a checkpoint folder "
-                           "(lmrl train bc --side partner)")
+            raise CliError(
+                "--partner takes hf:MODEL, http:MODEL@BASE_URL or a checkpoint folder "
+                "(lmrl train bc --side partner)"
+            )
     agent = make_agent(args.task, args.policy, role=spec.roles[0])
     if agent is None:
         raise CliError("generate needs a policy, not a human")
     progress = None if args.quiet or not sys.stderr.isatty() else _progress(args.episodes)
     try:
         res = generate(
-            store, args.task, agent, args.episodes, seed=args.seed, options=dict(args.option),
-            partner=partner, batch=args.batch,
+            store,
+            args.task,
+            agent,
+            args.episodes,
+            seed=args.seed,
+            options=dict(args.option),
+            partner=partner,
+            batch=args.batch,
             on_episode=(lambda _n: progress.advance(1)) if progress else None,
-        )  # fmt: skip
+        )
     finally:
         if progress:
             progress.stop()
-    print(f"wrote {res.written} {args.task} episodes ({args.policy}, seeds {args.seed}..{args.seed + args.episodes - 1}) "
-          f"to {store.path} in {res.seconds:.1f}s: mean return {res.mean_return:.3f}, success {res.success_rate:.1%}")
+    print(
+        f"wrote {res.written} {args.task} episodes ({args.policy}, seeds {args.seed}..{args.seed + args.episodes - 1}) "
+        f"to {store.path} in {res.seconds:.1f}s: mean return {res.mean_return:.3f}, success {res.success_rate:.1%}"
+    )
     return 0
 
 
@@ -76,7 +109,9 @@ class _progress:
     def __init__(self, total: int) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-        self._p = Progress("generating", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True)
+        self._p = Progress(
+            "generating", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True
+        )
         self._task = self._p.add_task("gen", total=total)
         self._p.start()
 
@@ -87,20 +122,38 @@ class _progress:
         self._p.stop()
 
 
-def add_export_command(subparsers: Any, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+def add_export_command(
+    subparsers: Any, parents: list[argparse.ArgumentParser]
+) -> argparse.ArgumentParser:
     from training.args import add_dataset_arguments, add_task_arguments
 
-    e = subparsers.add_parser("export", parents=parents, help="write episodes as LMRL-Gym files or our JSONL")
-    add_task_arguments(e, option_help="keep episodes logged with this task option key=value (repeatable)")
+    e = subparsers.add_parser(
+        "export", parents=parents, help="write episodes as LMRL-Gym files or our JSONL"
+    )
+    add_task_arguments(
+        e, option_help="keep episodes logged with this task option key=value (repeatable)"
+    )
     add_dataset_arguments(e)
-    e.add_argument("--format", choices=["lmrl", "jsonl", "lmrl-bc", "hf", "minari"], default="jsonl",
-                   help="lmrl: LMRL-Gym's episode files; jsonl: ours, lossless; lmrl-bc: LMRL's chess BC pairs, one "
-                   "{from_state, action} per legal agent move (chess, endgames); hf: a Hugging Face datasets folder; minari: a Minari dataset")
+    e.add_argument(
+        "--format",
+        choices=["lmrl", "jsonl", "lmrl-bc", "hf", "minari"],
+        default="jsonl",
+        help="lmrl: LMRL-Gym's episode files; jsonl: ours, lossless; lmrl-bc: LMRL's chess BC pairs, one "
+        "{from_state, action} per legal agent move (chess, endgames); hf: a Hugging Face datasets folder; minari: a Minari dataset",
+    )
     e.add_argument("--out", "-o", default="-", help="output file (default: standard output)")
-    e.add_argument("--rows", choices=["step", "episode"], default="step",
-                   help="--format hf: one row per step (default) or per episode")  # fmt: skip
-    e.add_argument("--minari-id", default=None, metavar="NS/NAME-vN",
-                   help="--format minari: the dataset id (default: lmrl/TASK-v0)")  # fmt: skip
+    e.add_argument(
+        "--rows",
+        choices=["step", "episode"],
+        default="step",
+        help="--format hf: one row per step (default) or per episode",
+    )
+    e.add_argument(
+        "--minari-id",
+        default=None,
+        metavar="NS/NAME-vN",
+        help="--format minari: the dataset id (default: lmrl/TASK-v0)",
+    )
     e.set_defaults(run=run_export, needs_store=True)
     return e
 
@@ -116,7 +169,9 @@ def run_export(args: argparse.Namespace, store: Any) -> int:
     write = lambda f: export_episodes(store, f, args.format, query)  # noqa: E731
     if args.format == "lmrl-bc":
         if args.task not in ("chess", "endgames"):
-            raise CliError("--format lmrl-bc is LMRL's chess BC pairs: give --task chess or --task endgames")
+            raise CliError(
+                "--format lmrl-bc is LMRL's chess BC pairs: give --task chess or --task endgames"
+            )
         from data.io.codecs.chess import export_bc
 
         what = "move pairs"
@@ -138,25 +193,38 @@ def run_hf_export(args: argparse.Namespace, store: Any, query: Any) -> int:
     """``export --format hf|minari --out FOLDER``: a ``datasets`` folder (with its parquet file and
     card), or a Minari datasets root holding one dataset."""
     if args.out == "-":
-        print(f"lmrl: error: --format {args.format} writes a folder: give --out FOLDER", file=sys.stderr)
+        print(
+            f"lmrl: error: --format {args.format} writes a folder: give --out FOLDER",
+            file=sys.stderr,
+        )
         return 1
     if args.format == "minari":
         from data.io.minari_export import export_minari
 
         m = export_minari(store, query, args.out, dataset_id=args.minari_id)
         skipped = f"; {m.skipped} without steps left out" if m.skipped else ""
-        print(f"exported {m.episodes} episodes as the Minari dataset {m.dataset_id} under {args.out}{skipped} "
-              f"(load it with {m.dataset_id!r} and MINARI_DATASETS_PATH={args.out})", file=sys.stderr)  # fmt: skip
+        print(
+            f"exported {m.episodes} episodes as the Minari dataset {m.dataset_id} under {args.out}{skipped} "
+            f"(load it with {m.dataset_id!r} and MINARI_DATASETS_PATH={args.out})",
+            file=sys.stderr,
+        )
         return 0
     from data.io.hf_export import export_hf
 
     result = export_hf(store, query, args.out, rows=args.rows)
-    print(f"exported {result.episodes} episodes ({result.rows} rows, one per {args.rows}) to {args.out}", file=sys.stderr)
+    print(
+        f"exported {result.episodes} episodes ({result.rows} rows, one per {args.rows}) to {args.out}",
+        file=sys.stderr,
+    )
     return 0
 
 
-def add_import_command(subparsers: Any, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
-    i = subparsers.add_parser("import", parents=parents, help="read LMRL-Gym files or our JSONL into the store")
+def add_import_command(
+    subparsers: Any, parents: list[argparse.ArgumentParser]
+) -> argparse.ArgumentParser:
+    i = subparsers.add_parser(
+        "import", parents=parents, help="read LMRL-Gym files or our JSONL into the store"
+    )
     i.add_argument("file")
     i.add_argument("--format", choices=["lmrl", "jsonl"], default="jsonl")
     i.add_argument("--task", default=None, help="task id (needed for the lmrl format)")
@@ -172,16 +240,30 @@ def run_import(args: argparse.Namespace, store: Any) -> int:
     except FormatError as e:
         print(f"lmrl: error: {e}", file=sys.stderr)
         return EXIT_USAGE
-    print(f"imported {n} episodes into {store.path}" + (f": {args.file} holds no episodes" if n == 0 else ""))
+    print(
+        f"imported {n} episodes into {store.path}"
+        + (f": {args.file} holds no episodes" if n == 0 else "")
+    )
     return 0
 
 
-def add_merge_command(subparsers: Any, parents: Iterable[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
+def add_merge_command(
+    subparsers: Any, parents: Iterable[argparse.ArgumentParser] = ()
+) -> argparse.ArgumentParser:
     """``merge STORE... --into STORE`` (without the common ``--db``: it names its stores itself)."""
-    m = subparsers.add_parser("merge", parents=list(parents), help=MERGE_HELP,
-                              description=MERGE_HELP + ". Merging twice changes nothing.")  # fmt: skip
+    m = subparsers.add_parser(
+        "merge",
+        parents=list(parents),
+        help=MERGE_HELP,
+        description=MERGE_HELP + ". Merging twice changes nothing.",
+    )
     m.add_argument("stores", nargs="+", metavar="STORE", help="the stores to read (left untouched)")
-    m.add_argument("--into", required=True, metavar="STORE", help="the store to merge into (created if missing)")
+    m.add_argument(
+        "--into",
+        required=True,
+        metavar="STORE",
+        help="the store to merge into (created if missing)",
+    )
     m.add_argument("--debug", action="store_true", help="on an error, show the traceback too")
     m.set_defaults(run=run_merge, needs_store=False)
     return m
@@ -197,4 +279,7 @@ def run_merge(args: argparse.Namespace, store: Any = None) -> int:
 
 
 def _report_lock_wait(waited: float) -> None:
-    print(f"lmrl: waiting for another process to finish writing({waited:.0f} s so far)", file=sys.stderr)
+    print(
+        f"lmrl: waiting for another process to finish writing({waited:.0f} s so far)",
+        file=sys.stderr,
+    )

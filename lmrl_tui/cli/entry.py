@@ -27,7 +27,10 @@ def open_store(args: argparse.Namespace) -> Any:
 
 
 def _report_lock_wait(waited: float) -> None:
-    print(f"lmrl: waiting for another process to finish writing ({waited:.0f} s so far)", file=sys.stderr)
+    print(
+        f"lmrl: waiting for another process to finish writing ({waited:.0f} s so far)",
+        file=sys.stderr,
+    )
 
 
 def dispatch(args: argparse.Namespace) -> int:

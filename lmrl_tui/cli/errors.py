@@ -24,7 +24,14 @@ def user_errors() -> tuple[type[BaseException], ...]:
     from envs.core import UnknownPolicy, UnknownTask
     from envs.players.agents import AgentChoiceError
 
-    errs: list[type[BaseException]] = [CliError, StoreError, FormatError, UnknownTask, UnknownPolicy, AgentChoiceError]
+    errs: list[type[BaseException]] = [
+        CliError,
+        StoreError,
+        FormatError,
+        UnknownTask,
+        UnknownPolicy,
+        AgentChoiceError,
+    ]
     try:
         from training.errors import TrainingError
 
@@ -39,9 +46,9 @@ def setup_error(e: BaseException) -> bool:
     ``STOCKFISH_PATH``), or a model endpoint cannot be reached or answers badly."""
     engine = sys.modules.get("envs.chess.stockfish")  # loaded if the error can come from it
     remote = sys.modules.get("envs.players.remote")
-    return (engine is not None and isinstance(e, (engine.StockfishNotFound, engine.EngineFailure))) or (
-        remote is not None and isinstance(e, remote.EndpointError)
-    )
+    return (
+        engine is not None and isinstance(e, (engine.StockfishNotFound, engine.EngineFailure))
+    ) or (remote is not None and isinstance(e, remote.EndpointError))
 
 
 def with_notes(line: str, e: BaseException) -> str:

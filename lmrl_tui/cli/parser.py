@@ -38,16 +38,32 @@ def build_parser() -> argparse.ArgumentParser:
     # every subcommand takes --db too; SUPPRESS keeps a value given before the subcommand
     common = _Parser(add_help=False)
     common.add_argument("--db", default=argparse.SUPPRESS, help=DB_HELP)
-    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                        help="on an error, show the traceback too (or set LMRL_DEBUG=1)")  # fmt: skip
-    p = _Parser(prog="lmrl", description="Play, log, train and watch LMRL-Gym tasks in the terminal.")
+    common.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="on an error, show the traceback too (or set LMRL_DEBUG=1)",
+    )
+    p = _Parser(
+        prog="lmrl", description="Play, log, train and watch LMRL-Gym tasks in the terminal."
+    )
     p.add_argument("--db", help=DB_HELP)
-    p.add_argument("--debug", action="store_true", help="on an error, show the traceback too (or set LMRL_DEBUG=1)")
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="on an error, show the traceback too (or set LMRL_DEBUG=1)",
+    )
     p.add_argument("--player", help="your player name in the app")
     p.set_defaults(run=play.run_app, needs_store=True)  # no subcommand: the app
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for add in (add_tasks_command, add_generate_command, add_stats_command, add_export_command, add_import_command,
-                play.add_play_command):  # fmt: skip
+    for add in (
+        add_tasks_command,
+        add_generate_command,
+        add_stats_command,
+        add_export_command,
+        add_import_command,
+        play.add_play_command,
+    ):
         add(sub, [common])
     # the training layer's commands set their runners; lmrl's train also records its run
     add_train_command(sub, [common], wrap=_followed).set_defaults(needs_store=True)
@@ -82,7 +98,10 @@ def app_only(argv: list[str]) -> argparse.Namespace | None:
     p.add_argument("--player")
     try:
         args, rest = p.parse_known_args(argv)
-    except (argparse.ArgumentError, SystemExit):  # e.g. --db without a value: the full parser says so
+    except (
+        argparse.ArgumentError,
+        SystemExit,
+    ):  # e.g. --db without a value: the full parser says so
         return None
     if rest:
         return None

@@ -23,10 +23,16 @@ class PlayFlagsError(ValueError):
     """Flags that do not make an episode (one line for the command's error)."""
 
 
-def add_play_command(subparsers: Any, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+def add_play_command(
+    subparsers: Any, parents: list[argparse.ArgumentParser]
+) -> argparse.ArgumentParser:
     """``lmrl play``: the app, opened straight into one configured episode."""
-    p = subparsers.add_parser("play", parents=parents, help="open the app straight into one configured episode "
-                              "(lmrl play twenty-questions --as oracle --vs strong --option secret=guitar)")  # fmt: skip
+    p = subparsers.add_parser(
+        "play",
+        parents=parents,
+        help="open the app straight into one configured episode "
+        "(lmrl play twenty-questions --as oracle --vs strong --option secret=guitar)",
+    )
     add_play_arguments(p, required=True)
     p.add_argument("--player", default=argparse.SUPPRESS, help="your player name in the app")
     p.set_defaults(run=run_app, needs_store=True)
@@ -54,18 +60,46 @@ def add_play_arguments(p: argparse.ArgumentParser, *, required: bool) -> None:
     if required:
         p.add_argument("task", help="the task id (lmrl tasks lists them)")
     else:
-        p.add_argument("--task", dest="task", default=None,
-                       help="open every browser session straight into an episode of this task (with the flags below)")  # fmt: skip
-    p.add_argument("--as", dest="as_role", default=None, metavar="ROLE",
-                   help="the side the person plays (default: the agent's side: the guesser, the seller, White); "
-                   "e.g. oracle or buyer")  # fmt: skip
-    p.add_argument("--vs", dest="vs", default=None, metavar="WHO",
-                   help="who plays the other side: built-in (the task's own partner, the default), person "
-                   "(hot-seat), a scripted policy (strong, behaviour, random: when you play the partner side), "
-                   "a checkpoint folder, hf:MODEL or http:MODEL@BASE_URL")  # fmt: skip
-    p.add_argument("--seed", dest="play_seed", type=seed_type, default=None, metavar="N", help="the episode's seed (default: random)")
-    p.add_argument("--option", dest="play_options", type=task_option, action="append", default=[],
-                   metavar="KEY=VALUE", help="task option (repeatable) · " + " · ".join(options_help().splitlines()))
+        p.add_argument(
+            "--task",
+            dest="task",
+            default=None,
+            help="open every browser session straight into an episode of this task (with the flags below)",
+        )
+    p.add_argument(
+        "--as",
+        dest="as_role",
+        default=None,
+        metavar="ROLE",
+        help="the side the person plays (default: the agent's side: the guesser, the seller, White); "
+        "e.g. oracle or buyer",
+    )
+    p.add_argument(
+        "--vs",
+        dest="vs",
+        default=None,
+        metavar="WHO",
+        help="who plays the other side: built-in (the task's own partner, the default), person "
+        "(hot-seat), a scripted policy (strong, behaviour, random: when you play the partner side), "
+        "a checkpoint folder, hf:MODEL or http:MODEL@BASE_URL",
+    )
+    p.add_argument(
+        "--seed",
+        dest="play_seed",
+        type=seed_type,
+        default=None,
+        metavar="N",
+        help="the episode's seed (default: random)",
+    )
+    p.add_argument(
+        "--option",
+        dest="play_options",
+        type=task_option,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="task option (repeatable) · " + " · ".join(options_help().splitlines()),
+    )
 
 
 def play_request(args: argparse.Namespace) -> PlayRequest | None:
@@ -75,14 +109,21 @@ def play_request(args: argparse.Namespace) -> PlayRequest | None:
 
     task_id = getattr(args, "task", None)
     if task_id is None:
-        if getattr(args, "as_role", None) or getattr(args, "vs", None) or getattr(args, "play_options", None):
+        if (
+            getattr(args, "as_role", None)
+            or getattr(args, "vs", None)
+            or getattr(args, "play_options", None)
+        ):
             raise PlayFlagsError("--as, --vs and --option need --task")
         return None
-    return PlayRequest(task_id, args.play_seed, play_fields(task_id, args.as_role, args.vs, args.play_options))
+    return PlayRequest(
+        task_id, args.play_seed, play_fields(task_id, args.as_role, args.vs, args.play_options)
+    )
 
 
-def play_fields(task_id: str, as_role: str | None, vs: str | None,
-                options: list[tuple[str, Any]] | None = None) -> dict[str, Any]:  # fmt: skip
+def play_fields(
+    task_id: str, as_role: str | None, vs: str | None, options: list[tuple[str, Any]] | None = None
+) -> dict[str, Any]:
     """The new-episode dialog's fields for a person playing ``as_role`` of ``task_id`` against
     ``vs`` (see the module docstring)."""
     import envs
@@ -95,8 +136,13 @@ def play_fields(task_id: str, as_role: str | None, vs: str | None,
     if role not in roles:
         raise PlayFlagsError(f"{task_id}: --as takes {' or '.join(roles)}, not {role!r}")
     policies = envs.policies(task_id)
-    fields: dict[str, Any] = {"agent": HUMAN, "checkpoint": "", "partner": PARTNER_EMBEDDED,
-                              "partner_model": "", "strict": False}  # fmt: skip
+    fields: dict[str, Any] = {
+        "agent": HUMAN,
+        "checkpoint": "",
+        "partner": PARTNER_EMBEDDED,
+        "partner_model": "",
+        "strict": False,
+    }
     if role == roles[0]:
         if vs is None or vs in BUILT_IN:
             pass
@@ -105,8 +151,10 @@ def play_fields(task_id: str, as_role: str | None, vs: str | None,
         elif vs in PERSON:
             fields["partner"] = HUMAN
         elif vs in policies:
-            raise PlayFlagsError(f"the {roles[1]} of {task_id} is built in or a person or a model; "
-                                 f"scripted policies play the {roles[0]} (use --as {roles[1]} --vs {vs})")  # fmt: skip
+            raise PlayFlagsError(
+                f"the {roles[1]} of {task_id} is built in or a person or a model; "
+                f"scripted policies play the {roles[0]} (use --as {roles[1]} --vs {vs})"
+            )
         else:
             fields["partner_model"] = vs
     else:
@@ -115,8 +163,10 @@ def play_fields(task_id: str, as_role: str | None, vs: str | None,
         if who in PERSON:
             fields["agent"] = HUMAN
         elif who in BUILT_IN:
-            raise PlayFlagsError(f"the {roles[0]} has no built-in player: --vs takes {', '.join(policies)}, "
-                                 "person, a checkpoint folder, hf:MODEL or http:MODEL@BASE_URL")  # fmt: skip
+            raise PlayFlagsError(
+                f"the {roles[0]} has no built-in player: --vs takes {', '.join(policies)}, "
+                "person, a checkpoint folder, hf:MODEL or http:MODEL@BASE_URL"
+            )
         elif who in policies or who in ("optimal",):
             fields["agent"] = "strong" if who == "optimal" else who
         else:

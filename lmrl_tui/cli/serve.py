@@ -44,7 +44,9 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def serve_settings(args: argparse.Namespace, environ: dict[str, str] | os._Environ[str] = os.environ) -> Settings:
+def serve_settings(
+    args: argparse.Namespace, environ: dict[str, str] | os._Environ[str] = os.environ
+) -> Settings:
     """The settings ``args`` ask for, or :class:`ServeArgumentError`. Rules: loopback unless
     ``--allow-remote``; off loopback a token is required (``--token``, ``$LMRL_SERVE_TOKEN``, or
     one generated here); ``--public-token`` generates one on loopback too."""
@@ -85,27 +87,45 @@ def _port(text: str) -> int:
     return v
 
 
-def add_serve_command(subparsers: Any, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+def add_serve_command(
+    subparsers: Any, parents: list[argparse.ArgumentParser]
+) -> argparse.ArgumentParser:
     """``serve``: the app in web browsers, one app process per browser, all writing to one store."""
     s = subparsers.add_parser(
-        "serve", parents=list(parents),
+        "serve",
+        parents=list(parents),
         help="serve the app to web browsers (one app per browser, all into one store; needs the serve extra)",
         description="Serve the app to web browsers: each browser gets its own app process, asks for a "
         "player name, and logs every step into the one store. Loopback only unless --allow-remote; "
         f"off loopback an access token is required (--token, ${TOKEN_ENV}, or one generated and printed).",
-    )  # fmt: skip
-    s.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
+    )
+    s.add_argument(
+        "--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)"
+    )
     s.add_argument("--port", type=_port, default=8000, help="port to listen on (default: 8000)")
-    s.add_argument("--allow-remote", action="store_true",
-                   help="allow a --host reachable from other machines (then a token is required)")  # fmt: skip
+    s.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --host reachable from other machines (then a token is required)",
+    )
     tokens = s.add_mutually_exclusive_group()
-    tokens.add_argument("--token", default=None,
-                        help=f"access token browsers must bring (default: ${TOKEN_ENV}; "
-                        f"at least {MIN_TOKEN_CHARS} characters)")  # fmt: skip
-    tokens.add_argument("--public-token", action="store_true",
-                        help="generate a fresh token and print the link to share (also on loopback)")  # fmt: skip
-    s.add_argument("--max-sessions", type=positive, default=16,
-                   help="browsers served at once; more are refused (default: 16)")  # fmt: skip
+    tokens.add_argument(
+        "--token",
+        default=None,
+        help=f"access token browsers must bring (default: ${TOKEN_ENV}; "
+        f"at least {MIN_TOKEN_CHARS} characters)",
+    )
+    tokens.add_argument(
+        "--public-token",
+        action="store_true",
+        help="generate a fresh token and print the link to share (also on loopback)",
+    )
+    s.add_argument(
+        "--max-sessions",
+        type=positive,
+        default=16,
+        help="browsers served at once; more are refused (default: 16)",
+    )
     from lmrl_tui.cli.play import add_play_arguments
 
     add_play_arguments(s, required=False)
@@ -124,10 +144,14 @@ def run_serve(args: argparse.Namespace, store: Any) -> int:
     except ImportError as e:
         from envs.players.agents import install_hint
 
-        raise ServeArgumentError(f"lmrl serve needs textual-serve ({e}): {install_hint('serve')}") from None
+        raise ServeArgumentError(
+            f"lmrl serve needs textual-serve ({e}): {install_hint('serve')}"
+        ) from None
     settings = ServeSettings(**asdict(chosen), hidden_env=(TOKEN_ENV,), play=play_argv(args))
     try:
         serve(settings, store.path)
     except OSError as e:
-        raise ServeArgumentError(f"cannot listen on {settings.host}:{settings.port}: {e.strerror or e}") from None
+        raise ServeArgumentError(
+            f"cannot listen on {settings.host}:{settings.port}: {e.strerror or e}"
+        ) from None
     return 0

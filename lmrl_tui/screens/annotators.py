@@ -52,6 +52,7 @@ COLUMNS: tuple[tuple[str, str, Any], ...] = (
 
 def sort_rows(rows: list[dict[str, Any]], key: str, reverse: bool) -> list[dict[str, Any]]:
     """``rows`` ordered by ``key`` (names without regard to case); an empty figure always last."""
+
     def value(r: dict[str, Any]) -> Any:
         v = r[key]
         return v.casefold() if isinstance(v, str) else v
@@ -99,7 +100,9 @@ class AnnotatorsScreen(LmrlScreen, Screen[None]):
 
     def on_mount(self) -> None:
         self.title = "Annotators"
-        self.query_one("#annotators-task", Select).set_options([("All tasks", ALL)] + [(t, t) for t in envs.ids()])
+        self.query_one("#annotators-task", Select).set_options(
+            [("All tasks", ALL)] + [(t, t) for t in envs.ids()]
+        )
         table = self.query_one("#annotators", DataTable)
         for title, key, _ in COLUMNS:
             table.add_column(title, key=key)

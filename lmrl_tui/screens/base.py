@@ -72,7 +72,9 @@ class LmrlScreen(ReportsWorkerErrors, _ScreenBase):
         """The running app, typed (the screens are only ever shown by an :class:`LmrlHost`)."""
         app = self.app
         if not isinstance(app, LmrlHost):
-            raise TypeError(f"{type(self).__name__} needs an app with a store, not {type(app).__name__}")
+            raise TypeError(
+                f"{type(self).__name__} needs an app with a store, not {type(app).__name__}"
+            )
         return app
 
     def action_form_enter(self) -> None:
@@ -101,7 +103,9 @@ class LmrlScreen(ReportsWorkerErrors, _ScreenBase):
 
         self.call_after_refresh(self.query_one(VerticalScroll).scroll_end, animate=False)
 
-    def set_focus(self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False) -> None:
+    def set_focus(
+        self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False
+    ) -> None:
         # Before the Input gets its Focus event, so its blink timer never starts.
         if isinstance(widget, Input) and self.app.is_headless:
             widget.cursor_blink = False
@@ -122,7 +126,9 @@ class LmrlScreen(ReportsWorkerErrors, _ScreenBase):
     def on_paste(self, event: events.Paste) -> None:
         self._to_text_field(event, events.Paste(event.text))
 
-    def _to_text_field(self, event: events.Key | events.Paste, again: events.Key | events.Paste) -> None:
+    def _to_text_field(
+        self, event: events.Key | events.Paste, again: events.Key | events.Paste
+    ) -> None:
         field = self.focused
         if isinstance(field, Input) and not getattr(event, "_lmrl_again", False):
             event.stop()

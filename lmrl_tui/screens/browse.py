@@ -94,12 +94,16 @@ class BrowseScreen(LmrlScreen, Screen[None]):
 
     def on_mount(self) -> None:
         self.title = "Episodes"
-        self.query_one("#task-filter", Select).set_options([("All tasks", ALL)] + [(t, t) for t in envs.ids()])
+        self.query_one("#task-filter", Select).set_options(
+            [("All tasks", ALL)] + [(t, t) for t in envs.ids()]
+        )
         table = self.query_one("#episodes", DataTable)
         # What a person scans for first comes first: in 120 columns the agent's long names and the
         # step's action text would push status, return and labels off the screen.
         table.add_columns("id", "task", "status", "steps", "return", "player", "source", "agent")
-        self.query_one("#steps", DataTable).add_columns("#", "reward", "labels", "action", "typed", "ms")
+        self.query_one("#steps", DataTable).add_columns(
+            "#", "reward", "labels", "action", "typed", "ms"
+        )
         table.focus()
         self.action_reload()
 
@@ -121,9 +125,16 @@ class BrowseScreen(LmrlScreen, Screen[None]):
         table.clear()
         for r in rows:
             table.add_row(
-                str(r["id"]), r["task"], r["status"], str(r["n_steps"]), f"{r['return']:g}",
-                r["player"] or "", r["source"], f"{r['agent_kind']}:{r['agent_name']}", key=str(r["id"]),
-            )  # fmt: skip
+                str(r["id"]),
+                r["task"],
+                r["status"],
+                str(r["n_steps"]),
+                f"{r['return']:g}",
+                r["player"] or "",
+                r["source"],
+                f"{r['agent_kind']}:{r['agent_name']}",
+                key=str(r["id"]),
+            )
         self.sub_title = f"{len(rows)} most recent"
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -148,14 +159,22 @@ class BrowseScreen(LmrlScreen, Screen[None]):
             f"[b]Episode {episode_id}[/b] · {ep['task']} · seed {ep['seed']} · {ep['status']}\n"
             f"{ep['agent_kind']}:{ep['agent_name']}{partner} · player {ep['player'] or '-'} · "
             f"return {ep['return']:g}\nfirst observation: {_short(ep['first_observation'], 200)}"
-            + (f"\nsession note: {escape(_short(note, 200))}" if (note := session_note(ep["meta"])) else "")
+            + (
+                f"\nsession note: {escape(_short(note, 200))}"
+                if (note := session_note(ep["meta"]))
+                else ""
+            )
         )
         for s in store.steps(episode_id):
             table.add_row(
-                str(s["idx"]), f"{s['reward']:g}", _short(", ".join(labels.get(s["idx"], [])), 24),
-                _short(s["action"], 40), _short(s["typed"], 16),
-                "" if s["think_ms"] is None else str(s["think_ms"]), key=str(s["idx"]),
-            )  # fmt: skip
+                str(s["idx"]),
+                f"{s['reward']:g}",
+                _short(", ".join(labels.get(s["idx"], [])), 24),
+                _short(s["action"], 40),
+                _short(s["typed"], 16),
+                "" if s["think_ms"] is None else str(s["think_ms"]),
+                key=str(s["idx"]),
+            )
         table.move_cursor(row=min(keep_row, max(table.row_count - 1, 0)))
 
     def _current_step(self) -> int | None:
@@ -170,7 +189,10 @@ class BrowseScreen(LmrlScreen, Screen[None]):
             self.notify("Pick an episode with steps first.", severity="warning")
             return
         eid = self.episode_id
-        self.app.push_screen(LabelDialog(f"step {idx} of episode {eid}"), lambda text: self._save_label(eid, idx, text))
+        self.app.push_screen(
+            LabelDialog(f"step {idx} of episode {eid}"),
+            lambda text: self._save_label(eid, idx, text),
+        )
 
     def action_quick_label(self, label: str) -> None:
         idx = self._current_step()
@@ -191,8 +213,11 @@ class BrowseScreen(LmrlScreen, Screen[None]):
         if self.episode_id is None:
             return
         self.marked = None if self.marked == self.episode_id else self.episode_id
-        self.notify(f"Marked episode {self.marked}: now pick another and press v." if self.marked
-                    else "Unmarked.")  # fmt: skip
+        self.notify(
+            f"Marked episode {self.marked}: now pick another and press v."
+            if self.marked
+            else "Unmarked."
+        )
 
     def action_side_by_side(self) -> None:
         """Replay the marked episode next to the one under the cursor; without a mark (or on the
@@ -206,8 +231,10 @@ class BrowseScreen(LmrlScreen, Screen[None]):
         if self.marked is not None and self.marked != first:
             self.open_side_by_side(self.marked, first)
             return
-        self.app.push_screen(PickEpisodeDialog(first),
-                             lambda second: None if second is None else self.open_side_by_side(first, second))  # fmt: skip
+        self.app.push_screen(
+            PickEpisodeDialog(first),
+            lambda second: None if second is None else self.open_side_by_side(first, second),
+        )
 
     def open_side_by_side(self, left: int, right: int) -> None:
         from lmrl_tui.screens.side_by_side import SideBySideScreen

@@ -47,8 +47,13 @@ class NewEpisodeDialog(EpisodeForm):
     class SidesLoaded(Message, bubble=False):
         """The agent and model partner of ``choice``, loaded by the worker: open the episode."""
 
-        def __init__(self, choice: EpisodeChoice, agent: Agent | None, partner: Agent | None,
-                     attempt: int = 0) -> None:  # fmt: skip
+        def __init__(
+            self,
+            choice: EpisodeChoice,
+            agent: Agent | None,
+            partner: Agent | None,
+            attempt: int = 0,
+        ) -> None:
             super().__init__()
             self.attempt = attempt
             self.choice = choice
@@ -144,8 +149,14 @@ class NewEpisodeDialog(EpisodeForm):
             agent.close()
 
     @work(thread=True, exclusive=True, group="load-agent", exit_on_error=False)
-    def _prepare(self, choice: EpisodeChoice, agent: Agent | None, partner: Agent | None,
-                 prepare: Callable[[], object], attempt: int) -> None:  # fmt: skip
+    def _prepare(
+        self,
+        choice: EpisodeChoice,
+        agent: Agent | None,
+        partner: Agent | None,
+        prepare: Callable[[], object],
+        attempt: int,
+    ) -> None:
         prepare()
         self.post_message(self.SidesLoaded(choice, agent, partner, attempt=attempt))
 

@@ -82,7 +82,9 @@ class EpisodeForm(LmrlScreen, ModalScreen[StartedEpisode | None]):
 
     def _row(self, field: str, label: str, widget: Widget) -> ComposeResult:
         self._labels[field] = label
-        yield Horizontal(Label("  " + label, id=f"{field}-label"), widget, classes="row", id=f"{field}-row")
+        yield Horizontal(
+            Label("  " + label, id=f"{field}-label"), widget, classes="row", id=f"{field}-row"
+        )
         yield Static("", id=f"{field}-error", classes="field-error")
 
     def _pick(self, key: str, values: list[Any], default: Any) -> Any:
@@ -95,33 +97,85 @@ class EpisodeForm(LmrlScreen, ModalScreen[StartedEpisode | None]):
         agents = agent_choices(self.task_id)
         with VerticalScroll(can_focus=False):
             yield Static(f"[b]New episode[/b] · {spec.title}", id="title")
-            yield Static("ctrl+s: start, from any field · enter or tab: next field · space: open a list or "
-                         "tick a box · escape: cancel", id="keys")  # fmt: skip
+            yield Static(
+                "ctrl+s: start, from any field · enter or tab: next field · space: open a list or "
+                "tick a box · escape: cancel",
+                id="keys",
+            )
             with Vertical(id="form"):
-                yield from self._row("task", "Task", FormSelect(
-                    [(f"{envs.spec(t).title} ({t})", t) for t in envs.ids()],
-                    value=self.task_id, allow_blank=False, id="task"))  # fmt: skip
-                yield from self._row("seed", "Seed", Input(
-                    "" if self.seed is None else str(self.seed), placeholder="blank: random", id="seed"))  # fmt: skip
-                yield from self._row("agent", spec.roles[0].capitalize(), FormSelect(
-                    agents, value=self._pick("agent", [v for _, v in agents], HUMAN), allow_blank=False,
-                    id="agent"))  # fmt: skip
-                yield from self._row("checkpoint", "…or a model", Input(
-                    self.checkpoint or str(r.get("checkpoint") or ""),
-                    placeholder="checkpoint folder [--decoding rerank --no-repeat …], hf:MODEL, http:MODEL@URL or guided:LLM+CHECKPOINT", id="checkpoint"))  # fmt: skip
+                yield from self._row(
+                    "task",
+                    "Task",
+                    FormSelect(
+                        [(f"{envs.spec(t).title} ({t})", t) for t in envs.ids()],
+                        value=self.task_id,
+                        allow_blank=False,
+                        id="task",
+                    ),
+                )
+                yield from self._row(
+                    "seed",
+                    "Seed",
+                    Input(
+                        "" if self.seed is None else str(self.seed),
+                        placeholder="blank: random",
+                        id="seed",
+                    ),
+                )
+                yield from self._row(
+                    "agent",
+                    spec.roles[0].capitalize(),
+                    FormSelect(
+                        agents,
+                        value=self._pick("agent", [v for _, v in agents], HUMAN),
+                        allow_blank=False,
+                        id="agent",
+                    ),
+                )
+                yield from self._row(
+                    "checkpoint",
+                    "…or a model",
+                    Input(
+                        self.checkpoint or str(r.get("checkpoint") or ""),
+                        placeholder="checkpoint folder [--decoding rerank --no-repeat …], hf:MODEL, http:MODEL@URL or guided:LLM+CHECKPOINT",
+                        id="checkpoint",
+                    ),
+                )
                 if len(spec.roles) > 1:
-                    partners = [(f"Built-in {spec.partner or spec.roles[1]}", PARTNER_EMBEDDED),
-                                ("A person (hot-seat)", HUMAN)]  # fmt: skip
-                    yield from self._row("partner", spec.roles[1].capitalize(), FormSelect(
-                        partners, value=self._pick("partner", [v for _, v in partners], PARTNER_EMBEDDED),
-                        allow_blank=False, id="partner"))  # fmt: skip
-                    yield from self._row("partner-model", "…or a model", Input(
-                        str(r.get("partner_model") or ""), placeholder="hf:MODEL, http:MODEL@URL or a checkpoint folder",
-                        id="partner-model"))  # fmt: skip
+                    partners = [
+                        (f"Built-in {spec.partner or spec.roles[1]}", PARTNER_EMBEDDED),
+                        ("A person (hot-seat)", HUMAN),
+                    ]
+                    yield from self._row(
+                        "partner",
+                        spec.roles[1].capitalize(),
+                        FormSelect(
+                            partners,
+                            value=self._pick("partner", [v for _, v in partners], PARTNER_EMBEDDED),
+                            allow_blank=False,
+                            id="partner",
+                        ),
+                    )
+                    yield from self._row(
+                        "partner-model",
+                        "…or a model",
+                        Input(
+                            str(r.get("partner_model") or ""),
+                            placeholder="hf:MODEL, http:MODEL@URL or a checkpoint folder",
+                            id="partner-model",
+                        ),
+                    )
                 yield from self._option_rows(str(r.get("options") or ""))
                 yield from self._row("player", "Player name", Input(self.player, id="player"))
-                yield from self._row("strict", "LMRL-strict", Checkbox(
-                    "unreadable input counts as an invalid move", bool(r.get("strict")), id="strict"))  # fmt: skip
+                yield from self._row(
+                    "strict",
+                    "LMRL-strict",
+                    Checkbox(
+                        "unreadable input counts as an invalid move",
+                        bool(r.get("strict")),
+                        id="strict",
+                    ),
+                )
             yield Static("", id="error")
             with Horizontal(id="buttons"):
                 yield Button("Start", variant="primary", id="start")
@@ -139,13 +193,17 @@ class EpisodeForm(LmrlScreen, ModalScreen[StartedEpisode | None]):
             value = given.get(o.name)
             if o.kind in ("choice", "bool"):
                 choices = list(o.choices) if o.kind == "choice" else [True, False]
-                items = [(show_value(c) + (" (default)" if c == o.default else ""), show_value(c))
-                         for c in choices]  # fmt: skip
+                items = [
+                    (show_value(c) + (" (default)" if c == o.default else ""), show_value(c))
+                    for c in choices
+                ]
                 pick = show_value(value if value in choices else o.default)
                 widget: Widget = FormSelect(items, value=pick, allow_blank=False, id=fid)
             else:
                 text = "" if value is None else show_value(value)
-                widget = Input(text, placeholder=f"{o.values()}; blank: {show_value(o.default)}", id=fid)
+                widget = Input(
+                    text, placeholder=f"{o.values()}; blank: {show_value(o.default)}", id=fid
+                )
             widget.tooltip = o.help or None
             yield from self._row(fid, o.name, widget)
 
@@ -172,8 +230,10 @@ class EpisodeForm(LmrlScreen, ModalScreen[StartedEpisode | None]):
 
     # -- focus: the focused field's label is marked -----------------------------------------------
     def on_descendant_focus(self, event: DescendantFocus) -> None:
-        focused = next((n.id[:-4] for n in event.widget.ancestors_with_self
-                        if n.id and n.id.endswith("-row")), None)  # fmt: skip
+        focused = next(
+            (n.id[:-4] for n in event.widget.ancestors_with_self if n.id and n.id.endswith("-row")),
+            None,
+        )
         if focused == self._marked:
             return
         # Only the two rows that change, and no layout: a label's width is fixed (each label laid
@@ -181,7 +241,9 @@ class EpisodeForm(LmrlScreen, ModalScreen[StartedEpisode | None]):
         for field, mark in ((self._marked, "  "), (focused, FOCUS_MARK)):
             if field in self._labels:
                 self.query_one(f"#{field}-row").set_class(mark == FOCUS_MARK, "-focused")
-                self.query_one(f"#{field}-label", Label).update(mark + self._labels[field], layout=False)
+                self.query_one(f"#{field}-label", Label).update(
+                    mark + self._labels[field], layout=False
+                )
         self._marked = focused
 
     def _value(self, field: str) -> str:
@@ -190,10 +252,14 @@ class EpisodeForm(LmrlScreen, ModalScreen[StartedEpisode | None]):
 
     def fields(self) -> dict[str, Any]:
         """The form's remembered fields (see :data:`lmrl_tui.prefs.REMEMBERED`)."""
-        return {"agent": self._value("agent"), "checkpoint": self._value("checkpoint"),
-                "partner": self._value("partner") or PARTNER_EMBEDDED,
-                "partner_model": self._value("partner-model"), "options": self._options_text(),
-                "strict": self.query_one("#strict", Checkbox).value}  # fmt: skip
+        return {
+            "agent": self._value("agent"),
+            "checkpoint": self._value("checkpoint"),
+            "partner": self._value("partner") or PARTNER_EMBEDDED,
+            "partner_model": self._value("partner-model"),
+            "options": self._options_text(),
+            "strict": self.query_one("#strict", Checkbox).value,
+        }
 
     def _read_form(self) -> EpisodeChoice | None:
         """The choice typed in the form; None after showing what is wrong under each field."""
@@ -207,15 +273,26 @@ class EpisodeForm(LmrlScreen, ModalScreen[StartedEpisode | None]):
         options = self._read_options(errors)
         f = self.fields()
         partner = f["partner_model"] or f["partner"]
-        if f["partner_model"] and not (partner.startswith(("hf:", "http:")) or Path(partner).expanduser().is_dir()):
-            errors["partner-model"] = ("a model partner is hf:MODEL, http:MODEL@BASE_URL or a checkpoint folder "
-                                       "(lmrl train bc --side partner)")  # fmt: skip
+        if f["partner_model"] and not (
+            partner.startswith(("hf:", "http:")) or Path(partner).expanduser().is_dir()
+        ):
+            errors["partner-model"] = (
+                "a model partner is hf:MODEL, http:MODEL@BASE_URL or a checkpoint folder "
+                "(lmrl train bc --side partner)"
+            )
         if errors:
             self._show_errors(errors)
             return None
         player = self._value("player") or default_player()
-        return EpisodeChoice(self.task_id, seed, f["checkpoint"] or f["agent"], partner, player[:100],
-                             f["strict"], options)  # fmt: skip
+        return EpisodeChoice(
+            self.task_id,
+            seed,
+            f["checkpoint"] or f["agent"],
+            partner,
+            player[:100],
+            f["strict"],
+            options,
+        )
 
     def _show_errors(self, errors: dict[str | None, str]) -> None:
         """Show each message under its field (None: under the form) and focus the first one."""

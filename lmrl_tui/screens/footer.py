@@ -84,14 +84,27 @@ class Footer(Widget, can_focus=False):
         for _key, (_node, binding, enabled, tooltip) in self.screen.active_bindings.items():
             if binding.key == app.COMMAND_PALETTE_BINDING:
                 if self.show_command_palette and app.ENABLE_COMMAND_PALETTE:
-                    palette = BarKey(binding.key, app.get_key_display(binding), binding.description,
-                                     bool(enabled), binding.tooltip or binding.description, palette=True)  # fmt: skip
+                    palette = BarKey(
+                        binding.key,
+                        app.get_key_display(binding),
+                        binding.description,
+                        bool(enabled),
+                        binding.tooltip or binding.description,
+                        palette=True,
+                    )
                 continue
             if not binding.show or binding.action in seen:  # one key per action, as Textual's bar
                 continue
             seen.add(binding.action)
-            shown.append(BarKey(binding.key, app.get_key_display(binding), binding.description,
-                                bool(enabled), tooltip or binding.tooltip))  # fmt: skip
+            shown.append(
+                BarKey(
+                    binding.key,
+                    app.get_key_display(binding),
+                    binding.description,
+                    bool(enabled),
+                    tooltip or binding.tooltip,
+                )
+            )
         return (*shown, *([palette] if palette else []))
 
     # -- drawing --------------------------------------------------------------------------------
@@ -106,7 +119,10 @@ class Footer(Widget, can_focus=False):
         right = [k for k in self.keys if k.palette]
 
         def piece(k: BarKey) -> Text:
-            out = Text.assemble((f" {k.display} ", key_style), (f"{k.description} " if k.description else "", text_style))
+            out = Text.assemble(
+                (f" {k.display} ", key_style),
+                (f"{k.description} " if k.description else "", text_style),
+            )
             if k == self._hover and k.enabled:
                 out.stylize(hover_style)
             if not k.enabled:
@@ -119,7 +135,9 @@ class Footer(Widget, can_focus=False):
             spans.append((start, line.cell_len, k))
 
         tail = piece(right[0]) if right else None
-        room = width - (tail.cell_len + 1 if tail is not None else 0)  # the palette's key always shows
+        room = width - (
+            tail.cell_len + 1 if tail is not None else 0
+        )  # the palette's key always shows
         for k in left:
             part = piece(k)
             if line.cell_len + part.cell_len > room:

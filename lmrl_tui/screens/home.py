@@ -249,8 +249,11 @@ class HomeScreen(LmrlScreen, Screen[None]):
             return ("…", "", "")
         c = self.counts.get(task_id, TaskCounts())
         mean, succ = c.mean_return, c.success_rate
-        return (f"{c.finished} / {c.total}", "" if mean is None else f"{mean:.2f}",
-                "" if succ is None else f"{succ:.0%}")  # fmt: skip
+        return (
+            f"{c.finished} / {c.total}",
+            "" if mean is None else f"{mean:.2f}",
+            "" if succ is None else f"{succ:.0%}",
+        )
 
     def on_screen_resume(self) -> None:
         self.action_refresh_stats()
@@ -301,7 +304,9 @@ class HomeScreen(LmrlScreen, Screen[None]):
         self.counts, self._counted = stats, True
         table = self.query_one("#tasks", DataTable)
         for task_id in self.tasks:
-            for column, text in zip((EPISODES, "Mean return", "Success"), self._count_cells(task_id), strict=True):
+            for column, text in zip(
+                (EPISODES, "Mean return", "Success"), self._count_cells(task_id), strict=True
+            ):
                 table.update_cell(task_id, column, text)
         self._show_detail(self._detail_task)
 

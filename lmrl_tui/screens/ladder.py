@@ -17,7 +17,18 @@ from lmrl_tui.screens.footer import Footer
 from lmrl_tui.workers import ErrorToast
 
 ALL = "all"
-COLUMNS = ("#", "Who", "Kind", "Source", "From", "Episodes", "Mean return", "95% CI", "LMRL score", "Success")
+COLUMNS = (
+    "#",
+    "Who",
+    "Kind",
+    "Source",
+    "From",
+    "Episodes",
+    "Mean return",
+    "95% CI",
+    "LMRL score",
+    "Success",
+)
 
 
 def _num(x: float | None, fmt: str = ".2f") -> str:
@@ -27,8 +38,18 @@ def _num(x: float | None, fmt: str = ".2f") -> str:
 def row_cells(rank: int, r: LadderRow) -> tuple[str, ...]:
     """The table cells of one ladder row."""
     ci = "" if r.ci_low is None or r.ci_high is None else f"{r.ci_low:.2f} … {r.ci_high:.2f}"
-    return (str(rank), r.who, r.kind, r.source, r.origin, str(r.episodes), _num(r.mean_return), ci,
-            _num(r.lmrl_score, ".1f"), _num(r.success_rate, ".0%"))  # fmt: skip
+    return (
+        str(rank),
+        r.who,
+        r.kind,
+        r.source,
+        r.origin,
+        str(r.episodes),
+        _num(r.mean_return),
+        ci,
+        _num(r.lmrl_score, ".1f"),
+        _num(r.success_rate, ".0%"),
+    )
 
 
 class LadderScreen(LmrlScreen, Screen[None]):
@@ -58,8 +79,12 @@ class LadderScreen(LmrlScreen, Screen[None]):
         yield Header()
         with Horizontal(id="ladder-filters"):
             yield Select([], allow_blank=True, prompt="Task", id="ladder-task")
-            yield Select([("All sources", ALL)] + [(s, s) for s in SOURCES], value=ALL,
-                         allow_blank=False, id="ladder-source")  # fmt: skip
+            yield Select(
+                [("All sources", ALL)] + [(s, s) for s in SOURCES],
+                value=ALL,
+                allow_blank=False,
+                id="ladder-source",
+            )
         yield DataTable(id="ladder", cursor_type="row", zebra_stripes=True)
         yield Static("", id="ladder-note")
         yield Footer()
@@ -107,6 +132,9 @@ class LadderScreen(LmrlScreen, Screen[None]):
         self.query_one("#ladder-note", Static).update(
             f"{len(message.rows)} on the ladder of {message.task}: finished episodes per player and "
             "agent, and stored evaluations (lmrl eval); 95% t-interval of the mean return. "
-            + ("LMRL score: 0 = LMRL's minimum, 50 = its dataset average, 100 = its maximum."
-               if norm else "LMRL publishes no normalisation constants for this task.")
-        )  # fmt: skip
+            + (
+                "LMRL score: 0 = LMRL's minimum, 50 = its dataset average, 100 = its maximum."
+                if norm
+                else "LMRL publishes no normalisation constants for this task."
+            )
+        )

@@ -68,7 +68,11 @@ class LeaveDialog(QuestionDialog):
     AUTO_FOCUS = "#keep"
 
     def buttons(self) -> list[tuple[str, str, str]]:
-        return [("Keep to resume", "primary", "keep"), ("Abandon", "warning", "abandon"), ("Stay", "default", "stay")]
+        return [
+            ("Keep to resume", "primary", "keep"),
+            ("Abandon", "warning", "abandon"),
+            ("Stay", "default", "stay"),
+        ]
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(None if event.button.id == "stay" else event.button.id)
@@ -86,6 +90,7 @@ class LeavingEpisode:
     lmrl_app: Any
 
     if TYPE_CHECKING:
+
         def cancel_thinking(self) -> None: ...
         def notify(self, message: str, **kw: Any) -> None: ...
         def _stop_auto(self) -> None: ...
@@ -122,7 +127,9 @@ class LeavingEpisode:
             "· Abandon it (a): kept in the store, marked abandoned, never used as data.\n"
             "· Stay (escape, s)."
         )
-        self.app.push_screen(LeaveDialog(question), lambda choice: self._leave_answered(choice, quitting))
+        self.app.push_screen(
+            LeaveDialog(question), lambda choice: self._leave_answered(choice, quitting)
+        )
 
     def _leave_answered(self, choice: str | None, quitting: bool = False) -> None:
         if choice is None:
@@ -133,7 +140,9 @@ class LeavingEpisode:
             self.session.suspend()
             if eid is not None:
                 self.lmrl_app.kept_here.add(eid)
-            self.notify(f"Episode {eid} kept: resume it at the next start, or with u on the home screen.")
+            self.notify(
+                f"Episode {eid} kept: resume it at the next start, or with u on the home screen."
+            )
         elif not self.session.done:
             self._stop_episode()
             self.notify(f"Episode {eid} kept, marked abandoned.")
@@ -192,11 +201,20 @@ class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):
         table = self.query_one("#unfinished", DataTable)
         table.add_columns("id", "task", "steps", "player", "agent", "started")
         for eid, ep in self.episodes.items():
-            agent = "a person" if ep["agent_kind"] == "human" else f"{ep['agent_kind']}:{ep['agent_name']}"
+            agent = (
+                "a person"
+                if ep["agent_kind"] == "human"
+                else f"{ep['agent_kind']}:{ep['agent_name']}"
+            )
             table.add_row(
-                str(eid), ep["task"], str(ep["n_steps"]), ep["player"] or "", agent,
-                str(ep["started_at"] or "")[:16].replace("T", " "), key=str(eid),
-            )  # fmt: skip
+                str(eid),
+                ep["task"],
+                str(ep["n_steps"]),
+                ep["player"] or "",
+                agent,
+                str(ep["started_at"] or "")[:16].replace("T", " "),
+                key=str(eid),
+            )
 
     def _current(self) -> int | None:
         table = self.query_one("#unfinished", DataTable)
@@ -213,9 +231,13 @@ class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):
     def _show_reason(self) -> None:
         eid = self._current()
         reason = self.cannot.get(eid) if eid is not None else None
-        self.query_one("#resume", Button).disabled = reason is not None or self._resuming is not None
+        self.query_one("#resume", Button).disabled = (
+            reason is not None or self._resuming is not None
+        )
         self.query_one("#resume-error", Static).update(
-            "" if reason is None else escape(f"Episode {eid} cannot be resumed: {reason}. Mark it abandoned.")
+            ""
+            if reason is None
+            else escape(f"Episode {eid} cannot be resumed: {reason}. Mark it abandoned.")
         )
 
     @on(Button.Pressed, "#resume")
@@ -239,7 +261,9 @@ class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):
     def worker_failed(self, group: str, error: BaseException) -> None:
         eid, self._resuming = self._resuming, None
         if eid is not None:
-            self.cannot[eid] = str(error) if isinstance(error, ResumeError) else f"{type(error).__name__}: {error}"
+            self.cannot[eid] = (
+                str(error) if isinstance(error, ResumeError) else f"{type(error).__name__}: {error}"
+            )
         self._show_reason()
 
     @on(Button.Pressed, "#abandon")

@@ -143,21 +143,28 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
         state = s.state()
         state.setdefault("model_text", s.model_text())
         self.view.show_state(state)
-        who = (s.player or "you") if s.human_acts else agent_label(s.task_id, s.agent, s.agent_choice)
+        who = (
+            (s.player or "you") if s.human_acts else agent_label(s.task_id, s.agent, s.agent_choice)
+        )
         roles = s.task.spec.roles
-        if isinstance(s.partner, HumanAgent) and len(roles) > 1:  # a person plays the other side too
+        if (
+            isinstance(s.partner, HumanAgent) and len(roles) > 1
+        ):  # a person plays the other side too
             who = f"{roles[0]}: {who} · {roles[1]}: {s.partner.name} (a person)"
         mode = ""
         if not s.human_acts:
             mode = f"  auto-play {'on' if self.auto else 'off'} ({SPEEDS[self.speed_index]:g}s)"
-        hidden = {"partner"} | ({"secret"} if s.human_acts else set())  # a person guessing must not see it
+        hidden = {"partner"} | (
+            {"secret"} if s.human_acts else set()
+        )  # a person guessing must not see it
         opts = ", ".join(f"{k}={v}" for k, v in sorted(s.options.items()) if k not in hidden)
         note = self.watch_status()
-        update_static(self.query_one("#status", Static),
+        update_static(
+            self.query_one("#status", Static),
             f"[b]{escape(s.task.spec.title)}[/b]{escape(f' ({opts})') if opts else ''}\n"
             f"Player: {escape(who)}{mode}\n"
             f"{self._turns()}\n"
-            f"Return: {s.total_return:g}" + (f"\n{note}" if note else "")
+            f"Return: {s.total_return:g}" + (f"\n{note}" if note else ""),
         )
         update_static(self.query_one("#model-text", Static), s.model_text())
         self.query_one("#model", VerticalScroll).scroll_end(animate=False)
@@ -178,7 +185,9 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
         if note:
             extra += f"  ({note})"
         number = len(self.session.transitions) if n is None else n
-        self.query_one("#moves", Log).write_line(f"{number:>3}. {action[:60]}  r={st.reward:g}{extra}")
+        self.query_one("#moves", Log).write_line(
+            f"{number:>3}. {action[:60]}  r={st.reward:g}{extra}"
+        )
 
     # -- turns --------------------------------------------------------------------------------
     def _next_turn(self) -> None:
@@ -200,7 +209,13 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
 
     def _awaited(self) -> Turn:
         """The turn once no step is in flight: whose move is awaited."""
-        return Turn.HUMAN if self.session.human_acts else Turn.TAKEN_OVER if self.takeover else Turn.WATCHING
+        return (
+            Turn.HUMAN
+            if self.session.human_acts
+            else Turn.TAKEN_OVER
+            if self.takeover
+            else Turn.WATCHING
+        )
 
     def on_task_view_submitted(self, event: TaskView.Submitted) -> None:
         event.stop()
@@ -256,7 +271,9 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
         self.post_message(self.StepTaken(out))
 
     def on_play_screen_input_rejected(self, message: PlayScreen.InputRejected) -> None:
-        self.set_reactive(PlayScreen.turn, self._awaited())  # nothing played: no redraw, the view says why
+        self.set_reactive(
+            PlayScreen.turn, self._awaited()
+        )  # nothing played: no redraw, the view says why
         self.view.show_error(message.reason)
         self.view.set_turn(self.session.task.spec.roles[0], True)
 
@@ -311,11 +328,15 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
             f"Return: [b]{s.total_return:g}[/b]",
             f"Steps: {len(s.transitions)}",
         ]
-        said = self.view.result_text()  # e.g. a walk-away in Car Dealer is no "failure" to the seller
+        said = (
+            self.view.result_text()
+        )  # e.g. a walk-away in Car Dealer is no "failure" to the seller
         if said:
             lines.append(f"Result: [{'green' if s.success else 'yellow'}]{escape(said)}[/]")
         elif s.success is not None:
-            lines.append("Result: " + ("[green]success[/green]" if s.success else "[red]failure[/red]"))
+            lines.append(
+                "Result: " + ("[green]success[/green]" if s.success else "[red]failure[/red]")
+            )
         if "optimal_return" in state:
             lines.append(f"Best possible return from this start: {state['optimal_return']:g}")
         if "answer" in state and state.get("done"):
@@ -331,8 +352,17 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
         self.post_message(PlayAgainRequested(self.session, seed))
 
     # -- actions ------------------------------------------------------------------------------
-    _AGENT_ONLY = frozenset({"step_agent", "toggle_auto", "faster", "slower", "toggle_values", "take_over",
-                             "policy_map"})
+    _AGENT_ONLY = frozenset(
+        {
+            "step_agent",
+            "toggle_auto",
+            "faster",
+            "slower",
+            "toggle_values",
+            "take_over",
+            "policy_map",
+        }
+    )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide the watch controls (step, auto-play, speed) while a person is the acting side."""
@@ -346,8 +376,10 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
 
     def action_help(self) -> None:
         spec = self.session.task.spec
-        text = (spec.help or f"# {spec.title}\n\n{spec.summary}") + "\n\n---\n" + about_markdown(
-            self.session.store.path
+        text = (
+            (spec.help or f"# {spec.title}\n\n{spec.summary}")
+            + "\n\n---\n"
+            + about_markdown(self.session.store.path)
         )
         self.app.push_screen(HelpScreen(text))
 

@@ -34,17 +34,24 @@ class PlayerPrompt(LmrlScreen, ModalScreen[PlayerChosen]):
         """Whether the name is kept for the next start (not in a served browser session)."""
 
     def compose(self) -> ComposeResult:
-        later = "It is remembered for next time." if self.remembered else "Asked again at each start."
+        later = (
+            "It is remembered for next time." if self.remembered else "Asked again at each start."
+        )
         with Vertical():
             yield Static("[b]Who is playing?[/b]", id="player-title")
             yield Static(
                 f"Your name is saved with every episode you play and every label you give. {later}",
                 id="player-explain",
             )
-            yield Input(placeholder="your name, e.g. ann", max_length=MAX_PLAYER_NAME + 20, id="player-name")
+            yield Input(
+                placeholder="your name, e.g. ann", max_length=MAX_PLAYER_NAME + 20, id="player-name"
+            )
             yield Static("", id="player-error")
-            yield Input(placeholder="session note (optional): how, where, why you play now",
-                        max_length=MAX_SESSION_NOTE, id="session-note")  # fmt: skip
+            yield Input(
+                placeholder="session note (optional): how, where, why you play now",
+                max_length=MAX_SESSION_NOTE,
+                id="session-note",
+            )
             yield Static("enter: start · tab: next field", id="player-keys")
 
     def on_mount(self) -> None:
@@ -83,8 +90,12 @@ class SessionNoteDialog(LmrlScreen, ModalScreen[str | None]):
                 "[b]Session note[/b]: kept with every episode you play in this session "
                 "(enter to save, empty to clear, escape to cancel)"
             )
-            yield Input(self.note or "", placeholder="e.g. tired, on a laptop, learning the rules",
-                        max_length=MAX_SESSION_NOTE, id="session-note")  # fmt: skip
+            yield Input(
+                self.note or "",
+                placeholder="e.g. tired, on a laptop, learning the rules",
+                max_length=MAX_SESSION_NOTE,
+                id="session-note",
+            )
 
     @on(Input.Submitted)
     def _save(self, event: Input.Submitted) -> None:

@@ -48,34 +48,53 @@ def _pairs(row: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-def status_text(row: dict[str, Any] | None, launch: Launch | None, alive: bool | None,
-                last_eval: dict[str, Any] | None = None, log: list[str] | None = None) -> str:  # fmt: skip
+def status_text(
+    row: dict[str, Any] | None,
+    launch: Launch | None,
+    alive: bool | None,
+    last_eval: dict[str, Any] | None = None,
+    log: list[str] | None = None,
+) -> str:
     """The run's header: what it is, its status and its process (Rich markup)."""
     if row is None:
         if launch is None:
             return ""
-        state = "starting: preparing its data" if alive else "[b]ended before it started training[/b]"
+        state = (
+            "starting: preparing its data" if alive else "[b]ended before it started training[/b]"
+        )
         text = f"[b]New run[/b] · {escape(launch.argv[6])} on {escape(launch.argv[8])} · {state}\noutput: {escape(launch.out_dir)}"
         text += f"\nprocess {launch.pid}, log: {escape(launch.log)}"
         if not alive and log:
             text += "\n" + escape("\n".join(log[-6:]))
         return text
     status = shown_status(row, alive)
-    text = (f"[b]Run {row['id']}[/b] · {row['kind']} {escape(row['algo'] or '')} on {escape(row['task'] or '?')}"
-            f" · [b]{status}[/b]")  # fmt: skip
+    text = (
+        f"[b]Run {row['id']}[/b] · {row['kind']} {escape(row['algo'] or '')} on {escape(row['task'] or '?')}"
+        f" · [b]{status}[/b]"
+    )
     if status == DEAD:
-        text += f" (process {launch.pid if launch else '?'} is gone; the run never recorded its end)"
+        text += (
+            f" (process {launch.pid if launch else '?'} is gone; the run never recorded its end)"
+        )
     elif row.get("status") == "stopped":
         text += f" ({escape(str((row.get('metrics') or {}).get('stopped', 'on purpose')))})"
     text += f"\noutput: {escape(row['out_dir'] or '-')}"
     if launch is not None:
         state = "running: s stops it" if alive else "ended"
-        where = f"log: {escape(launch.log)}" if launch.log else "started on the command line, its output in its terminal"
+        where = (
+            f"log: {escape(launch.log)}"
+            if launch.log
+            else "started on the command line, its output in its terminal"
+        )
         text += f"\nprocess {launch.pid} ({state}), {where}"
     elif row.get("status") == "running":
         text += "\nstarted outside the app by an older version or another machine: its process is not known here"
     if last_eval is not None:
-        norm = "" if last_eval["normalised_lmrl"] is None else f", normalised {last_eval['normalised_lmrl']:.1f} (LMRL)"
+        norm = (
+            ""
+            if last_eval["normalised_lmrl"] is None
+            else f", normalised {last_eval['normalised_lmrl']:.1f} (LMRL)"
+        )
         text += f"\nlast evaluation: mean return {last_eval['mean_return']:.3f} over {last_eval['episodes']} episodes{norm}"
     return text
 
@@ -88,12 +107,16 @@ def _dataset_text(dataset: Any) -> list[str]:
     lines = []
     if dataset.get("trains_on") == "rollouts":
         r = dataset.get("rollouts") or {}
-        lines.append(f"dataset: its own rollouts ({r.get('per_round')} episodes a round, {r.get('rounds')} rounds)")
+        lines.append(
+            f"dataset: its own rollouts ({r.get('per_round')} episodes a round, {r.get('rounds')} rounds)"
+        )
         lines.append(f"  initial policy: {dataset.get('init')}")
         init = dataset.get("init_dataset")
         if isinstance(init, dict) and init.get("episodes") is not None:
-            lines.append(f"  which was trained on {init['episodes']:,} episodes"
-                         + (f" ({init['selected_by']})" if init.get("selected_by") else ""))  # fmt: skip
+            lines.append(
+                f"  which was trained on {init['episodes']:,} episodes"
+                + (f" ({init['selected_by']})" if init.get("selected_by") else "")
+            )
         if isinstance(dataset.get("bc_term"), dict):
             lines += format_composition(dataset["bc_term"], "the BC term's dataset").splitlines()
         return lines

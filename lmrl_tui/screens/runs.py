@@ -34,7 +34,9 @@ from lmrl_tui.screens.train_form import StopDialog, TrainForm
 from lmrl_tui.views.curves import Curves, MetricsTail
 from lmrl_tui.workers import ErrorToast
 
-EMPTY = "No training runs yet: press n to start one (or `lmrl train bc --task maze-fo --out runs/bc`)."
+EMPTY = (
+    "No training runs yet: press n to start one (or `lmrl train bc --task maze-fo --out runs/bc`)."
+)
 METRIC_LINES = 500
 CHECKPOINT_COLUMNS = ("checkpoint", "step", "created")
 
@@ -115,12 +117,20 @@ class RunsScreen(LmrlScreen, Screen[None]):
                         with ScrollableContainer():
                             yield Static("", id="details", markup=False)
                     with TabPane("Metrics", id="tab-metrics"):
-                        yield RichLog(id="metrics", wrap=True, markup=False, max_lines=METRIC_LINES, min_width=20)
+                        yield RichLog(
+                            id="metrics",
+                            wrap=True,
+                            markup=False,
+                            max_lines=METRIC_LINES,
+                            min_width=20,
+                        )
         yield Footer()
 
     def on_mount(self) -> None:
         self.title = "Training runs"
-        self._columns = self.query_one("#runs", DataTable).add_columns("id", "algo", "task", "status", "started")
+        self._columns = self.query_one("#runs", DataTable).add_columns(
+            "id", "algo", "task", "status", "started"
+        )
         self.query_one("#checkpoints", DataTable).add_columns(*CHECKPOINT_COLUMNS)
         self.query_one("#runs", DataTable).focus()
         self.action_reload()
@@ -131,17 +141,29 @@ class RunsScreen(LmrlScreen, Screen[None]):
         self._poll(self.key, self._tail, self.launch, dict(self.pending))
 
     @work(thread=True, exclusive=True, group="runs", exit_on_error=False)
-    def _poll(self, key: str | None, tail: MetricsTail | None, launch: Launch | None,
-              pending: dict[str, Launch]) -> None:  # fmt: skip
+    def _poll(
+        self,
+        key: str | None,
+        tail: MetricsTail | None,
+        launch: Launch | None,
+        pending: dict[str, Launch],
+    ) -> None:
         rows = recent_runs(self.lmrl_app.store, 200)
         alive: dict[str, bool] = {}
         for r in rows:
-            if r["status"] == "running" and (found := runs_control.read_launch(r["out_dir"])) is not None:
+            if (
+                r["status"] == "running"
+                and (found := runs_control.read_launch(r["out_dir"])) is not None
+            ):
                 alive[str(r["out_dir"])] = runs_control.is_alive(found)
         for out, p in pending.items():
             alive[out] = runs_control.is_alive(p)
         new, restarted = tail.read_new() if tail is not None else ([], False)
-        log = runs_control.log_tail(launch) if launch is not None and not alive.get(launch.out_dir, True) else []
+        log = (
+            runs_control.log_tail(launch)
+            if launch is not None and not alive.get(launch.out_dir, True)
+            else []
+        )
         polled = Polled(rows, alive, key, tail, new, restarted, log)
         if key is not None and key.isdigit():
             polled.checkpoints = run_checkpoints(self.lmrl_app.store, int(key))
@@ -169,13 +191,29 @@ class RunsScreen(LmrlScreen, Screen[None]):
             launch = self.pending.pop(out)
             if self.key == f"launch-{launch.pid}":  # its row is here: select that instead
                 self.key = str(by_out[out]["id"])
-        entries = [(f"launch-{lp.pid}", "…", " ".join(lp.argv[6:7]), " ".join(lp.argv[8:9]),
-                    "starting" if self.alive.get(out, True) else "ended", lp.started_at[:19].replace("T", " "))
-                   for out, lp in self.pending.items()]  # fmt: skip
+        entries = [
+            (
+                f"launch-{lp.pid}",
+                "…",
+                " ".join(lp.argv[6:7]),
+                " ".join(lp.argv[8:9]),
+                "starting" if self.alive.get(out, True) else "ended",
+                lp.started_at[:19].replace("T", " "),
+            )
+            for out, lp in self.pending.items()
+        ]
         self._rows = {str(r["id"]): r for r in rows}
-        entries += [(str(r["id"]), str(r["id"]), r["algo"] or "", r["task"] or "",
-                     shown_status(r, self.alive.get(str(r["out_dir"]))), (r["started_at"] or "")[:19].replace("T", " "))
-                    for r in rows]  # fmt: skip
+        entries += [
+            (
+                str(r["id"]),
+                str(r["id"]),
+                r["algo"] or "",
+                r["task"] or "",
+                shown_status(r, self.alive.get(str(r["out_dir"]))),
+                (r["started_at"] or "")[:19].replace("T", " "),
+            )
+            for r in rows
+        ]
         table = self.query_one("#runs", DataTable)
         keys = [str(k.value) for k in table.rows]
         if keys == [e[0] for e in entries]:  # the same runs: update the cells that changed
@@ -213,7 +251,9 @@ class RunsScreen(LmrlScreen, Screen[None]):
         out = self.run["out_dir"] if self.run is not None else None
         self.launch = runs_control.read_launch(out)
         if self.run is None:
-            self.launch = next((lp for lp in self.pending.values() if f"launch-{lp.pid}" == key), None)
+            self.launch = next(
+                (lp for lp in self.pending.values() if f"launch-{lp.pid}" == key), None
+            )
             out = self.launch.out_dir if self.launch else None
         self._tail = MetricsTail(Path(out) / "metrics.jsonl") if out else None
         self._log = []
@@ -256,7 +296,10 @@ class RunsScreen(LmrlScreen, Screen[None]):
         # but keeps the rows it drew before at the old widths ("run/checkp") until something else
         # redraws it.
         table = self.query_one("#checkpoints", DataTable)
-        rows = [(c["path"], str(c["step"]), (c["created_at"] or "")[:19].replace("T", " ")) for c in self.checkpoints]
+        rows = [
+            (c["path"], str(c["step"]), (c["created_at"] or "")[:19].replace("T", " "))
+            for c in self.checkpoints
+        ]
         table.clear(columns=True)
         for i, head in enumerate(CHECKPOINT_COLUMNS):
             table.add_column(head, width=max([len(head), *(len(r[i]) for r in rows)]))
@@ -301,9 +344,13 @@ class RunsScreen(LmrlScreen, Screen[None]):
             self.notify("Its process has already ended.", severity="warning")
             return
         what = f"run {self.run['id']}" if self.run is not None else "the new run"
-        self.app.push_screen(StopDialog(f"Stop {what} (process {launch.pid})?\nIt gets SIGINT, then "
-                                        f"SIGTERM after {self.STOP_GRACE:g} s; its last checkpoint stays."),
-                             lambda yes: self._stop(launch) if yes else None)  # fmt: skip
+        self.app.push_screen(
+            StopDialog(
+                f"Stop {what} (process {launch.pid})?\nIt gets SIGINT, then "
+                f"SIGTERM after {self.STOP_GRACE:g} s; its last checkpoint stays."
+            ),
+            lambda yes: self._stop(launch) if yes else None,
+        )
 
     @work(thread=True, group="stop", exit_on_error=False)
     def _stop(self, launch: Launch) -> None:

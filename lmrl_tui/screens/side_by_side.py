@@ -104,13 +104,17 @@ class SideBySideScreen(LmrlScreen, Screen[None]):
         self.replays = {"left": message.left, "right": message.right}
         for side, replay in self.replays.items():
             ep = replay.episode
-            title = episode_title(ep) + ("" if replay.replayed else f"\n(not replayed: {replay.note})")
+            title = episode_title(ep) + (
+                "" if replay.replayed else f"\n(not replayed: {replay.note})"
+            )
             self.query_one(f"#{side}-title", Static).update(escape(title))
             task = ep["task"]
             # A task's own view when the episode replayed, else its recorded texts in a text view.
             cls = view_class(task) if replay.replayed else TextView
             view = cls(_spec_or_blank(task), id=f"{side}-view")
-            view.can_focus = False  # the stepping keys are the screen's, not the view's (maze arrows)
+            view.can_focus = (
+                False  # the stepping keys are the screen's, not the view's (maze arrows)
+            )
             self.views[side] = view
             await self.query_one(f"#{side}-pane", Vertical).mount(view, before=f"#{side}-status")
             view.set_turn(None, False)
@@ -171,15 +175,24 @@ class PickEpisodeDialog(LmrlScreen, ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(f"Replay next to episode {self.episode_id}: pick one (enter), escape cancels.")
+            yield Static(
+                f"Replay next to episode {self.episode_id}: pick one (enter), escape cancels."
+            )
             yield DataTable(id="pick", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
         table = self.query_one("#pick", DataTable)
         table.add_columns("id", "seed", "source", "agent", "player", "return")
         for r in episode_pairs(self.lmrl_app.store, self.episode_id):
-            table.add_row(str(r["id"]), str(r["seed"]), r["source"], f"{r['agent_kind']}:{r['agent_name']}",
-                          r["player"] or "", f"{r['return']:g}", key=str(r["id"]))  # fmt: skip
+            table.add_row(
+                str(r["id"]),
+                str(r["seed"]),
+                r["source"],
+                f"{r['agent_kind']}:{r['agent_name']}",
+                r["player"] or "",
+                f"{r['return']:g}",
+                key=str(r["id"]),
+            )
         table.focus()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

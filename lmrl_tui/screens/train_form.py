@@ -48,7 +48,17 @@ NUMBER_FIELDS: dict[str, tuple[str, type, bool]] = {
     "limit": ("--limit", int, True),
 }
 ONLINE_ONLY = {"init"}
-OFFLINE_ONLY = {"model", "n-layer", "n-embd", "source", "status", "top-percent", "wins-only", "limit", "player"}
+OFFLINE_ONLY = {
+    "model",
+    "n-layer",
+    "n-embd",
+    "source",
+    "status",
+    "top-percent",
+    "wins-only",
+    "limit",
+    "player",
+}
 
 
 class TrainForm(LmrlScreen, ModalScreen[Launch | None]):
@@ -85,41 +95,108 @@ class TrainForm(LmrlScreen, ModalScreen[Launch | None]):
         algos = algorithm_names()
         with VerticalScroll(can_focus=False):
             yield Static("[b]New training run[/b] · `lmrl train`, in the background", id="title")
-            yield Static("enter or tab: next field · enter in the last field or Start: start · escape: cancel · "
-                         "blank fields: the algorithm's defaults", id="keys")
+            yield Static(
+                "enter or tab: next field · enter in the last field or Start: start · escape: cancel · "
+                "blank fields: the algorithm's defaults",
+                id="keys",
+            )
             with Vertical(id="form"):
-                yield from self._row("algo", "Algorithm", FormSelect(
-                    [(a, a) for a in algos], value="bc", allow_blank=False, id="algo"))  # fmt: skip
-                yield from self._row("task", "Task", FormSelect(
-                    [(f"{envs.spec(t).title} ({t})", t) for t in envs.ids()], value=self.task_id,
-                    allow_blank=False, id="task"))  # fmt: skip
+                yield from self._row(
+                    "algo",
+                    "Algorithm",
+                    FormSelect([(a, a) for a in algos], value="bc", allow_blank=False, id="algo"),
+                )
+                yield from self._row(
+                    "task",
+                    "Task",
+                    FormSelect(
+                        [(f"{envs.spec(t).title} ({t})", t) for t in envs.ids()],
+                        value=self.task_id,
+                        allow_blank=False,
+                        id="task",
+                    ),
+                )
                 yield from self._row("steps", "Steps / rounds", Input("200", id="steps"))
                 yield from self._row("seed", "Seed", Input("0", id="seed"))
-                yield from self._row("model", "Model", Input("tiny", placeholder="tiny, smollm2-135m or a "
-                                     "folder", id="model"))  # fmt: skip
-                yield from self._row("init", "Init (online)", Input(
-                    placeholder="checkpoint to start from (ppo, online-filtered-bc)", id="init"))  # fmt: skip
-                yield from self._row("n-layer", "Tiny: layers", Input(placeholder="blank: 2", id="n-layer"))
-                yield from self._row("n-embd", "Tiny: width", Input(placeholder="blank: 64", id="n-embd"))
-                yield from self._row("batch-size", "Batch size", Input(placeholder="blank: 32", id="batch-size"))
-                yield from self._row("lr", "Learning rate", Input(placeholder="blank: the default", id="lr"))
-                yield from self._row("eval-episodes", "Eval episodes", Input(
-                    placeholder="blank: 32; 0: no final evaluation", id="eval-episodes"))  # fmt: skip
-                yield from self._row("log-every", "Log every", Input(placeholder="blank: 10 steps", id="log-every"))
-                yield from self._row("source", "Data source", FormSelect(
-                    [("logged (human, scripted, import)", DEFAULT_SOURCE), *((s, s) for s in SOURCES)],
-                    value=DEFAULT_SOURCE, allow_blank=False, id="source"))  # fmt: skip
-                yield from self._row("status", "Episode status", FormSelect(
-                    [(s, s) for s in STATUSES], value="finished", allow_blank=False, id="status"))  # fmt: skip
-                yield from self._row("player", "Player", Input(placeholder="blank: any player", id="player"))
-                yield from self._row("top-percent", "Top %", Input(placeholder="blank: all (%bc: 10)",
-                                     id="top-percent"))  # fmt: skip
-                yield from self._row("wins-only", "Wins only", Checkbox("successful episodes only", id="wins-only"))
-                yield from self._row("limit", "Episode limit", Input(placeholder="blank: no limit", id="limit"))
-                yield from self._row("extra", "More flags", Input(placeholder="any other `lmrl train` flags, "
-                                     "e.g. --max-length 128", id="extra"))  # fmt: skip
-                yield from self._row("out", "Output folder", Input(placeholder="blank: runs/ALGO-TASK-TIME "
-                                     "beside the store", id="out"))  # fmt: skip
+                yield from self._row(
+                    "model",
+                    "Model",
+                    Input("tiny", placeholder="tiny, smollm2-135m or a folder", id="model"),
+                )
+                yield from self._row(
+                    "init",
+                    "Init (online)",
+                    Input(
+                        placeholder="checkpoint to start from (ppo, online-filtered-bc)", id="init"
+                    ),
+                )
+                yield from self._row(
+                    "n-layer", "Tiny: layers", Input(placeholder="blank: 2", id="n-layer")
+                )
+                yield from self._row(
+                    "n-embd", "Tiny: width", Input(placeholder="blank: 64", id="n-embd")
+                )
+                yield from self._row(
+                    "batch-size", "Batch size", Input(placeholder="blank: 32", id="batch-size")
+                )
+                yield from self._row(
+                    "lr", "Learning rate", Input(placeholder="blank: the default", id="lr")
+                )
+                yield from self._row(
+                    "eval-episodes",
+                    "Eval episodes",
+                    Input(placeholder="blank: 32; 0: no final evaluation", id="eval-episodes"),
+                )
+                yield from self._row(
+                    "log-every", "Log every", Input(placeholder="blank: 10 steps", id="log-every")
+                )
+                yield from self._row(
+                    "source",
+                    "Data source",
+                    FormSelect(
+                        [
+                            ("logged (human, scripted, import)", DEFAULT_SOURCE),
+                            *((s, s) for s in SOURCES),
+                        ],
+                        value=DEFAULT_SOURCE,
+                        allow_blank=False,
+                        id="source",
+                    ),
+                )
+                yield from self._row(
+                    "status",
+                    "Episode status",
+                    FormSelect(
+                        [(s, s) for s in STATUSES], value="finished", allow_blank=False, id="status"
+                    ),
+                )
+                yield from self._row(
+                    "player", "Player", Input(placeholder="blank: any player", id="player")
+                )
+                yield from self._row(
+                    "top-percent",
+                    "Top %",
+                    Input(placeholder="blank: all (%bc: 10)", id="top-percent"),
+                )
+                yield from self._row(
+                    "wins-only", "Wins only", Checkbox("successful episodes only", id="wins-only")
+                )
+                yield from self._row(
+                    "limit", "Episode limit", Input(placeholder="blank: no limit", id="limit")
+                )
+                yield from self._row(
+                    "extra",
+                    "More flags",
+                    Input(
+                        placeholder="any other `lmrl train` flags, e.g. --max-length 128",
+                        id="extra",
+                    ),
+                )
+                yield from self._row(
+                    "out",
+                    "Output folder",
+                    Input(placeholder="blank: runs/ALGO-TASK-TIME beside the store", id="out"),
+                )
             yield Static("", id="error")
             with Horizontal(id="buttons"):
                 yield Button("Start", variant="primary", id="start")
@@ -172,7 +249,9 @@ class TrainForm(LmrlScreen, ModalScreen[Launch | None]):
         else:
             model = self._value("model") or "tiny"
             if model not in MODELS and not Path(model).expanduser().exists():
-                errors["model"] = f"tiny, smollm2-135m or an existing folder; {model!r} is none of them"
+                errors["model"] = (
+                    f"tiny, smollm2-135m or an existing folder; {model!r} is none of them"
+                )
             flags += ["--model", model]
             source = str(self.query_one("#source", FormSelect).value)
             if source != DEFAULT_SOURCE:
@@ -254,8 +333,13 @@ class TrainForm(LmrlScreen, ModalScreen[Launch | None]):
 
             n = len(select_episode_ids(self.lmrl_app.store, dataset_query(args)))
             if n == 0:
-                self.post_message(self.Refused("source", f"no stored {args.task} episodes match these "
-                                               "filters: generate or play some first (`lmrl generate`)"))  # fmt: skip
+                self.post_message(
+                    self.Refused(
+                        "source",
+                        f"no stored {args.task} episodes match these "
+                        "filters: generate or play some first (`lmrl generate`)",
+                    )
+                )
                 return
         self.post_message(self.Started(runs_control.start(argv, out)))
 
@@ -287,4 +371,3 @@ def describe_launch(launch: Launch, alive: bool) -> str:
     """One line on a launched process."""
     state = "running" if alive else "ended"
     return f"process {launch.pid} ({state}), log: {launch.log}"
-

@@ -208,7 +208,9 @@ class WatchControls(LmrlScreen):
         sign = 1 if board.turn == chess.WHITE else -1
         if mate is not None:
             return f"Stockfish (depth {self.ENGINE_DEPTH}): mate in {abs(mate)} for {'white' if mate * sign > 0 else 'black'}"
-        return f"Stockfish (depth {self.ENGINE_DEPTH}): {sign * (cp or 0) / 100:+.2f} (white's view)"
+        return (
+            f"Stockfish (depth {self.ENGINE_DEPTH}): {sign * (cp or 0) / 100:+.2f} (white's view)"
+        )
 
     def close_engine(self) -> None:
         if self._engine is not None:
@@ -291,7 +293,10 @@ class WatchControls(LmrlScreen):
         if self.thinking:
             self.cancel_thinking()
         self._stop_auto()
-        self.notify("You play the agent's moves now (t, ctrl+t in a text field, or p: hand back).", timeout=3)
+        self.notify(
+            "You play the agent's moves now (t, ctrl+t in a text field, or p: hand back).",
+            timeout=3,
+        )
         self.turn = Turn.TAKEN_OVER_MOVING if self.busy else Turn.TAKEN_OVER
         if not self.busy:
             self._next_turn()
@@ -304,7 +309,9 @@ class WatchControls(LmrlScreen):
         if not self.busy:
             self._next_turn()
 
-    def take_over_step(self, typed: str, chosen: bool, how: tuple[str, str | None] = ("typed", None)) -> None:
+    def take_over_step(
+        self, typed: str, chosen: bool, how: tuple[str, str | None] = ("typed", None)
+    ) -> None:
         """The person's move for the agent (``how``: via what and the key or button pressed):
         checked and played in a worker."""
         self.turn = Turn.TAKEN_OVER_MOVING
@@ -313,14 +320,18 @@ class WatchControls(LmrlScreen):
         self._takeover_worker(typed, chosen, player, how)
 
     @work(thread=True, exclusive=True, group="step", exit_on_error=False)
-    def _takeover_worker(self, typed: str, chosen: bool, player: str, how: tuple[str, str | None]) -> None:
+    def _takeover_worker(
+        self, typed: str, chosen: bool, player: str, how: tuple[str, str | None]
+    ) -> None:
         s = self.session
         with self._model_lock:
             n = len(s.transitions)
             if self._proposal is None or self._proposal[0] != n:
                 self._proposal = (n, s.agent_action())  # what the agent would have played here
             try:
-                out = s.takeover_input(typed, self._proposal[1], player, chosen=chosen, via=how[0], pressed=how[1])
+                out = s.takeover_input(
+                    typed, self._proposal[1], player, chosen=chosen, via=how[0], pressed=how[1]
+                )
             except InvalidInput as e:
                 self.post_message(self.InputRejected(str(e)))
                 return
@@ -339,9 +350,15 @@ class WatchControls(LmrlScreen):
     def _release_models(self) -> None:
         """Stop the model processes of this episode's sides, unless another screen plays on with
         them (play again reuses a loaded model)."""
-        in_use = {id(side) for screen in self.app.screen_stack if screen is not self
-                  for side in (getattr(getattr(screen, "session", None), "agent", None),
-                               getattr(getattr(screen, "session", None), "partner", None))}  # fmt: skip
+        in_use = {
+            id(side)
+            for screen in self.app.screen_stack
+            if screen is not self
+            for side in (
+                getattr(getattr(screen, "session", None), "agent", None),
+                getattr(getattr(screen, "session", None), "partner", None),
+            )
+        }
         for side in (self.session.agent, self.session.partner):
             if isinstance(side, ProcessAgent) and id(side) not in in_use:
                 close_agent(side)

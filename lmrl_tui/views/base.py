@@ -26,8 +26,16 @@ class TaskView(Widget):
         ``pressed`` the key's name or the button's label (the record says so, never "typed").
         Blank input is never a move: the play screen ignores it."""
 
-        def __init__(self, typed: str, role: str = "agent", *, chosen: bool = False,
-                     raw: str | None = None, via: str = "typed", pressed: str | None = None) -> None:
+        def __init__(
+            self,
+            typed: str,
+            role: str = "agent",
+            *,
+            chosen: bool = False,
+            raw: str | None = None,
+            via: str = "typed",
+            pressed: str | None = None,
+        ) -> None:
             super().__init__()
             self.typed = typed
             self.role = role
@@ -45,7 +53,9 @@ class TaskView(Widget):
             super().__init__()
             self.name = name
 
-    def __init__(self, spec: TaskSpec, *, human_roles: frozenset[str] = frozenset(), **kw: Any) -> None:
+    def __init__(
+        self, spec: TaskSpec, *, human_roles: frozenset[str] = frozenset(), **kw: Any
+    ) -> None:
         super().__init__(**kw)
         self.spec = spec
         self.human_roles = human_roles

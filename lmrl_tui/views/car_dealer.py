@@ -141,7 +141,11 @@ class CarDealerView(ChatView):
         show = isinstance(persona, dict) and (playing_buyer or bool(self.state.get("done")))
         box.display = show
         if show:
-            title = "[b]You are the buyer[/b]" if playing_buyer else "[b]The buyer[/b] (was hidden from you)"
+            title = (
+                "[b]You are the buyer[/b]"
+                if playing_buyer
+                else "[b]The buyer[/b] (was hidden from you)"
+            )
             box.update(title + "\n" + escape("\n".join(persona_lines(persona))))
 
     def _update_controls(self) -> None:
@@ -204,7 +208,9 @@ class CarDealerView(ChatView):
 
     def _picked(self) -> dict[str, Any] | None:
         i = self.query_one("#deal-offers", OptionList).highlighted
-        return self.offers[i] if self.offers and i is not None and 0 <= i < len(self.offers) else None
+        return (
+            self.offers[i] if self.offers and i is not None and 0 <= i < len(self.offers) else None
+        )
 
     def _decide(self, accept: bool) -> None:
         role = self.replying
@@ -213,12 +219,17 @@ class CarDealerView(ChatView):
         offer = self._picked()
         try:
             if accept and offer is None:
-                raise InvalidInput("No price is on the table yet: ask the seller for one, or walk away.")
+                raise InvalidInput(
+                    "No price is on the table yet: ask the seller for one, or walk away."
+                )
             if offer is not None:
                 msrp, price = int(offer["msrp"]), int(offer["price"]) if accept else None
             else:
                 persona = self.state.get("persona")
-                msrp, price = int(persona.get("budget") or 1) if isinstance(persona, dict) else 1, None
+                msrp, price = (
+                    int(persona.get("budget") or 1) if isinstance(persona, dict) else 1,
+                    None,
+                )
             if self.forced:
                 text = output_text(accept, msrp, price)[len(OUTPUT_PREFIX) :] + "\n"
             else:

@@ -108,15 +108,20 @@ class ChatView(TaskView):
     def _show_secret(self) -> bool:
         partner_only = len(self.roles) > 1 and self.roles[0] not in self.human_roles
         return bool(self.state.get("done")) or (
-            len(self.roles) > 1 and self.roles[1] in self.human_roles and
-            (partner_only or self.replying is not None)
-        )  # fmt: skip
+            len(self.roles) > 1
+            and self.roles[1] in self.human_roles
+            and (partner_only or self.replying is not None)
+        )
 
     def render_transcript(self) -> RichText:
         out = RichText()
         lines = chat_lines(self.state, self.roles)
-        if self.pending is not None and lines and lines[-1][0] == self.roles[0] and (
-                lines[-1][1].strip() == self.pending.strip()):  # fmt: skip
+        if (
+            self.pending is not None
+            and lines
+            and lines[-1][0] == self.roles[0]
+            and (lines[-1][1].strip() == self.pending.strip())
+        ):
             lines = lines[:-1]  # the task has the line already (mid-step): shown once, as awaited
         for i, (role, text, note) in enumerate(lines):
             if i:
@@ -156,7 +161,9 @@ class ChatView(TaskView):
         box = self.query_one("#chat-secret", Static)
         lines = secret_lines(self.state) if self._show_secret() else []
         box.display = bool(lines)
-        update_static(box, "[b]The secret[/b] (hidden from the guesser)\n" + escape("\n".join(lines)))
+        update_static(
+            box, "[b]The secret[/b] (hidden from the guesser)\n" + escape("\n".join(lines))
+        )
         update_static(self.query_one("#chat-text", Static), self.render_transcript())
         # After the refresh that lays the new text out: a scroll_end straight away could land short
         # of the end when a long reply wrapped onto more lines than measured then.
@@ -266,7 +273,9 @@ class ChatView(TaskView):
             return
         if not self._human_turn:
             if self._person_answers and typed.strip():  # typed ahead: kept for the question
-                self.show_error(f"No question yet: wait for the {self.roles[0]}; your reply is kept.")
+                self.show_error(
+                    f"No question yet: wait for the {self.roles[0]}; your reply is kept."
+                )
             return
         event.input.value = ""
         self.post_message(self.Submitted(typed, role=self.roles[0]))

@@ -24,9 +24,19 @@ from lmrl_tui.views.base import TaskView
 
 FILES = "abcdefgh"
 GLYPHS = {
-    "K": "♔", "Q": "♕", "R": "♖", "B": "♗", "N": "♘", "P": "♙",
-    "k": "♚", "q": "♛", "r": "♜", "b": "♝", "n": "♞", "p": "♟",
-}  # fmt: skip
+    "K": "♔",
+    "Q": "♕",
+    "R": "♖",
+    "B": "♗",
+    "N": "♘",
+    "P": "♙",
+    "k": "♚",
+    "q": "♛",
+    "r": "♜",
+    "b": "♝",
+    "n": "♞",
+    "p": "♟",
+}
 LIGHT, DARK = "#f0d9b5", "#b58863"
 LIGHT_LAST, DARK_LAST = "#cdd26a", "#aaa23a"
 CHECK = "#e0584f"
@@ -179,8 +189,11 @@ class ChessView(TaskView):
             inp.placeholder = f"{side}'s move: e4, Nf3, O-O or g1f3"
             hint = "Enter: play · F2: legal moves · F3: flip board"
         else:
-            hint = (self.agent_turn_text(role, "The agent is thinking…") if role == self.spec.roles[0]
-                    else "Black is thinking…")
+            hint = (
+                self.agent_turn_text(role, "The agent is thinking…")
+                if role == self.spec.roles[0]
+                else "Black is thinking…"
+            )
             inp.placeholder = "Not your move: watching"  # the box is disabled
         self.query_one("#hint", Static).update(hint)
         if human:
@@ -229,4 +242,8 @@ def position_label(state: dict) -> str:
     index, source = state.get("position_index"), state.get("positions") or "test"
     if index is None:
         return ""
-    return f" · test position {index}" if source == "test" else f" · position {index} of {PurePath(source).name}"
+    return (
+        f" · test position {index}"
+        if source == "test"
+        else f" · position {index} of {PurePath(source).name}"
+    )

@@ -81,7 +81,9 @@ def row_points(row: dict[str, Any]) -> dict[str, tuple[float, float]]:
     ys = {
         "loss": row.get("loss") if row.get("kind") == "train" else None,
         "return": row.get("mean_return"),
-        "normalised": row.get("normalised_lmrl", row.get("normalised", row.get("normalised_store"))),
+        "normalised": row.get(
+            "normalised_lmrl", row.get("normalised", row.get("normalised_store"))
+        ),
     }
     for key, value in ys.items():
         y = _number(value)

@@ -27,7 +27,9 @@ GOAL = ("★ ", "bold green")
 ARROW_STYLE = "bold cyan"
 
 
-def render_maze(state: dict[str, Any], arrows: dict[tuple[int, int], str] | None = None) -> RichText:
+def render_maze(
+    state: dict[str, Any], arrows: dict[tuple[int, int], str] | None = None
+) -> RichText:
     """The grid; ``arrows``: a watched agent's greedy move per free cell (its policy map)."""
     layout: list[str] = state["layout"]
     pos = tuple(state["position"])
@@ -113,8 +115,10 @@ class MazeView(TaskView):
 
     def set_turn(self, role: str | None, human: bool) -> None:
         self._human = human
-        self._hint = "Arrow keys or w/a/s/d to move" if human else (
-            "" if role is None else "Watching the agent: space steps, p auto-plays"
+        self._hint = (
+            "Arrow keys or w/a/s/d to move"
+            if human
+            else ("" if role is None else "Watching the agent: space steps, p auto-plays")
         )
         self._show_hint()
         if human:
@@ -123,11 +127,15 @@ class MazeView(TaskView):
     def _show_hint(self) -> None:
         hint = RichText(self._hint)
         if self._bumped:
-            hint = RichText("\n").join([RichText("You bumped into a wall (−1)", style="bold red"), hint])
+            hint = RichText("\n").join(
+                [RichText("You bumped into a wall (−1)", style="bold red"), hint]
+            )
         update_static(self.query_one("#hint", Static), hint)
 
     def action_move(self, direction: str, key: str | None = None) -> None:
         """A move by a key press: recorded as the key pressed, not as typed text."""
         if getattr(self, "_human", False):
             self.post_message(self.Submitted(direction, via="key", pressed=key or direction))
+
+
 TASK_VIEWS = {"maze-fo": MazeView, "maze-po": MazeView}

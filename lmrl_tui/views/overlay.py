@@ -43,11 +43,13 @@ def explanation_table(expl: Any) -> Table:
     table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False, expand=False)
     table.add_column("action", no_wrap=True)
     value = expl.kind == "value"
-    for name in (("Q", "V", "A", "π_β") if value else ("p", "π_β")):
+    for name in ("Q", "V", "A", "π_β") if value else ("p", "π_β"):
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("", no_wrap=True)
     for c in expl.candidates:
-        marks = (RL_MARK if c.action == expl.rl_choice else "") + (BC_MARK if c.action == expl.bc_choice else "")
+        marks = (RL_MARK if c.action == expl.rl_choice else "") + (
+            BC_MARK if c.action == expl.bc_choice else ""
+        )
         nums = [number(c.q), number(c.v), number(c.advantage)] if value else [f"{c.prob:.3f}"]
         style = "bold" if c.action == expl.rl_choice else ""
         table.add_row(action_text(c.action), *nums, f"{c.beta_prob:.3f}", marks, style=style)
@@ -76,8 +78,13 @@ class ValueOverlay(Static):
 
     _engine: str | None = None
 
-    def show_explanation(self, expl: Any, for_step: int | None = None, engine: str | None = None,
-                         updating: bool = False) -> None:  # fmt: skip
+    def show_explanation(
+        self,
+        expl: Any,
+        for_step: int | None = None,
+        engine: str | None = None,
+        updating: bool = False,
+    ) -> None:
         """Draw ``expl``; ``engine``: a line about the position from an engine (chess);
         ``updating``: these are the previous state's numbers (the next ones are being computed)."""
         self.explanation = expl
@@ -87,10 +94,15 @@ class ValueOverlay(Static):
         if expl.state_value is not None:
             head += f" · V(s)={number(expl.state_value)}"
         if expl.algo == "guided":  # a language model's final pick after the value model's critique
-            legend = RichText(f"{RL_MARK} the model's final choice  {BC_MARK} the value model's best "
-                              "(Q: positive goals − negative goals)", style="dim")  # fmt: skip
+            legend = RichText(
+                f"{RL_MARK} the model's final choice  {BC_MARK} the value model's best "
+                "(Q: positive goals − negative goals)",
+                style="dim",
+            )
         else:
-            legend = RichText(f"{RL_MARK} the agent's choice  {BC_MARK} BC/π_β's choice", style="dim")
+            legend = RichText(
+                f"{RL_MARK} the agent's choice  {BC_MARK} BC/π_β's choice", style="dim"
+            )
         table = explanation_table(expl)
         parts = [RichText(head, style="bold"), table, legend]
         if expl.algo == "guided" and expl.notes:  # each candidate's predicted outcomes

@@ -17,7 +17,6 @@ from lmrl_tui.views.redraw import GrowingLog
 
 
 class TextView(TaskView):
-
     def compose(self) -> ComposeResult:
         with Vertical():
             yield GrowingLog(id="transcript", auto_scroll=True)
@@ -35,7 +34,9 @@ class TextView(TaskView):
         inp = self.query_one("#prompt", Input)
         inp.disabled = not human
         self.query_one("#turn", Static).update(
-            f"Your move ({role})" if human and role else ("" if role is None else self.agent_turn_text(role, f"{role} is thinking…"))
+            f"Your move ({role})"
+            if human and role
+            else ("" if role is None else self.agent_turn_text(role, f"{role} is thinking…"))
         )
         if human:
             inp.focus()

@@ -54,7 +54,11 @@ def render_map(state: dict[str, Any]) -> RichText:
                 out.append(" " * CELL)
             else:
                 # PO hides where you are (LMRL's PO text never names the room): no names on its map
-                shown_name = ("you" if name == state["room"] else "seen") if partial else SHORT_NAMES.get(name, name)
+                shown_name = (
+                    ("you" if name == state["room"] else "seen")
+                    if partial
+                    else SHORT_NAMES.get(name, name)
+                )
                 label = shown_name[: CELL - 2].center(CELL - 2)
                 if name == state["room"]:
                     style = "bold black on yellow"
@@ -109,7 +113,6 @@ class CommandInput(Input):
 
 
 class TextNavView(TaskView):
-
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self._human = False
@@ -145,9 +148,10 @@ class TextNavView(TaskView):
         room.scroll_home(animate=False)
         inv = state["inventory"]
         self.query_one("#inventory", Static).update(
-            "You carry: " + (", ".join(inv) if inv else "nothing")
+            "You carry: "
+            + (", ".join(inv) if inv else "nothing")
             + f"    Step {state['steps']} / {state['max_steps']}"
-        )  # fmt: skip
+        )
         self._commands = [] if state["done"] else list(state["admissible"])
         options = self.query_one("#commands", OptionList)
         options.clear_options()

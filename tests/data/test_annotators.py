@@ -28,19 +28,37 @@ def test_figures_per_annotator(store):
     assert ann["success_rate"] == 1.0 and ann["mean_return"] == -2.0  # the finished maze only
     assert ann["think_ms"] == pytest.approx((1000 + 2000 + 3000 + 4000) / 4)
     assert ann["attempts"] == 3 and ann["labels"] == 2  # 2 in a step, 1 after the last one
-    assert (bob["episodes"], bob["finished"], bob["success_rate"], bob["mean_return"]) == (1, 1, 0.0, -2.0)
+    assert (bob["episodes"], bob["finished"], bob["success_rate"], bob["mean_return"]) == (
+        1,
+        1,
+        0.0,
+        -2.0,
+    )
     assert bob["seconds"] == pytest.approx(60, abs=0.01)
     assert bob["think_ms"] == pytest.approx(7000)  # his answers, not the scripted guesser's 50 ms
     assert (bob["attempts"], bob["labels"]) == (0, 1)
-    assert cy == {"player": "cy", "episodes": 0, "finished": 0, "seconds": 0, "success_rate": None,
-                  "mean_return": None, "think_ms": None, "attempts": 0, "labels": 0}  # fmt: skip
+    assert cy == {
+        "player": "cy",
+        "episodes": 0,
+        "finished": 0,
+        "seconds": 0,
+        "success_rate": None,
+        "mean_return": None,
+        "think_ms": None,
+        "attempts": 0,
+        "labels": 0,
+    }
 
 
 def test_figures_of_one_task(store):
     build_lab(store)
     rows = {r["player"]: r for r in annotator_figures(store, task=MAZE)}
     assert list(rows) == ["ann", "bob"]  # cy did nothing; bob only labelled a maze
-    assert (rows["ann"]["episodes"], rows["ann"]["seconds"], rows["ann"]["labels"]) == (1, pytest.approx(90), 0)
+    assert (rows["ann"]["episodes"], rows["ann"]["seconds"], rows["ann"]["labels"]) == (
+        1,
+        pytest.approx(90),
+        0,
+    )
     assert rows["ann"]["think_ms"] == pytest.approx(2000)
     assert (rows["bob"]["episodes"], rows["bob"]["labels"], rows["bob"]["think_ms"]) == (0, 1, None)
     tq = {r["player"]: r for r in annotator_figures(store, task=TQ)}
@@ -81,7 +99,10 @@ def test_session_note_kept_with_the_episode_and_its_attempts(store):
 def test_set_and_clear_session_notes(store):
     ids = build_lab(store)
     set_session_note(store, [ids["maze"], ids["quit"]], "first session")
-    assert store.episode(ids["maze"])["meta"] == {"attempts": [{"typed": "swim"}], "session_note": "first session"}
+    assert store.episode(ids["maze"])["meta"] == {
+        "attempts": [{"typed": "swim"}],
+        "session_note": "first session",
+    }
     assert store.episode(ids["quit"])["meta"] == {"session_note": "first session"}
     assert store.episode(ids["answered"])["meta"] == {}
     set_session_note(store, [ids["maze"]], "  ")

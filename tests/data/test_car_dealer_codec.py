@@ -35,11 +35,24 @@ def generate(store: Store, n: int, policy: str = "behaviour") -> None:
     recs = []
     for seed in range(n):
         ep = envs.run_episode(envs.make("car-dealer"), envs.make_policy("car-dealer", policy), seed)
-        steps = [StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, t.info, role="seller")
-                 for t in ep.transitions]  # fmt: skip
-        recs.append(EpisodeRecord("car-dealer", 1, seed, ep.first_observation, steps, Who("scripted", policy),
-                                  partner=Who("scripted", "persona-buyer"),
-                                  success=ep.transitions[-1].info["success"]))  # fmt: skip
+        steps = [
+            StepRecord(
+                t.action, t.observation, t.reward, t.terminated, t.truncated, t.info, role="seller"
+            )
+            for t in ep.transitions
+        ]
+        recs.append(
+            EpisodeRecord(
+                "car-dealer",
+                1,
+                seed,
+                ep.first_observation,
+                steps,
+                Who("scripted", policy),
+                partner=Who("scripted", "persona-buyer"),
+                success=ep.transitions[-1].info["success"],
+            )
+        )
     store.write_episodes(recs)
 
 
@@ -67,8 +80,14 @@ def test_imported_returns_match_generated_returns(tmp_path: Path, store: Store) 
     export(store, tmp_path / "a.json")
     other = Store(tmp_path / "other.db")
     import_episodes(other, tmp_path / "a.json", "lmrl", "car-dealer")
-    mine = sorted(round(e.total_return, 9) for e in load_episodes(store, select_episode_ids(store, DatasetQuery(task="car-dealer"))))
-    theirs = sorted(round(e.total_return, 9) for e in load_episodes(other, select_episode_ids(other, DatasetQuery(task="car-dealer"))))
+    mine = sorted(
+        round(e.total_return, 9)
+        for e in load_episodes(store, select_episode_ids(store, DatasetQuery(task="car-dealer")))
+    )
+    theirs = sorted(
+        round(e.total_return, 9)
+        for e in load_episodes(other, select_episode_ids(other, DatasetQuery(task="car-dealer")))
+    )
     assert mine == theirs
     other.close()
 
@@ -98,14 +117,21 @@ def test_imported_episode_replays_with_its_partner_replies(tmp_path: Path, store
     (ep,) = load_episodes(store, select_episode_ids(store, DatasetQuery(task="car-dealer")))
     replies = [r for s in ep.steps for r in s["info"]["partner_replies"]]
     task = envs.make("car-dealer", partner_replies=replies)
-    again = envs.replay(task, None, [s["action"] for s in ep.steps], {"persona": ep.episode["meta"]["buyer_info"]})
+    again = envs.replay(
+        task, None, [s["action"] for s in ep.steps], {"persona": ep.episode["meta"]["buyer_info"]}
+    )
     assert [t.reward for t in again.transitions] == [s["reward"] for s in ep.steps]
     assert again.transitions[-1].observation == "Deal, I'll take it. \n"
 
 
 def test_buyer_first_and_missing_output(tmp_path: Path, store: Store) -> None:
-    item = dict(ITEM, lines=[{"role": "Buyer", "text": "Hi, I need a truck."},
-                             {"role": "Seller", "text": "Sure."}])  # fmt: skip
+    item = dict(
+        ITEM,
+        lines=[
+            {"role": "Buyer", "text": "Hi, I need a truck."},
+            {"role": "Seller", "text": "Sure."},
+        ],
+    )
     del item["output"]
     (tmp_path / "x.json").write_text(json.dumps([item]))
     import_episodes(store, tmp_path / "x.json", "lmrl", "car-dealer")
@@ -121,10 +147,26 @@ def test_an_episode_without_a_decision_exports_no_output_key(tmp_path: Path, sto
     task = envs.make("car-dealer", partner_replies=["Hmm.\n"] * 3, max_texts=4)
     ep = envs.run_episode(task, envs.make_policy("car-dealer", "strong"), 1)
     assert ep.transitions[-1].truncated and ep.transitions[-1].info["decision"] is None
-    steps = [StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, t.info, role="seller")
-             for t in ep.transitions]  # fmt: skip
-    store.write_episodes([EpisodeRecord("car-dealer", 1, 1, ep.first_observation, steps, Who("scripted", "strong"),
-                                        partner=Who("scripted", "replay"), success=False)])  # fmt: skip
+    steps = [
+        StepRecord(
+            t.action, t.observation, t.reward, t.terminated, t.truncated, t.info, role="seller"
+        )
+        for t in ep.transitions
+    ]
+    store.write_episodes(
+        [
+            EpisodeRecord(
+                "car-dealer",
+                1,
+                1,
+                ep.first_observation,
+                steps,
+                Who("scripted", "strong"),
+                partner=Who("scripted", "replay"),
+                success=False,
+            )
+        ]
+    )
     (item,) = export(store, tmp_path / "a.json")
     assert "output" not in item
     for agent in LMRL_AGENTS:
@@ -134,31 +176,51 @@ def test_an_episode_without_a_decision_exports_no_output_key(tmp_path: Path, sto
         lmrl_load(dict(item, output=None), "Seller")
 
 
-def test_empty_lines_and_runs_of_one_side_survive_the_round_trip(tmp_path: Path, store: Store) -> None:
-    item = dict(ITEM, lines=[
-        {"role": "Seller", "text": "Hi!"}, {"role": "Buyer", "text": ""},
-        {"role": "Seller", "text": ""}, {"role": "Buyer", "text": "Hello?"},
-        {"role": "Seller", "text": "We have a RAV4."}, {"role": "Seller", "text": "It's $29,500."},
-        {"role": "Buyer", "text": "Hmm."}, {"role": "Buyer", "text": "Deal, I'll take it."},
-    ])  # fmt: skip
+def test_empty_lines_and_runs_of_one_side_survive_the_round_trip(
+    tmp_path: Path, store: Store
+) -> None:
+    item = dict(
+        ITEM,
+        lines=[
+            {"role": "Seller", "text": "Hi!"},
+            {"role": "Buyer", "text": ""},
+            {"role": "Seller", "text": ""},
+            {"role": "Buyer", "text": "Hello?"},
+            {"role": "Seller", "text": "We have a RAV4."},
+            {"role": "Seller", "text": "It's $29,500."},
+            {"role": "Buyer", "text": "Hmm."},
+            {"role": "Buyer", "text": "Deal, I'll take it."},
+        ],
+    )
     (tmp_path / "x.json").write_text(json.dumps([item]))
     import_episodes(store, tmp_path / "x.json", "lmrl", "car-dealer")
     (ep,) = load_episodes(store, select_episode_ids(store, DatasetQuery(task="car-dealer")))
     # LMRL joins the seller's own lines (its actions) and keeps the buyer's apart.
     assert [(s["action"], s["observation"]) for s in ep.steps] == [
-        ("Hi!\n", "\n"), ("\n", "Hello?\n"), ("We have a RAV4. It's $29,500.\n", "Hmm.\nDeal, I'll take it.\n")]
+        ("Hi!\n", "\n"),
+        ("\n", "Hello?\n"),
+        ("We have a RAV4. It's $29,500.\n", "Hmm.\nDeal, I'll take it.\n"),
+    ]
     texts, rewards, _ = lmrl_load(item, "Seller")
     assert [t for t, is_action in texts if is_action] == [s["action"] for s in ep.steps]
-    assert "".join(t for t, is_action in texts[1:] if not is_action) == "".join(s["observation"] for s in ep.steps)
+    assert "".join(t for t, is_action in texts[1:] if not is_action) == "".join(
+        s["observation"] for s in ep.steps
+    )
     assert sum(rewards) == pytest.approx(ep.total_return)
     assert ep.steps[-1]["info"]["partner_replies"] == [
-        "Hmm. Deal, I'll take it. Output: Decision=Accept MSRP=$32,000 Buy Price=$29,500\n"]
+        "Hmm. Deal, I'll take it. Output: Decision=Accept MSRP=$32,000 Buy Price=$29,500\n"
+    ]
     assert export(store, tmp_path / "y.json") == [item]
 
 
 @pytest.mark.parametrize(
     "bad",
-    [{"lines": []}, dict(ITEM, lines=[{"role": "Dealer", "text": "hi"}]), dict(ITEM, lines=[]), [1, 2]],
+    [
+        {"lines": []},
+        dict(ITEM, lines=[{"role": "Dealer", "text": "hi"}]),
+        dict(ITEM, lines=[]),
+        [1, 2],
+    ],
 )
 def test_bad_items_are_format_errors(tmp_path: Path, store: Store, bad: object) -> None:
     (tmp_path / "bad.json").write_text(json.dumps([bad]))

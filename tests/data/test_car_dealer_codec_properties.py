@@ -45,23 +45,48 @@ def _round_trips(text: str, where: Path) -> None:
         other.close()
 
 
-TEXTS = st.sampled_from(["", "  ", "Hi!", "Hmm.", "We have a 2022 Toyota RAV4 for $29,500."]) | st.text(max_size=12)
-OUTPUTS = st.none() | st.builds(
-    lambda msrp, price: {"car_bought": True, "msrp": msrp, "buy_price": price},
-    st.integers(1000, 200_000), st.integers(0, 200_000),
-) | st.builds(lambda msrp: {"car_bought": False, "msrp": msrp, "buy_price": None}, st.integers(1000, 200_000))
+TEXTS = st.sampled_from(
+    ["", "  ", "Hi!", "Hmm.", "We have a 2022 Toyota RAV4 for $29,500."]
+) | st.text(max_size=12)
+OUTPUTS = (
+    st.none()
+    | st.builds(
+        lambda msrp, price: {"car_bought": True, "msrp": msrp, "buy_price": price},
+        st.integers(1000, 200_000),
+        st.integers(0, 200_000),
+    )
+    | st.builds(
+        lambda msrp: {"car_bought": False, "msrp": msrp, "buy_price": None},
+        st.integers(1000, 200_000),
+    )
+)
 ITEMS = st.builds(
-    lambda info, lines, output: {"buyer_info": info, "lines": lines} | ({} if output is None else {"output": output}),
-    st.fixed_dictionaries({
-        "personality": st.sampled_from(PERSONALITIES), "preferred_brands": st.sampled_from(BRANDS),
-        "preferred_type": st.sampled_from(TYPES), "budget": st.sampled_from(BUDGETS),
-        "preferred_features": st.lists(st.sampled_from(FEATURES), min_size=1, max_size=4, unique=True)}),
-    st.lists(st.fixed_dictionaries({"role": st.sampled_from(["Seller", "Buyer"]), "text": TEXTS}),
-             min_size=1, max_size=8),
+    lambda info, lines, output: (
+        {"buyer_info": info, "lines": lines} | ({} if output is None else {"output": output})
+    ),
+    st.fixed_dictionaries(
+        {
+            "personality": st.sampled_from(PERSONALITIES),
+            "preferred_brands": st.sampled_from(BRANDS),
+            "preferred_type": st.sampled_from(TYPES),
+            "budget": st.sampled_from(BUDGETS),
+            "preferred_features": st.lists(
+                st.sampled_from(FEATURES), min_size=1, max_size=4, unique=True
+            ),
+        }
+    ),
+    st.lists(
+        st.fixed_dictionaries({"role": st.sampled_from(["Seller", "Buyer"]), "text": TEXTS}),
+        min_size=1,
+        max_size=8,
+    ),
     OUTPUTS,
-)  # fmt: skip
-PROPERTY = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
+)
+PROPERTY = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 @PROPERTY
@@ -69,7 +94,9 @@ PROPERTY = settings(max_examples=40, deadline=None,
 def test_property_lmrl_items_import_and_export_unchanged(item: dict[str, Any]) -> None:
     """Runs of one side, empty lines, no decision: the export is the item (texts stripped), it
     loads in LMRL's loader, and LMRL's seller-side reward is the imported return."""
-    canonical = dict(item, lines=[{"role": x["role"], "text": x["text"].strip()} for x in item["lines"]])
+    canonical = dict(
+        item, lines=[{"role": x["role"], "text": x["text"].strip()} for x in item["lines"]]
+    )
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp)
         (where / "in.json").write_text(json.dumps([item]), encoding="utf-8")
@@ -85,26 +112,41 @@ def test_property_lmrl_items_import_and_export_unchanged(item: dict[str, Any]) -
         _, rewards, done = lmrl_load(canonical, "Seller")
         assert done == ("output" in item)
         assert sum(rewards) == pytest.approx(ep.total_return, abs=1e-9) or not any(
-            x["role"] == "Seller" for x in item["lines"])
+            x["role"] == "Seller" for x in item["lines"]
+        )
         _round_trips(text, where)
 
 
-BUYER_SAYS = TEXTS | st.sampled_from([
-    "Output: Decision=Accept MSRP=$32,000 Buy Price=$29,500", "Deal. Output: Decision=Reject MSRP=$25,000",
-    "Accept MSRP=$32,000 Buy Price=$29,500", "Fine Output: Decision=Accept MSRP=$32,000"])  # fmt: skip
+BUYER_SAYS = TEXTS | st.sampled_from(
+    [
+        "Output: Decision=Accept MSRP=$32,000 Buy Price=$29,500",
+        "Deal. Output: Decision=Reject MSRP=$25,000",
+        "Accept MSRP=$32,000 Buy Price=$29,500",
+        "Fine Output: Decision=Accept MSRP=$32,000",
+    ]
+)
 
 
 @PROPERTY
-@given(seed=st.integers(0, 2**20), actions=st.lists(TEXTS, min_size=1, max_size=6),
-       replies=st.lists(BUYER_SAYS, min_size=7, max_size=7))  # fmt: skip
-def test_property_played_episodes_export_to_what_lmrl_loads(seed: int, actions: list[str], replies: list[str]) -> None:
+@given(
+    seed=st.integers(0, 2**20),
+    actions=st.lists(TEXTS, min_size=1, max_size=6),
+    replies=st.lists(BUYER_SAYS, min_size=7, max_size=7),
+)
+def test_property_played_episodes_export_to_what_lmrl_loads(
+    seed: int, actions: list[str], replies: list[str]
+) -> None:
     """Episodes played to the end (a decision, a forced one, none), with empty lines anywhere."""
     task = envs.make("car-dealer", partner_replies=replies, max_texts=2 * len(actions))
     task.reset(seed)
     steps = []
     for action in actions:
         t = task.step(action)
-        steps.append(StepRecord(action, t.observation, t.reward, t.terminated, t.truncated, t.info, role="seller"))
+        steps.append(
+            StepRecord(
+                action, t.observation, t.reward, t.terminated, t.truncated, t.info, role="seller"
+            )
+        )
         if t.terminated or t.truncated:
             break
     decided = steps[-1].info["decision"] is not None
@@ -112,8 +154,20 @@ def test_property_played_episodes_export_to_what_lmrl_loads(seed: int, actions: 
         where = Path(tmp)
         store = Store(where / "in.db")
         try:
-            store.write_episodes([EpisodeRecord("car-dealer", 1, seed, "Start\n", steps, Who("scripted", "x"),
-                                                partner=Who("scripted", "replay"), success=False)])  # fmt: skip
+            store.write_episodes(
+                [
+                    EpisodeRecord(
+                        "car-dealer",
+                        1,
+                        seed,
+                        "Start\n",
+                        steps,
+                        Who("scripted", "x"),
+                        partner=Who("scripted", "replay"),
+                        success=False,
+                    )
+                ]
+            )
             text = _export_text(store)
         finally:
             store.close()

@@ -97,14 +97,32 @@ def test_round_trip_through_the_store_for_both_tasks(tmp_path, store) -> None:
 
 def test_import_accepts_plain_fen_and_san_and_rebuilds_the_final_position() -> None:
     fen = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
-    rec = import_game([{"state": fen, "action": "Kf1", "reward": 0, "done": False},
-                       {"state": "6k1/5ppp/8/8/8/8/8/R4K2 w - - 2 2", "action": "Ra8#", "reward": 1, "done": True}],
-                      "endgames")  # fmt: skip
+    rec = import_game(
+        [
+            {"state": fen, "action": "Kf1", "reward": 0, "done": False},
+            {
+                "state": "6k1/5ppp/8/8/8/8/8/R4K2 w - - 2 2",
+                "action": "Ra8#",
+                "reward": 1,
+                "done": True,
+            },
+        ],
+        "endgames",
+    )
     assert rec.first_observation == to_observation(fen) and rec.steps[0].action == "K f 1\n"
     assert rec.steps[1].action == "R a 8 #\n" and rec.steps[1].terminated and rec.success
     assert unspace_fen(rec.steps[1].observation).startswith("R5k1/5ppp/8/8/8/8/8/5K2 b")
-    lost = import_game([{"state": "rnbqkbnr/pppp1ppp/8/4p3/8/5P2/PPPPP1PP/RNBQKBNR w KQkq - 0 2",
-                         "action": "g 4\n", "reward": -1, "done": True}], "chess")  # fmt: skip
+    lost = import_game(
+        [
+            {
+                "state": "rnbqkbnr/pppp1ppp/8/4p3/8/5P2/PPPPP1PP/RNBQKBNR w KQkq - 0 2",
+                "action": "g 4\n",
+                "reward": -1,
+                "done": True,
+            }
+        ],
+        "chess",
+    )
     assert lost.steps[0].terminated and "q" in lost.steps[0].observation and not lost.success
     cut = import_game([{"state": fen, "action": "K f 1\n", "reward": 0, "done": True}], "chess")
     assert cut.steps[0].truncated and not cut.steps[0].terminated
@@ -130,9 +148,26 @@ def test_cli_exports_bc_pairs(store, tmp_path, capsys) -> None:
 
     store.write_episodes([record("chess", 2, ["N f 3\n", "e 2 e 4\n"])])
     out = tmp_path / "pairs.jsonl"
-    assert main(["--db", str(store.path), "export", "--task", "chess", "--format", "lmrl-bc", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "--db",
+                str(store.path),
+                "export",
+                "--task",
+                "chess",
+                "--format",
+                "lmrl-bc",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     pairs = [json.loads(line) for line in out.read_text().splitlines()]
     assert pairs[0] == {"from_state": chess.STARTING_FEN, "action": "Nf3"}
     assert f"exported {len(pairs)} move pairs" in capsys.readouterr().err
-    assert main(["--db", str(store.path), "export", "--task", "maze-fo", "--format", "lmrl-bc"]) == 1
+    assert (
+        main(["--db", str(store.path), "export", "--task", "maze-fo", "--format", "lmrl-bc"]) == 1
+    )
     assert "give --task chess" in capsys.readouterr().err

@@ -15,16 +15,34 @@ def test_eight_writers_and_a_reader_lose_nothing(tmp_path) -> None:
     db = tmp_path / "shared.db"  # new: the eight also race to create and migrate it
     writers = [
         subprocess.Popen(
-            [sys.executable, "-m", "lmrl_tui", "--db", str(db), "generate", "maze-fo",
-             "--episodes", "250", "--seed", str(1000 * i), "--batch", "50", "--quiet"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "lmrl_tui",
+                "--db",
+                str(db),
+                "generate",
+                "maze-fo",
+                "--episodes",
+                "250",
+                "--seed",
+                str(1000 * i),
+                "--batch",
+                "50",
+                "--quiet",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for i in range(8)
     ]
     reads = 0
     while any(w.poll() is None for w in writers):
         reader = subprocess.run(
-            [sys.executable, "-m", "lmrl_tui", "--db", str(db), "stats"], capture_output=True, text=True
+            [sys.executable, "-m", "lmrl_tui", "--db", str(db), "stats"],
+            capture_output=True,
+            text=True,
         )
         if db.exists():
             assert reader.returncode == 0, reader.stderr
@@ -69,8 +87,12 @@ def test_eight_people_playing_through_the_session_layer_lose_no_step(tmp_path) -
     Store(db).close()  # the server opens (and migrates) the store before any app starts
     per_writer = 40
     writers = [
-        subprocess.Popen([sys.executable, "-c", PLAYER, str(db), str(k), str(per_writer)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        subprocess.Popen(
+            [sys.executable, "-c", PLAYER, str(db), str(k), str(per_writer)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for k in range(8)
     ]
     outs = [w.communicate(timeout=300) for w in writers]
@@ -86,8 +108,12 @@ def test_eight_people_playing_through_the_session_layer_lose_no_step(tmp_path) -
             assert store.count("player = ?", [f"annotator-{k}"]) == per_writer
         episodes = store.recent_episodes(8 * per_writer)
         rows = [store.steps(e["id"]) for e in episodes]
-        assert sum(len(r) for r in rows) == sum(e["n_steps"] for e in episodes) == sum(played)  # no step lost
+        assert (
+            sum(len(r) for r in rows) == sum(e["n_steps"] for e in episodes) == sum(played)
+        )  # no step lost
         assert all([s["idx"] for s in r] == list(range(len(r))) for r in rows)
     finally:
         store.close()
-    print(f"\n8 writers through PlaySession: {sum(played)} steps in {seconds:.1f} s, {sum(played) / seconds:.0f} rows/s")
+    print(
+        f"\n8 writers through PlaySession: {sum(played)} steps in {seconds:.1f} s, {sum(played) / seconds:.0f} rows/s"
+    )

@@ -33,7 +33,9 @@ SCRIPT = textwrap.dedent(
 
 def test_sigkill_keeps_completed_steps(tmp_path):
     db = tmp_path / "crash.db"
-    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(db)], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, str(db)], stdout=subprocess.PIPE, text=True
+    )
     try:
         line = proc.stdout.readline()
         assert line.strip() == "READY"
@@ -47,6 +49,8 @@ def test_sigkill_keeps_completed_steps(tmp_path):
     (ep,) = s.recent_episodes(5)
     assert ep["status"] == "in_progress" and ep["ended_at"] is None
     steps = s.steps(ep["id"])
-    assert [(st["typed"], st["info"]["key"]) for st in steps] == [(None, k) for k in ["left", "right", "left", "right", "left"]]
+    assert [(st["typed"], st["info"]["key"]) for st in steps] == [
+        (None, k) for k in ["left", "right", "left", "right", "left"]
+    ]
     assert ep["n_steps"] == 5 and ep["return"] == -5
     s.close()

@@ -13,13 +13,27 @@ from data.io.formats import FormatError, export_episodes, import_episodes
 from data.store import EpisodeRecord, StepRecord, Store, Who
 
 
-def generate(store: Store, task: str, n: int, policy: str = "behaviour", seed0: int = 0) -> list[int]:
+def generate(
+    store: Store, task: str, n: int, policy: str = "behaviour", seed0: int = 0
+) -> list[int]:
     recs = []
     for seed in range(seed0, seed0 + n):
         ep = envs.run_episode(envs.make(task), envs.make_policy(task, policy), seed)
-        steps = [StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, t.info) for t in ep.transitions]
-        recs.append(EpisodeRecord(task, 1, seed, ep.first_observation, steps, Who("scripted", policy),
-                                  success=ep.transitions[-1].terminated))  # fmt: skip
+        steps = [
+            StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, t.info)
+            for t in ep.transitions
+        ]
+        recs.append(
+            EpisodeRecord(
+                task,
+                1,
+                seed,
+                ep.first_observation,
+                steps,
+                Who("scripted", policy),
+                success=ep.transitions[-1].terminated,
+            )
+        )
     return store.write_episodes(recs)
 
 
@@ -69,7 +83,10 @@ def test_export_import_round_trips(tmp_path, store, task, fmt):
         keys = ("action", "observation", "reward", "terminated", "truncated")
         assert [[s[k] for k in keys] for s in x.steps] == [[s[k] for k in keys] for s in y.steps]
         if fmt == "jsonl":
-            assert x.episode["seed"] == y.episode["seed"] and x.episode["agent_name"] == y.episode["agent_name"]
+            assert (
+                x.episode["seed"] == y.episode["seed"]
+                and x.episode["agent_name"] == y.episode["agent_name"]
+            )
     if fmt == "jsonl":
         assert [(lab["step_idx"], lab["label"]) for lab in other.labels(3)] == [(1, "good")]
 
@@ -117,7 +134,9 @@ def test_queries(store):
     evals = set(select_episode_ids(store, DatasetQuery(task="maze-fo", split="eval")))
     assert train.isdisjoint(evals) and train | evals == set(everything) and 5 <= len(evals) <= 40
     assert select_episode_ids(store, DatasetQuery(task="maze-fo", players=["zed"])) == []
-    assert len(select_episode_ids(store, DatasetQuery(task="maze-fo", min_return=-50))) <= len(everything)
+    assert len(select_episode_ids(store, DatasetQuery(task="maze-fo", min_return=-50))) <= len(
+        everything
+    )
     q = DatasetQuery(task="maze-fo", top_percent=10, sources=["scripted"])
     assert DatasetQuery.from_json(q.to_json()) == q
 
@@ -131,9 +150,23 @@ def test_percentile_matches_numpy_linear():
 def test_query_by_task_options(tmp_path):
     store = Store(tmp_path / "o.db")
     recs = []
-    for opts in (None, {"words": "small"}, {"words": "small", "bad_word_reward": -10}, {"words": "standard"}):
-        recs.append(EpisodeRecord("wordle", 1, 0, "Wordle:\n", [StepRecord("c r a n e\n", "g g g g g\n", 0.0, True, False, {})],
-                                  Who("scripted", "behaviour"), options=opts))  # fmt: skip
+    for opts in (
+        None,
+        {"words": "small"},
+        {"words": "small", "bad_word_reward": -10},
+        {"words": "standard"},
+    ):
+        recs.append(
+            EpisodeRecord(
+                "wordle",
+                1,
+                0,
+                "Wordle:\n",
+                [StepRecord("c r a n e\n", "g g g g g\n", 0.0, True, False, {})],
+                Who("scripted", "behaviour"),
+                options=opts,
+            )
+        )
     store.write_episodes(recs)
     ids = lambda **o: select_episode_ids(store, DatasetQuery(task="wordle", options=o))  # noqa: E731
     assert ids() == [1, 2, 3, 4]
@@ -141,4 +174,6 @@ def test_query_by_task_options(tmp_path):
     assert ids(words="small", bad_word_reward=-10) == [3]
     assert ids(bad_word_reward=-10.0) == [3]
     assert ids(words="huge") == []
-    assert DatasetQuery.from_json(DatasetQuery(options={"words": "small"}).to_json()).options == {"words": "small"}
+    assert DatasetQuery.from_json(DatasetQuery(options={"words": "small"}).to_json()).options == {
+        "words": "small"
+    }

@@ -14,7 +14,9 @@ CLOCK = {"started_at", "ended_at", "created_at", "uid", "origin"}
 """Columns that differ between two runs (times; the uid and origin each store gives a row)."""
 
 
-def generate_as_before(store: Store, task_id: str, policy: str, episodes: int, seed: int, batch: int) -> None:
+def generate_as_before(
+    store: Store, task_id: str, policy: str, episodes: int, seed: int, batch: int
+) -> None:
     """The loop ``cmd_generate`` ran before the restructure (scripted policy, built-in partner)."""
     spec = envs.spec(task_id)
     partner = Who("scripted", spec.partner) if spec.partner else None
@@ -25,11 +27,27 @@ def generate_as_before(store: Store, task_id: str, policy: str, episodes: int, s
     try:
         for n in range(episodes):
             ep = envs.run_episode(task, agent, seed + n)
-            steps = [StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, t.info)
-                     for t in ep.transitions]  # fmt: skip
-            success = episode_success(task.spec, ep.transitions[-1].info if ep.transitions else None, ep.total_return)
-            buf.append(EpisodeRecord(task.spec.id, task.spec.version, seed + n, ep.first_observation, steps,
-                                     who, partner=partner, source="scripted", options={}, success=success))  # fmt: skip
+            steps = [
+                StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, t.info)
+                for t in ep.transitions
+            ]
+            success = episode_success(
+                task.spec, ep.transitions[-1].info if ep.transitions else None, ep.total_return
+            )
+            buf.append(
+                EpisodeRecord(
+                    task.spec.id,
+                    task.spec.version,
+                    seed + n,
+                    ep.first_observation,
+                    steps,
+                    who,
+                    partner=partner,
+                    source="scripted",
+                    options={},
+                    success=success,
+                )
+            )
             if len(buf) >= batch:
                 store.write_episodes(buf)
                 buf.clear()
@@ -46,8 +64,15 @@ def rows(store: Store) -> list[tuple[dict, list[dict]]]:
     return out
 
 
-@pytest.mark.parametrize("task_id,policy", [("maze-fo", "behaviour"), ("wordle", "random"),
-                                            ("twenty-questions", "behaviour"), ("car-dealer", "behaviour")])
+@pytest.mark.parametrize(
+    "task_id,policy",
+    [
+        ("maze-fo", "behaviour"),
+        ("wordle", "random"),
+        ("twenty-questions", "behaviour"),
+        ("car-dealer", "behaviour"),
+    ],
+)
 def test_generate_writes_the_records_it_wrote_before(tmp_path, task_id, policy):
     new, old = Store(tmp_path / "new.db"), Store(tmp_path / "old.db")
     played = []

@@ -44,8 +44,14 @@ def _store_view(db: Path, query: DatasetQuery) -> dict[str, tuple[float, int]]:
     return out
 
 
-@pytest.mark.parametrize("query", [DatasetQuery(), DatasetQuery(task="maze-fo", status="any")], ids=["default", "maze-any"])
-def test_step_rows_read_back_with_the_store_returns(tmp_path: Path, db: Path, query: DatasetQuery) -> None:
+@pytest.mark.parametrize(
+    "query",
+    [DatasetQuery(), DatasetQuery(task="maze-fo", status="any")],
+    ids=["default", "maze-any"],
+)
+def test_step_rows_read_back_with_the_store_returns(
+    tmp_path: Path, db: Path, query: DatasetQuery
+) -> None:
     want = _store_view(db, query)
     s = Store(db)
     result = export_hf(s, query, tmp_path / "out")
@@ -57,8 +63,12 @@ def test_step_rows_read_back_with_the_store_returns(tmp_path: Path, db: Path, qu
         got[row["episode_uid"]].append(row["reward"])
         assert math.isclose(row["return"], want[row["episode_uid"]][0])
     assert set(got) == set(want)
-    assert all(math.isclose(math.fsum(r), want[u][0]) for u, r in got.items())  # per-turn rewards sum to the return
-    parquet = datasets.load_dataset("parquet", data_files=str(tmp_path / "out" / "data.parquet"))["train"]
+    assert all(
+        math.isclose(math.fsum(r), want[u][0]) for u, r in got.items()
+    )  # per-turn rewards sum to the return
+    parquet = datasets.load_dataset("parquet", data_files=str(tmp_path / "out" / "data.parquet"))[
+        "train"
+    ]
     assert parquet.to_list() == ds.to_list()
     card = (tmp_path / "out" / "README.md").read_text()
     assert f"Episodes: {len(want)}" in card and "CC-BY-4.0" in card and "collector" in card
@@ -71,12 +81,20 @@ def test_step_rows_carry_provenance_labels_and_the_text_answered(tmp_path: Path,
     s.close()
     ds = datasets.load_from_disk(str(tmp_path / "out"))
     rows = [r for r in ds if r["episode_id"] == 1]
-    assert rows[0]["state"] == first["first_observation"] and rows[1]["state"] == rows[0]["observation"]
+    assert (
+        rows[0]["state"] == first["first_observation"]
+        and rows[1]["state"] == rows[0]["observation"]
+    )
     assert rows[0]["labels"][0]["label"] == "good" and rows[1]["labels"] == []
     assert [lab["label"] for lab in rows[0]["episode_labels"]] == ["clever"]
     assert rows[0]["origin"] == first["origin"] and rows[0]["episode_uid"] == first["uid"]
     live = [r for r in ds if r["status"] == "in_progress"]
-    assert len(live) == 1 and live[0]["player"] == "bob" and live[0]["think_ms"] == 800 and live[0]["typed"] == "u"
+    assert (
+        len(live) == 1
+        and live[0]["player"] == "bob"
+        and live[0]["think_ms"] == 800
+        and live[0]["typed"] == "u"
+    )
 
 
 def test_episode_rows(tmp_path: Path, db: Path) -> None:
@@ -88,14 +106,34 @@ def test_episode_rows(tmp_path: Path, db: Path) -> None:
     assert len(ds) == len(want) == 5
     for row in ds:
         ret, n = want[row["episode_uid"]]
-        assert len(row["actions"]) == len(row["rewards"]) == n and math.isclose(math.fsum(row["rewards"]), ret)
+        assert len(row["actions"]) == len(row["rewards"]) == n and math.isclose(
+            math.fsum(row["rewards"]), ret
+        )
         assert row["task"] == "wordle" and row["source"] == "scripted"
 
 
-def test_cli_hf_export_and_its_errors(tmp_path: Path, db: Path, capsys: pytest.CaptureFixture[str],
-                                      monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_cli_hf_export_and_its_errors(
+    tmp_path: Path, db: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "maze"
-    assert main(["--db", str(db), "export", "--format", "hf", "--task", "maze-fo", "--rows", "episode", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "--db",
+                str(db),
+                "export",
+                "--format",
+                "hf",
+                "--task",
+                "maze-fo",
+                "--rows",
+                "episode",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert "exported 12 episodes" in capsys.readouterr().err
     assert len(datasets.load_from_disk(str(out))) == 12
     for argv, message in (

@@ -20,18 +20,37 @@ minari = pytest.importorskip("minari")
 pytest.importorskip("PIL")
 
 
-def test_minari_reads_the_episodes_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_minari_reads_the_episodes_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = tmp_path / "e.db"
     s = Store(db)
     generate(s, "wordle", envs.make_policy("wordle", "random"), 4, seed=0)
-    empty = s.start_episode("wordle", 1, 9, "Guess the word.\n", Who("human", "human"))  # no steps yet
+    empty = s.start_episode(
+        "wordle", 1, 9, "Guess the word.\n", Who("human", "human")
+    )  # no steps yet
     query = DatasetQuery(task="wordle", status="any")
     want = {s.episode(i)["uid"]: s.episode(i) for i in select_episode_ids(s, query) if i != empty}
     s.close()
     out = tmp_path / "minari"
-    assert main(["--db", str(db), "export", "--format", "minari", "--task", "wordle", "--status", "any",
-                 "--out", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "--db",
+                str(db),
+                "export",
+                "--format",
+                "minari",
+                "--task",
+                "wordle",
+                "--status",
+                "any",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert "1 without steps left out" in capsys.readouterr().err
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(out))
     ds = minari.load_dataset("lmrl/wordle-v0")
@@ -39,9 +58,16 @@ def test_minari_reads_the_episodes_back(tmp_path: Path, monkeypatch: pytest.Monk
     for ep in ds.iterate_episodes():
         stored = want[ep.infos["episode_uid"][0]]
         assert ep.observations[0] == stored["first_observation"]
-        assert len(ep.actions) == stored["n_steps"] and math.isclose(float(sum(ep.rewards)), stored["return"])
-        assert bool(ep.terminations[-1]) == bool(stored["terminated"]) and ep.infos["task"][0] == "wordle"
-    assert all(ds.observation_space.contains(o) for ep in ds.iterate_episodes() for o in ep.observations)
+        assert len(ep.actions) == stored["n_steps"] and math.isclose(
+            float(sum(ep.rewards)), stored["return"]
+        )
+        assert (
+            bool(ep.terminations[-1]) == bool(stored["terminated"])
+            and ep.infos["task"][0] == "wordle"
+        )
+    assert all(
+        ds.observation_space.contains(o) for ep in ds.iterate_episodes() for o in ep.observations
+    )
     s = Store(db)
     with pytest.raises(ExportError, match="not an empty folder"):
         export_minari(s, query, out)

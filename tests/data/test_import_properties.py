@@ -22,13 +22,24 @@ from data.store import Store
 GOOD = maze_episode()
 JSON_LIST_TASKS = ("twenty-questions", "guess-city", "car-dealer")
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.integers(-(2**80), 2**80) | st.floats()
-    | st.text(max_size=12) | st.text(st.characters(blacklist_categories=()), max_size=4)
-    | st.sampled_from(["", "finished", "agent", "1", "move up\n", "2026-01-01T00:00:00", *envs.ids()]),
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.text(st.characters(blacklist_categories=()), max_size=6), inner, max_size=3),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(-(2**80), 2**80)
+    | st.floats()
+    | st.text(max_size=12)
+    | st.text(st.characters(blacklist_categories=()), max_size=4)
+    | st.sampled_from(
+        ["", "finished", "agent", "1", "move up\n", "2026-01-01T00:00:00", *envs.ids()]
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.text(st.characters(blacklist_categories=()), max_size=6), inner, max_size=3
+        )
+    ),
     max_leaves=6,
-)  # fmt: skip
+)
 VALUES = JSON_VALUES | st.just(DELETE)
 
 EPISODE_PATHS = [*GOOD, "steps.0", "steps.-1", "labels.0", "unknown"]
@@ -36,28 +47,56 @@ EPISODE_PATHS += [f"steps.{i}.{k}" for i in (0, -1) for k in GOOD["steps"][0]]
 EPISODE_PATHS += [f"labels.0.{k}" for k in GOOD["labels"][0]]
 
 LMRL_ITEMS: dict[str, Any] = {
-    "maze-fo": [{"state": "s0\n", "action": "move up\n", "reward": -1.0, "done": False},
-                {"state": "s1\n", "action": "move up\n", "reward": 0.0, "done": True}],
-    "maze-po": {"text_history": ["o0\n", "move up\n", "Success\n"], "rewards": [0.0, 0.0, 0.0],
-                "dones": [False, True, True]},
+    "maze-fo": [
+        {"state": "s0\n", "action": "move up\n", "reward": -1.0, "done": False},
+        {"state": "s1\n", "action": "move up\n", "reward": 0.0, "done": True},
+    ],
+    "maze-po": {
+        "text_history": ["o0\n", "move up\n", "Success\n"],
+        "rewards": [0.0, 0.0, 0.0],
+        "dones": [False, True, True],
+    },
     "textnav-po": {"text_history": ["room", "go west", "You won"], "rewards": [1], "dones": [True]},
-    "wordle": {"sequence": [["Wordle:\n", 0.0], ["c r a n e\n", 1.0], ["g g g g g\n", 0.0]],
-               "reward": [0, 0.0], "done": True},
-    "twenty-questions": [{"lines": ["Is it an animal? No.", "Is it a car? Yes."], "correct": True,
-                          "word": ["Car"]}],
-    "guess-city": [{"lines": ["Is it hot? Yes.", "Is it Delhi? Yes."], "correct": True, "word": "delhi,india"}],
-    "car-dealer": [{"buyer_info": {"personality": "polite", "preferred_brands": "Toyota", "preferred_type": "SUV",
-                                   "preferred_features": ["sunroof"], "budget": 30000},
-                    "lines": [{"role": "Seller", "text": "Hi."}, {"role": "Buyer", "text": "Deal."}],
-                    "output": {"car_bought": True, "msrp": 32000, "buy_price": 29500}}],
-    "chess": [{"state": "8/8/8/8/8/5k2/8/5K1Q w - - 0 1", "action": "Qh3+", "reward": 0.0, "done": False},
-              {"state": "8/8/8/8/8/5k1Q/8/5K2 b - - 1 1", "action": "Kf4", "reward": 0.0, "done": True}],
-}  # fmt: skip
+    "wordle": {
+        "sequence": [["Wordle:\n", 0.0], ["c r a n e\n", 1.0], ["g g g g g\n", 0.0]],
+        "reward": [0, 0.0],
+        "done": True,
+    },
+    "twenty-questions": [
+        {"lines": ["Is it an animal? No.", "Is it a car? Yes."], "correct": True, "word": ["Car"]}
+    ],
+    "guess-city": [
+        {"lines": ["Is it hot? Yes.", "Is it Delhi? Yes."], "correct": True, "word": "delhi,india"}
+    ],
+    "car-dealer": [
+        {
+            "buyer_info": {
+                "personality": "polite",
+                "preferred_brands": "Toyota",
+                "preferred_type": "SUV",
+                "preferred_features": ["sunroof"],
+                "budget": 30000,
+            },
+            "lines": [{"role": "Seller", "text": "Hi."}, {"role": "Buyer", "text": "Deal."}],
+            "output": {"car_bought": True, "msrp": 32000, "buy_price": 29500},
+        }
+    ],
+    "chess": [
+        {"state": "8/8/8/8/8/5k2/8/5K1Q w - - 0 1", "action": "Qh3+", "reward": 0.0, "done": False},
+        {"state": "8/8/8/8/8/5k1Q/8/5K2 b - - 1 1", "action": "Kf4", "reward": 0.0, "done": True},
+    ],
+}
 
 
 def _paths(node: Any, prefix: str = "") -> list[str]:
     out = [prefix.rstrip(".")] if prefix else []
-    items = enumerate(node) if isinstance(node, list) else node.items() if isinstance(node, dict) else []
+    items = (
+        enumerate(node)
+        if isinstance(node, list)
+        else node.items()
+        if isinstance(node, dict)
+        else []
+    )
     for k, v in items:
         out += _paths(v, f"{prefix}{k}.")
     if isinstance(node, dict):
@@ -79,8 +118,12 @@ def _import_then_export(text: str, fmt: str, task: str | None) -> None:
                 return
             assert n == store.count() <= 1
             t = task or store.recent_episodes(1)[0]["task"]
-            for query in (DatasetQuery(), DatasetQuery(split="train"), DatasetQuery(split="eval"),
-                          DatasetQuery(status="any", task=t)):  # fmt: skip
+            for query in (
+                DatasetQuery(),
+                DatasetQuery(split="train"),
+                DatasetQuery(split="eval"),
+                DatasetQuery(status="any", task=t),
+            ):
                 export_episodes(store, io.StringIO(), "jsonl", query)
             for status in ("finished", "any"):
                 export_episodes(store, io.StringIO(), "lmrl", DatasetQuery(task=t, status=status))
@@ -88,8 +131,9 @@ def _import_then_export(text: str, fmt: str, task: str | None) -> None:
             store.close()
 
 
-SETTINGS = settings(max_examples=300, deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+SETTINGS = settings(
+    max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @SETTINGS

@@ -66,10 +66,25 @@ def test_finished_human_episodes_are_one_row_per_player(store):
 def test_evaluations_join_the_ladder(store):
     generate(store, "maze-fo", envs.make_policy("maze-fo", "random"), 2, seed=0)
     cid = add_checkpoint(store, None, "runs/bc/final", 10, {})
-    add_evaluation(store, "maze-fo", "bc", {"episodes": 8, "mean_return": -12.0, "ci_low": -14.0,
-                                             "ci_high": -10.0, "success_rate": 1.0}, cid)
+    add_evaluation(
+        store,
+        "maze-fo",
+        "bc",
+        {
+            "episodes": 8,
+            "mean_return": -12.0,
+            "ci_low": -14.0,
+            "ci_high": -10.0,
+            "success_rate": 1.0,
+        },
+        cid,
+    )
     rows = ladder(store, "maze-fo")
-    assert rows[0].who == "runs/bc/final" and rows[0].kind == "checkpoint" and rows[0].source == "agent"
+    assert (
+        rows[0].who == "runs/bc/final"
+        and rows[0].kind == "checkpoint"
+        and rows[0].source == "agent"
+    )
     assert rows[0].origin.startswith("eval #") and rows[0].lmrl_score is not None
     assert [r.who for r in ladder(store, "maze-fo", sources=["agent"])] == ["runs/bc/final"]
     assert ladder(store, "maze-fo", evaluations=False)[0].who == "random"

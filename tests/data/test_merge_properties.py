@@ -22,13 +22,19 @@ from data.store import EpisodeRecord, StepRecord, Store, Who
 TEXT = st.text(alphabet="abcé \n", max_size=6)
 OP = st.one_of(
     st.tuples(st.just("batch"), st.integers(1, 3), TEXT, st.booleans()),
-    st.tuples(st.just("live"), st.integers(0, 3), st.booleans(), st.sampled_from(["ann", "bob", None])),
+    st.tuples(
+        st.just("live"), st.integers(0, 3), st.booleans(), st.sampled_from(["ann", "bob", None])
+    ),
     st.tuples(st.just("label"), st.integers(0, 50), TEXT),
     st.tuples(st.just("run"), st.booleans()),
     st.tuples(st.just("advance"), st.booleans()),
     st.tuples(st.just("finish_runs")),
 )
-SPEC = st.tuples(st.one_of(st.none(), st.integers(0, 3)), st.lists(OP, max_size=4), st.one_of(st.none(), st.integers(0, 3)))
+SPEC = st.tuples(
+    st.one_of(st.none(), st.integers(0, 3)),
+    st.lists(OP, max_size=4),
+    st.one_of(st.none(), st.integers(0, 3)),
+)
 """A store: the earlier store it starts as a copy of (or new), what is done in it, and an
 earlier store it then merges into itself. A copy first goes on with an episode that was still
 being played and finishes the runs that were still running (so stores hold different versions
@@ -41,13 +47,25 @@ def _apply(s: Store, op: tuple[Any, ...], seed: int) -> None:
     runs = [r[0] for r in s.db.execute("SELECT id FROM runs ORDER BY id").fetchall()]
     if kind == "batch":
         run_id = runs[-1] if op[3] and runs else None
-        recs = [EpisodeRecord("maze-fo", 1, seed + i, "start " + op[2], [StepRecord("up\n", op[2], -1.0),
-                StepRecord("down\n", "Success\n", 0.0, True)], Who("scripted", "behaviour"), run_id=run_id,
-                source="agent" if run_id else "scripted", labels=[{"label": "good", "step_idx": 1}] if i else None)
-                for i in range(op[1])]  # fmt: skip
+        recs = [
+            EpisodeRecord(
+                "maze-fo",
+                1,
+                seed + i,
+                "start " + op[2],
+                [StepRecord("up\n", op[2], -1.0), StepRecord("down\n", "Success\n", 0.0, True)],
+                Who("scripted", "behaviour"),
+                run_id=run_id,
+                source="agent" if run_id else "scripted",
+                labels=[{"label": "good", "step_idx": 1}] if i else None,
+            )
+            for i in range(op[1])
+        ]
         s.write_episodes(recs)
     elif kind == "live":
-        eid = s.start_episode("maze-fo", 1, seed, "here\n", Who("human", "human"), player=op[3], options={"k": seed})
+        eid = s.start_episode(
+            "maze-fo", 1, seed, "here\n", Who("human", "human"), player=op[3], options={"k": seed}
+        )
         for i in range(op[1]):
             s.add_step(eid, i, f"a{i}\n", f"o{i}\n", -1.0, think_ms=i)
         if op[2]:
@@ -55,8 +73,16 @@ def _apply(s: Store, op: tuple[Any, ...], seed: int) -> None:
     elif kind == "label" and eids:
         s.add_label(eids[op[1] % len(eids)], "note", op[2] or None, author="ann")
     elif kind == "run":
-        r = start_run(s, kind="train", algo="bc", task="maze-fo", config={"seed": seed}, dataset_query=None,
-                      episode_ids=eids[:3], out_dir=f"out{seed}")  # fmt: skip
+        r = start_run(
+            s,
+            kind="train",
+            algo="bc",
+            task="maze-fo",
+            config={"seed": seed},
+            dataset_query=None,
+            episode_ids=eids[:3],
+            out_dir=f"out{seed}",
+        )
         c = add_checkpoint(s, r, f"out{seed}/ckpt", 10, {"loss": 1.5})
         add_evaluation(s, "maze-fo", "ckpt", {"episodes": 4, "mean_return": -2.0, "k": seed}, c)
         if op[1]:
@@ -95,7 +121,10 @@ def content(path: Path) -> dict[str, Any]:
     """Everything a store holds, with ids replaced by uids (what must not depend on the order)."""
     s = Store(path)
     q = lambda sql: [dict(r) for r in s.db.query(sql)]  # noqa: E731
-    uid = {t: {r["id"]: r["uid"] for r in q(f"SELECT id, uid FROM {t}")} for t in ("runs", "checkpoints", "episodes")}
+    uid = {
+        t: {r["id"]: r["uid"] for r in q(f"SELECT id, uid FROM {t}")}
+        for t in ("runs", "checkpoints", "episodes")
+    }
 
     def rows(table: str, refs: dict[str, str]) -> dict[str, dict[str, Any]]:
         out = {}
@@ -118,12 +147,13 @@ def content(path: Path) -> dict[str, Any]:
         e["steps"] = steps.get(u, [])
     out = {
         "players": sorted(tuple(r.values()) for r in q("SELECT * FROM players")),
-        "runs": runs, "episodes": eps,
+        "runs": runs,
+        "episodes": eps,
         "checkpoints": rows("checkpoints", {"run_id": "runs"}),
         "evaluations": rows("evaluations", {"checkpoint_id": "checkpoints"}),
         "labels": rows("labels", {"episode_id": "episodes"}),
         "n_steps": s.db.execute("SELECT COUNT(*) FROM steps").fetchone()[0],
-    }  # fmt: skip
+    }
     s.close()
     return out
 

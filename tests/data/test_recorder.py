@@ -41,7 +41,9 @@ def test_the_session_tells_its_listener_in_order_and_keeps_no_store():
     assert events.seen[0] == ("start", 4, first)
     (_, idx, action, info) = events.seen[1]
     assert (idx, action) == (0, "move left\n")
-    assert [a["typed"] for a in info["attempts"]] == ["fly away"]  # the unusable try goes with the step
+    assert [a["typed"] for a in info["attempts"]] == [
+        "fly away"
+    ]  # the unusable try goes with the step
     assert events.seen[2] == ("end", "abandoned") and len(events.seen) == 3
     assert s.done and not hasattr(s, "store")
 
@@ -52,7 +54,10 @@ def test_the_source_rule():
     assert episode_source("checkpoint") == episode_source("hf") == episode_source("http") == "agent"
     assert episode_source("scripted") == episode_source("random") == "scripted"
     assert EpisodeSession("maze-fo").source == "human"
-    assert EpisodeSession("maze-fo", agent=envs.make_policy("maze-fo", "behaviour")).source == "scripted"
+    assert (
+        EpisodeSession("maze-fo", agent=envs.make_policy("maze-fo", "behaviour")).source
+        == "scripted"
+    )
 
 
 def test_a_human_episode_is_recorded_step_by_step_and_reads_back(store, db_path):
@@ -86,7 +91,12 @@ def test_an_agent_episode_is_finished_with_its_success(store):
     while not s.done:
         s.agent_step()
     ep = store.episode(recorder.episode_id)
-    assert (ep["status"], ep["success"], ep["source"], ep["agent_name"]) == ("finished", 1, "scripted", agent.name)
+    assert (ep["status"], ep["success"], ep["source"], ep["agent_name"]) == (
+        "finished",
+        1,
+        "scripted",
+        agent.name,
+    )
     assert ep["player"] is None and ep["meta"] == {}
     ref = envs.run_episode(envs.make("maze-fo"), envs.make_policy("maze-fo", "optimal"), 3)
     assert [st["action"] for st in store.steps(ep["id"])] == [t.action for t in ref.transitions]
@@ -104,7 +114,9 @@ def test_a_human_partner_is_recorded_as_the_partner(store):
 
 
 def test_the_batch_recorder_writes_whole_batches(store):
-    rec = EpisodeRecord("maze-fo", 1, 0, "o\n", [StepRecord("a\n", "b\n", -1.0, True)], Who("scripted", "x"))
+    rec = EpisodeRecord(
+        "maze-fo", 1, 0, "o\n", [StepRecord("a\n", "b\n", -1.0, True)], Who("scripted", "x")
+    )
     with BatchRecorder(store, batch=3) as batch:
         for _ in range(4):
             batch.add(rec)
@@ -116,8 +128,13 @@ def test_the_batch_recorder_writes_whole_batches(store):
     assert store.count() == 4  # a failed block writes nothing of its open batch
 
 
-SOME_OPTIONS = {"maze-fo": {"max_steps": 30}, "wordle": {"words": "small"}, "endgames": {"setups": "kRK"},
-                "chess": {"elo": 1500}, "car-dealer": {"reward_mode": "revenue"}}  # fmt: skip
+SOME_OPTIONS = {
+    "maze-fo": {"max_steps": 30},
+    "wordle": {"words": "small"},
+    "endgames": {"setups": "kRK"},
+    "chess": {"elo": 1500},
+    "car-dealer": {"reward_mode": "revenue"},
+}
 
 
 @pytest.mark.stockfish
@@ -163,5 +180,11 @@ def test_hints_and_list_choices_are_noted_on_the_step(store):
     s.human_input("take stale food from table", chosen=True)
     s.human_input("w")
     steps = store.steps(recorder.episode_id)
-    assert steps[0]["info"] == {"hints": ["legal_moves"], "chosen": "list", "via": "list"} and steps[0]["typed"] is None
-    assert steps[1]["info"] == {"via": "typed"} and (steps[1]["typed"], steps[1]["action"]) == ("w", "go west\n")
+    assert (
+        steps[0]["info"] == {"hints": ["legal_moves"], "chosen": "list", "via": "list"}
+        and steps[0]["typed"] is None
+    )
+    assert steps[1]["info"] == {"via": "typed"} and (steps[1]["typed"], steps[1]["action"]) == (
+        "w",
+        "go west\n",
+    )

@@ -75,8 +75,9 @@ PLAY_SCRIPT = textwrap.dedent(
 def _kill_at_random(cmd: list[str], delay: float) -> tuple[bool, str]:
     """Run ``cmd`` in a session of its own, SIGKILL it after ``delay`` s; (whether it was still
     running, its stdout). Then wait until nothing of its process group runs any more."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         try:
             proc.wait(timeout=delay)
@@ -146,8 +147,19 @@ def test_generate_survives_sigkill_anywhere(task: str, tmp_path: Path) -> None:
     db = tmp_path / "crash.db"
     killed = 0
     for i, delay in enumerate(_delays(f"generate:{task}", GENERATE_KILLS)):
-        cmd = [sys.executable, "-m", "lmrl_tui", "--db", str(db), "generate", task,
-               "--seed", str(10_000 * i), "--quiet", *GENERATE[task]]  # fmt: skip
+        cmd = [
+            sys.executable,
+            "-m",
+            "lmrl_tui",
+            "--db",
+            str(db),
+            "generate",
+            task,
+            "--seed",
+            str(10_000 * i),
+            "--quiet",
+            *GENERATE[task],
+        ]
         was_running, _ = _kill_at_random(cmd, delay)
         killed += was_running
         store = _check_store(db)
@@ -157,7 +169,9 @@ def test_generate_survives_sigkill_anywhere(task: str, tmp_path: Path) -> None:
             store.close()
     assert killed == GENERATE_KILLS  # a million episodes never finish within MAX_DELAY
     with Store(db) as store:
-        print(f"generate {task}: {killed} SIGKILLs, {store.count(task=task)} episodes kept, all checks held")
+        print(
+            f"generate {task}: {killed} SIGKILLs, {store.count(task=task)} episodes kept, all checks held"
+        )
 
 
 @pytest.mark.slow
@@ -172,8 +186,12 @@ def test_play_session_survives_sigkill_mid_episode(task: str, tmp_path: Path) ->
         assert was_running
         store = _check_store(db)
         try:
-            started = [int(line.split()[1]) for line in out.splitlines() if line.startswith("STARTED")]
-            finished = {int(line.split()[1]) for line in out.splitlines() if line.startswith("FINISHED")}
+            started = [
+                int(line.split()[1]) for line in out.splitlines() if line.startswith("STARTED")
+            ]
+            finished = {
+                int(line.split()[1]) for line in out.splitlines() if line.startswith("FINISHED")
+            }
             open_ids = [e["id"] for e in store.unfinished_episodes(limit=10_000)]
             eid = started[-1] if started else None  # the episode played when it was killed
             if eid is not None and store.episode(eid)["status"] == "in_progress":
@@ -188,7 +206,9 @@ def test_play_session_survives_sigkill_mid_episode(task: str, tmp_path: Path) ->
             _write_one(store)
         finally:
             store.close()
-    print(f"play {task}: {PLAY_KILLS} SIGKILLs, {resumed} mid-episode (listed unfinished, resumed exactly)")
+    print(
+        f"play {task}: {PLAY_KILLS} SIGKILLs, {resumed} mid-episode (listed unfinished, resumed exactly)"
+    )
     if HEAVY:
         assert resumed >= PLAY_KILLS // 2  # most kills land mid-episode
 
@@ -196,8 +216,9 @@ def test_play_session_survives_sigkill_mid_episode(task: str, tmp_path: Path) ->
 def test_kill_helper_sees_a_process_group_left_running(tmp_path: Path) -> None:
     """The check can fail: a grandchild that outlives its killed parent is seen."""
     script = "import subprocess, sys, time; subprocess.Popen(['sleep', '30']); print('up', flush=True); time.sleep(30)"
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
-                            start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         assert proc.stdout.readline().strip() == "up"
         os.kill(proc.pid, signal.SIGKILL)

@@ -13,10 +13,19 @@ from data.session import PlaySession, partner_replies
 from envs.players.session import HumanAgent, ResumeError
 
 
-def crashed(store, task_id, seed, *, agent=None, partner=None, agent_choice=None, play) -> PlaySession:
+def crashed(
+    store, task_id, seed, *, agent=None, partner=None, agent_choice=None, play
+) -> PlaySession:
     """Play with ``play(session)``, then drop the session as a crash would (never abandoned)."""
-    s = PlaySession(store, task_id, agent=agent, partner=partner, player="ann", seed=seed,
-                    agent_choice=agent_choice)  # fmt: skip
+    s = PlaySession(
+        store,
+        task_id,
+        agent=agent,
+        partner=partner,
+        player="ann",
+        seed=seed,
+        agent_choice=agent_choice,
+    )
     s.start()
     play(s)
     assert not s.done
@@ -35,19 +44,30 @@ def resumed_like(store, old: PlaySession) -> PlaySession:
 
 
 def test_a_person_in_the_maze_goes_on_and_the_steps_follow_on(store):
-    old = crashed(store, "maze-po", 6, play=lambda s: [s.human_input(k) for k in ("up", "left", "down")])
+    old = crashed(
+        store, "maze-po", 6, play=lambda s: [s.human_input(k) for k in ("up", "left", "down")]
+    )
     new = resumed_like(store, old)
     assert new.state()["position"] == old.state()["position"]
     new.human_input("left")
     new.abandon()
     steps = store.steps(old.episode_id)
-    assert [s["idx"] for s in steps] == [0, 1, 2, 3] and store.episode(old.episode_id)["status"] == "abandoned"
+    assert [s["idx"] for s in steps] == [0, 1, 2, 3] and store.episode(old.episode_id)[
+        "status"
+    ] == "abandoned"
 
 
 @pytest.mark.parametrize("task_id", ["wordle", "textnav-fo", "car-dealer", "twenty-questions"])
 def test_a_scripted_agent_replays_its_actions(store, task_id):
     agent = envs.make_policy(task_id, "strong")
-    old = crashed(store, task_id, 3, agent=agent, agent_choice="strong", play=lambda s: [s.agent_step() for _ in range(2)])
+    old = crashed(
+        store,
+        task_id,
+        3,
+        agent=agent,
+        agent_choice="strong",
+        play=lambda s: [s.agent_step() for _ in range(2)],
+    )
     new = resumed_like(store, old)
     assert new.agent is not None and new.agent_choice == "strong"
     expected = old.agent_action()  # what the crashed session would have played next
@@ -63,14 +83,29 @@ def test_a_person_buyer_at_the_car_dealer(store):
             buyer.answer(line)
             s.agent_step()
 
-    old = crashed(store, "car-dealer", 5, agent=envs.make_policy("car-dealer", "strong"), partner=buyer,
-                  agent_choice="strong", play=play)  # fmt: skip
+    old = crashed(
+        store,
+        "car-dealer",
+        5,
+        agent=envs.make_policy("car-dealer", "strong"),
+        partner=buyer,
+        agent_choice="strong",
+        play=play,
+    )
     steps = store.steps(old.episode_id)
-    assert [partner_replies(s["info"]) for s in steps] == [["Hi! I need something for the family.\n"],
-                                                           ["Maybe. What's the price?\n"]]  # fmt: skip
+    assert [partner_replies(s["info"]) for s in steps] == [
+        ["Hi! I need something for the family.\n"],
+        ["Maybe. What's the price?\n"],
+    ]
     new = resumed_like(store, old)
-    assert isinstance(new.partner, HumanAgent) and new.partner.name == "bob" and new.partner.role == "buyer"
-    answered = threading.Timer(0.2, new.partner.answer, ["Too much."])  # the person answers the next line
+    assert (
+        isinstance(new.partner, HumanAgent)
+        and new.partner.name == "bob"
+        and new.partner.role == "buyer"
+    )
+    answered = threading.Timer(
+        0.2, new.partner.answer, ["Too much."]
+    )  # the person answers the next line
     answered.start()
     out = new.agent_step()
     assert out.step.observation.startswith("Too much.")
@@ -90,9 +125,13 @@ def test_hot_seat_chess_replays_blacks_moves(store):
 
 
 def test_a_replay_that_differs_is_refused_with_where(store):
-    old = crashed(store, "maze-fo", 3, play=lambda s: [s.human_input(k) for k in ("up", "left", "down")])
-    store.db.execute("UPDATE steps SET observation = 'elsewhere' WHERE episode_id = ? AND idx = 2",
-                     [old.episode_id])  # fmt: skip
+    old = crashed(
+        store, "maze-fo", 3, play=lambda s: [s.human_input(k) for k in ("up", "left", "down")]
+    )
+    store.db.execute(
+        "UPDATE steps SET observation = 'elsewhere' WHERE episode_id = ? AND idx = 2",
+        [old.episode_id],
+    )
     store.db.conn.commit()
     with pytest.raises(ResumeError, match="step 3 does not replay"):
         PlaySession.resume_episode(store, old.episode_id)
@@ -108,10 +147,19 @@ def test_missing_partner_replies_are_refused_not_waited_for(store):
             oracle.answer("No.")
             s._apply(question, typed=None, think_ms=1)
 
-    old = crashed(store, "twenty-questions", 2, agent=envs.make_policy("twenty-questions", "strong"),
-                  partner=oracle, agent_choice="strong", play=play)  # fmt: skip
-    store.db.execute("UPDATE steps SET info = json_remove(info, '$.partner') WHERE episode_id = ? AND idx = 1",
-                     [old.episode_id])  # fmt: skip
+    old = crashed(
+        store,
+        "twenty-questions",
+        2,
+        agent=envs.make_policy("twenty-questions", "strong"),
+        partner=oracle,
+        agent_choice="strong",
+        play=play,
+    )
+    store.db.execute(
+        "UPDATE steps SET info = json_remove(info, '$.partner') WHERE episode_id = ? AND idx = 1",
+        [old.episode_id],
+    )
     store.db.conn.commit()
     with pytest.raises(ResumeError, match="step 2 needs more replies"):
         PlaySession.resume_episode(store, old.episode_id)
@@ -129,7 +177,9 @@ class _Model:
 
 
 def test_model_sides_and_finished_episodes_are_not_resumed(store):
-    old = crashed(store, "twenty-questions", 2, partner=_Model(), play=lambda s: s.human_input("is it alive"))
+    old = crashed(
+        store, "twenty-questions", 2, partner=_Model(), play=lambda s: s.human_input("is it alive")
+    )
     with pytest.raises(ResumeError, match="its partner is a model"):
         PlaySession.resume_episode(store, old.episode_id)
     store.finish_episode(old.episode_id, status="abandoned")
@@ -154,10 +204,20 @@ def test_a_person_oracle_s_reply_is_stored_as_typed_and_replayed_as_the_task_too
             oracle.answer(s.task.parse_reply(typed), typed=typed)
             s._apply(question, typed=None, think_ms=1)
 
-    old = crashed(store, "twenty-questions", 2, agent=envs.make_policy("twenty-questions", "strong"),
-                  partner=oracle, agent_choice="strong", play=play)  # fmt: skip
+    old = crashed(
+        store,
+        "twenty-questions",
+        2,
+        agent=envs.make_policy("twenty-questions", "strong"),
+        partner=oracle,
+        agent_choice="strong",
+        play=play,
+    )
     infos = [s["info"] for s in store.steps(old.episode_id)]
-    assert [(i["partner"]["typed"], i["partner"]["reply"]) for i in infos] == [("y", "Yes."), ("NO", "No.")]
+    assert [(i["partner"]["typed"], i["partner"]["reply"]) for i in infos] == [
+        ("y", "Yes."),
+        ("NO", "No."),
+    ]
     assert [partner_replies(i) for i in infos] == [["Yes."], ["No."]]
     resumed_like(store, old)
 
@@ -175,12 +235,19 @@ def test_inputs_refused_before_a_keep_go_with_the_turn_they_were_tried_in(store)
             old.human_input(typed)
     old.suspend()
     ep = store.episode(old.episode_id)
-    assert ep["status"] == "in_progress" and [a["typed"] for a in ep["meta"]["attempts"]] == ["cranx", "ab"]
+    assert ep["status"] == "in_progress" and [a["typed"] for a in ep["meta"]["attempts"]] == [
+        "cranx",
+        "ab",
+    ]
     new = PlaySession.resume_episode(store, old.episode_id)
     with pytest.raises(InvalidInput):
         new.human_input("zz")
     new.suspend()  # kept again before the next step: all three wait, once each
-    assert [a["typed"] for a in store.episode(old.episode_id)["meta"]["attempts"]] == ["cranx", "ab", "zz"]
+    assert [a["typed"] for a in store.episode(old.episode_id)["meta"]["attempts"]] == [
+        "cranx",
+        "ab",
+        "zz",
+    ]
     new = PlaySession.resume_episode(store, old.episode_id)
     new.human_input("slate")
     steps, ep = store.steps(old.episode_id), store.episode(old.episode_id)

@@ -42,10 +42,13 @@ def violations(path: Path, text: str) -> list[str]:
 
     tree = ast.parse(text)
     docstrings = {
-        id(n.body[0].value) for n in ast.walk(tree)
+        id(n.body[0].value)
+        for n in ast.walk(tree)
         if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-        and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)
-    }  # fmt: skip
+        and n.body
+        and isinstance(n.body[0], ast.Expr)
+        and isinstance(n.body[0].value, ast.Constant)
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in CONNECTION_ATTRS:
             if node.attr == "db" and isinstance(node.value, ast.Name) and node.value.id in OPTIONS:
@@ -54,15 +57,25 @@ def violations(path: Path, text: str) -> list[str]:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             receiver = ast.unparse(node.func.value)
             name = node.func.attr
-            if name in STATEMENT_CALLS and not (name == "query" and receiver == "self"):  # Textual's DOM query
+            if name in STATEMENT_CALLS and not (
+                name == "query" and receiver == "self"
+            ):  # Textual's DOM query
                 flag(node, f"runs {receiver}.{name}(...)", receiver)
             elif name == "count" and "store" in receiver and node.args:
                 flag(node, f"passes SQL to {receiver}.count(...)", receiver)
         elif isinstance(node, ast.Import | ast.ImportFrom):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+            )
             if any(n.split(".")[0] in ("sqlite3", "sqlite_utils") for n in names):
                 flag(node, "imports sqlite3/sqlite_utils", "import sqlite3")
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+        ):
             if SQL_TEXT.search(node.value):
                 flag(node, f"holds SQL text {node.value[:40]!r}", "sql-text")
     return found
@@ -73,26 +86,32 @@ def test_no_sql_outside_data():
     assert not found, "SQL outside data/ (add a function to data/ instead):\n" + "\n".join(found)
 
 
-@pytest.mark.parametrize("code", [
-    "rows = store.db.execute('SELECT 1').fetchall()",
-    "self.store.db.query('x')",
-    "with store.db.atomic():\n    pass",
-    "c = store._conn",
-    "n = store.count('task = ?', ['maze-fo'])",
-    "import sqlite3",
-    "sql = 'SELECT id FROM episodes'",
-    "sql = f'INSERT INTO runs(x) VALUES ({v})'",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "code",
+    [
+        "rows = store.db.execute('SELECT 1').fetchall()",
+        "self.store.db.query('x')",
+        "with store.db.atomic():\n    pass",
+        "c = store._conn",
+        "n = store.count('task = ?', ['maze-fo'])",
+        "import sqlite3",
+        "sql = 'SELECT id FROM episodes'",
+        "sql = f'INSERT INTO runs(x) VALUES ({v})'",
+    ],
+)
 def test_the_scan_catches(code):
     assert violations(Path("training/x.py"), code)
 
 
-@pytest.mark.parametrize("code", [
-    "for b in self.query('#chat-row Button'):\n    pass",
-    "n = store.count(task='maze-fo')",
-    "path = tmp / 'maze.db'",
-    "store = Store(args.db)",
-    "def f():\n    '''Select the episodes from the store.'''",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "code",
+    [
+        "for b in self.query('#chat-row Button'):\n    pass",
+        "n = store.count(task='maze-fo')",
+        "path = tmp / 'maze.db'",
+        "store = Store(args.db)",
+        "def f():\n    '''Select the episodes from the store.'''",
+    ],
+)
 def test_the_scan_lets_pass(code):
     assert not violations(Path("training/x.py"), code)

@@ -11,13 +11,30 @@ from data.stats import source_counts
 from data.store import EpisodeRecord, StepRecord, Store, StoreError, Who
 
 EXPECTED_TABLES = {
-    "_sqlite_migrations", "players", "runs", "episodes", "steps", "checkpoints", "evaluations", "labels",
+    "_sqlite_migrations",
+    "players",
+    "runs",
+    "episodes",
+    "steps",
+    "checkpoints",
+    "evaluations",
+    "labels",
     "store_info",
-}  # fmt: skip
+}
 EXPECTED_STEP_COLUMNS = [
-    "episode_id", "idx", "role", "action", "typed", "observation", "reward", "terminated",
-    "truncated", "info", "think_ms", "created_at",
-]  # fmt: skip
+    "episode_id",
+    "idx",
+    "role",
+    "action",
+    "typed",
+    "observation",
+    "reward",
+    "terminated",
+    "truncated",
+    "info",
+    "think_ms",
+    "created_at",
+]
 
 
 def test_blank_database_migrates_to_the_expected_schema(store):
@@ -39,7 +56,9 @@ def test_reopening_applies_nothing_new(db_path):
 
 
 def test_record_steps_one_by_one(store):
-    eid = store.start_episode("maze-fo", 1, 5, "o0\n", Who("human", "human"), player="ann", source="human")
+    eid = store.start_episode(
+        "maze-fo", 1, 5, "o0\n", Who("human", "human"), player="ann", source="human"
+    )
     assert store.episode(eid)["status"] == "in_progress"
     store.add_step(eid, 0, "move up\n", "o1\n", -1.0, typed="w", think_ms=250)
     store.add_step(eid, 1, "move up\n", "Success\n", 0.0, terminated=True, info={"success": True})
@@ -58,25 +77,44 @@ def test_record_steps_one_by_one(store):
 
 def test_bulk_write_is_one_transaction(store):
     recs = [
-        EpisodeRecord("maze-fo", 1, i, "o\n", [StepRecord("a\n", "b\n", -1.0), StepRecord("a\n", "Success\n", 0.0, True)],
-                      Who("scripted", "behaviour"), success=True)  # fmt: skip
+        EpisodeRecord(
+            "maze-fo",
+            1,
+            i,
+            "o\n",
+            [StepRecord("a\n", "b\n", -1.0), StepRecord("a\n", "Success\n", 0.0, True)],
+            Who("scripted", "behaviour"),
+            success=True,
+        )
         for i in range(3)
     ]
     ids = store.write_episodes(recs)
     assert ids == [1, 2, 3]
     assert store.count() == 3 and store.db["steps"].count == 6
-    bad = [recs[0], EpisodeRecord("maze-fo", 1, 9, "o\n", [], Who("scripted", "x"), status="nonsense")]
+    bad = [
+        recs[0],
+        EpisodeRecord("maze-fo", 1, 9, "o\n", [], Who("scripted", "x"), status="nonsense"),
+    ]
     with pytest.raises(sqlite3.IntegrityError):
         store.write_episodes(bad)
     assert store.count() == 3  # nothing of the failed batch landed
 
 
 def test_stats(store):
-    store.write_episodes([
-        EpisodeRecord("maze-fo", 1, i, "o\n", [StepRecord("a\n", "b\n", float(-i), True)], Who("scripted", "b"),
-                      success=i == 0)
-        for i in range(4)
-    ])  # fmt: skip
+    store.write_episodes(
+        [
+            EpisodeRecord(
+                "maze-fo",
+                1,
+                i,
+                "o\n",
+                [StepRecord("a\n", "b\n", float(-i), True)],
+                Who("scripted", "b"),
+                success=i == 0,
+            )
+            for i in range(4)
+        ]
+    )
     (row,) = source_counts(store)
     assert row["episodes"] == 4 and row["mean_return"] == -1.5 and row["success_rate"] == 0.25
 
@@ -132,7 +170,11 @@ def test_a_store_of_a_newer_schema_version_is_refused_and_left_alone(db_path, ca
     before = db_path.read_bytes()
     with pytest.raises(StoreError, match="newer lmrl-tui .*version 99"):
         Store(db_path)
-    for command in (["stats"], ["export", "--task", "maze-fo"], ["generate", "maze-fo", "--episodes", "1"]):
+    for command in (
+        ["stats"],
+        ["export", "--task", "maze-fo"],
+        ["generate", "maze-fo", "--episodes", "1"],
+    ):
         assert main(["--db", str(db_path), *command]) == 1
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "newer lmrl-tui" in err[0]
@@ -156,7 +198,9 @@ def test_concurrent_writers_wait_instead_of_failing(db_path):
     import time
 
     a, b = Store(db_path), Store(db_path)
-    rec = EpisodeRecord("maze-fo", 1, 0, "o\n", [StepRecord("a\n", "Success\n", 0.0, True)], Who("scripted", "x"))
+    rec = EpisodeRecord(
+        "maze-fo", 1, 0, "o\n", [StepRecord("a\n", "Success\n", 0.0, True)], Who("scripted", "x")
+    )
     holder = b.db.conn  # this thread's connection: another thread's would be a different one
     holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock for a moment
     holder.execute("INSERT INTO players(name, kind, created_at) VALUES ('p', 'human', 'now')")

@@ -40,7 +40,9 @@ def test_two_threads_write_through_one_store_on_their_own_connections(store):
             conns[k] = store.db.conn
             barrier.wait()  # both threads hold a connection at the same time
             for n in range(20):
-                eid = store.start_episode("maze-fo", 1, k * 100 + n, "o\n", Who("scripted", f"t{k}"))
+                eid = store.start_episode(
+                    "maze-fo", 1, k * 100 + n, "o\n", Who("scripted", f"t{k}")
+                )
                 store.add_step(eid, 0, "move left\n", "o\n", -1.0)
                 store.add_step(eid, 1, "move up\n", "Success\n", 0.0, terminated=True)
                 store.finish_episode(eid, success=True)
@@ -62,16 +64,31 @@ def test_two_threads_write_through_one_store_on_their_own_connections(store):
 def test_every_thread_connection_has_the_pragmas(store):
     def pragmas():
         c = store.db.conn
-        return [c.execute(f"PRAGMA {p}").fetchone()[0] for p in ("journal_mode", "foreign_keys", "busy_timeout")]
+        return [
+            c.execute(f"PRAGMA {p}").fetchone()[0]
+            for p in ("journal_mode", "foreign_keys", "busy_timeout")
+        ]
 
     assert _in_thread(pragmas) == pragmas() == ["wal", 1, 10000]
 
 
 def test_a_finished_thread_connection_is_closed_and_close_closes_all(db_path):
     s = Store(db_path)
-    conn = _in_thread(lambda: (runs.start_run(s, kind="train", algo="bc", task="maze-fo", config={},
-                                              dataset_query=None, episode_ids=None, out_dir=None),
-                               s.db.conn)[1])  # fmt: skip
+    conn = _in_thread(
+        lambda: (
+            runs.start_run(
+                s,
+                kind="train",
+                algo="bc",
+                task="maze-fo",
+                config={},
+                dataset_query=None,
+                episode_ids=None,
+                out_dir=None,
+            ),
+            s.db.conn,
+        )[1]
+    )
     gc.collect()
     with pytest.raises(sqlite3.ProgrammingError):  # released with its thread
         conn.execute("SELECT 1")
@@ -99,7 +116,15 @@ def test_writes_wait_for_another_thread_holding_the_write_lock(store):
     holding.wait(5)
     timer = threading.Timer(0.3, release.set)
     timer.start()
-    run_id = runs.start_run(store, kind="train", algo="bc", task=None, config={}, dataset_query=None,
-                            episode_ids=None, out_dir=None)  # fmt: skip
+    run_id = runs.start_run(
+        store,
+        kind="train",
+        algo="bc",
+        task=None,
+        config={},
+        dataset_query=None,
+        episode_ids=None,
+        out_dir=None,
+    )
     t.join()
     assert release.is_set() and run_id == 1

@@ -13,10 +13,19 @@ from data.store import EpisodeRecord, StepRecord, Store, Who
 
 def record(task: str, seed: int, policy: str, **opts) -> EpisodeRecord:
     ep = envs.run_episode(envs.make(task, **opts), envs.make_policy(task, policy), seed)
-    steps = [StepRecord(x.action, x.observation, x.reward, x.terminated, x.truncated, x.info)
-             for x in ep.transitions]  # fmt: skip
-    return EpisodeRecord(task, 1, seed, ep.first_observation, steps, Who("scripted", policy),
-                         success=ep.total_return > 0)  # fmt: skip
+    steps = [
+        StepRecord(x.action, x.observation, x.reward, x.terminated, x.truncated, x.info)
+        for x in ep.transitions
+    ]
+    return EpisodeRecord(
+        task,
+        1,
+        seed,
+        ep.first_observation,
+        steps,
+        Who("scripted", policy),
+        success=ep.total_return > 0,
+    )
 
 
 def test_export_shape_is_lmrl(store):
@@ -39,9 +48,17 @@ def test_export_shape_is_lmrl(store):
 def test_import_an_lmrl_item():
     from data.io.codecs.textnav import import_item
 
-    item = {"text_history": ["Welcome!\n\nYou are in the living room.", "take stale food from table",
-                             "You take the stale food.", "eat stale food", "*** You lost! ***"],
-            "rewards": [0, 0], "dones": [False, True]}  # fmt: skip
+    item = {
+        "text_history": [
+            "Welcome!\n\nYou are in the living room.",
+            "take stale food from table",
+            "You take the stale food.",
+            "eat stale food",
+            "*** You lost! ***",
+        ],
+        "rewards": [0, 0],
+        "dones": [False, True],
+    }
     rec = import_item(item, "textnav-po")
     assert rec.first_observation == "Welcome!\n\nYou are in the living room.\n"
     assert [s.action for s in rec.steps] == ["take stale food from table\n", "eat stale food\n"]

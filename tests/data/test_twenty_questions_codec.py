@@ -13,24 +13,43 @@ from data.io.formats import FormatError, export_episodes, import_episodes
 from data.store import EpisodeRecord, StepRecord, Who
 
 LMRL_20Q = [
-    {"lines": ["Is it an animal? No.", "Is it a vehicle? Yes.", "Is it a car? Yes."],
-     "correct": True, "word": ["Car"]},
+    {
+        "lines": ["Is it an animal? No.", "Is it a vehicle? Yes.", "Is it a car? Yes."],
+        "correct": True,
+        "word": ["Car"],
+    },
     {"lines": ["Is it a fruit? Yes.", "Is it red? No."], "correct": False, "word": ["Banana"]},
-    {"lines": [f"Is it thing {i}? No." for i in range(20)], "correct": False,
-     "word": ["Airplane", "Plane"]},
-]  # fmt: skip
+    {
+        "lines": [f"Is it thing {i}? No." for i in range(20)],
+        "correct": False,
+        "word": ["Airplane", "Plane"],
+    },
+]
 LMRL_CITY = [
-    {"lines": ["Is it hot? Or cold? It is hot and humid.", "Is it Delhi? Yes."],
-     "correct": True, "word": "delhi,india"},
-]  # fmt: skip
+    {
+        "lines": ["Is it hot? Or cold? It is hot and humid.", "Is it Delhi? Yes."],
+        "correct": True,
+        "word": "delhi,india",
+    },
+]
 
 
 def record(task: str, seed: int, policy: str, **opts) -> EpisodeRecord:
     ep = envs.run_episode(envs.make(task, **opts), envs.make_policy(task, policy), seed)
-    steps = [StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, t.info)
-             for t in ep.transitions]  # fmt: skip
-    return EpisodeRecord(task, 1, seed, ep.first_observation, steps, Who("scripted", policy),
-                         options=opts, success=bool(ep.transitions[-1].info.get("success")))  # fmt: skip
+    steps = [
+        StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, t.info)
+        for t in ep.transitions
+    ]
+    return EpisodeRecord(
+        task,
+        1,
+        seed,
+        ep.first_observation,
+        steps,
+        Who("scripted", policy),
+        options=opts,
+        success=bool(ep.transitions[-1].info.get("success")),
+    )
 
 
 def export(store, task: str, status: str = "finished") -> list:
@@ -46,12 +65,26 @@ def test_export_matches_lmrl_format(store):
     for q in ("Is it an animal?\n", "Is it a vehicle", "Is it a car?\n"):
         s = t.step(q)
         steps.append(StepRecord(q, s.observation, s.reward, s.terminated, s.truncated, s.info))
-    store.write_episodes([EpisodeRecord("twenty-questions", 1, 0, "Questions:\n", steps,
-                                        Who("human", "me"), options={"secret": "Car"})])  # fmt: skip
+    store.write_episodes(
+        [
+            EpisodeRecord(
+                "twenty-questions",
+                1,
+                0,
+                "Questions:\n",
+                steps,
+                Who("human", "me"),
+                options={"secret": "Car"},
+            )
+        ]
+    )
     assert export(store, "twenty-questions") == [
-        {"lines": ["Is it an animal? No.", "Is it a vehicle? Yes.", "Is it a car? Yes."],
-         "correct": True, "word": ["Car", "Automobile"]}
-    ]  # fmt: skip
+        {
+            "lines": ["Is it an animal? No.", "Is it a vehicle? Yes.", "Is it a car? Yes."],
+            "correct": True,
+            "word": ["Car", "Automobile"],
+        }
+    ]
 
 
 @pytest.mark.parametrize(
@@ -125,11 +158,13 @@ def test_city_word_is_city_comma_country(store):
 
 @pytest.mark.parametrize(
     "bad",
-    [[{"lines": ["no question mark here"], "correct": False, "word": ["Car"]}],
-     [{"lines": "Is it? No.", "correct": False, "word": ["Car"]}],
-     [{"lines": [], "correct": False, "word": 3}],
-     {"lines": []}],
-)  # fmt: skip
+    [
+        [{"lines": ["no question mark here"], "correct": False, "word": ["Car"]}],
+        [{"lines": "Is it? No.", "correct": False, "word": ["Car"]}],
+        [{"lines": [], "correct": False, "word": 3}],
+        {"lines": []},
+    ],
+)
 def test_bad_files_are_format_errors(tmp_path, store, bad):
     src = tmp_path / "bad.json"
     src.write_text(json.dumps(bad))

@@ -26,10 +26,19 @@ def record(
         ep = envs.run_episode(t, envs.make_policy(task, policy), seed)
     else:
         ep = envs.replay(t, seed, actions)
-    steps = [StepRecord(x.action, x.observation, x.reward, x.terminated, x.truncated, x.info)
-             for x in ep.transitions]  # fmt: skip
-    return EpisodeRecord(task, 1, seed, ep.first_observation, steps, Who("scripted", policy),
-                         success=bool(ep.transitions[-1].info.get("success")))  # fmt: skip
+    steps = [
+        StepRecord(x.action, x.observation, x.reward, x.terminated, x.truncated, x.info)
+        for x in ep.transitions
+    ]
+    return EpisodeRecord(
+        task,
+        1,
+        seed,
+        ep.first_observation,
+        steps,
+        Who("scripted", policy),
+        success=bool(ep.transitions[-1].info.get("success")),
+    )
 
 
 def test_export_matches_lmrl_format(store):
@@ -67,8 +76,15 @@ def test_import_lmrl_line_and_export_it_back(tmp_path, store):
 def test_round_trip_through_the_store(tmp_path, store):
     recs = [record("wordle", s, "behaviour") for s in range(25)]
     recs += [record("wordle", s, "strong") for s in range(100, 105)]
-    recs.append(record("wordle", 7, "human", ["", "zzzzz", "a" * 300, "slate", "ünï", "crane"],
-                       bad_word_reward=-10.0))  # fmt: skip
+    recs.append(
+        record(
+            "wordle",
+            7,
+            "human",
+            ["", "zzzzz", "a" * 300, "slate", "ünï", "crane"],
+            bad_word_reward=-10.0,
+        )
+    )
     store.write_episodes(recs)
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     with a.open("w") as f:

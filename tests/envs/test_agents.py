@@ -46,7 +46,9 @@ def test_a_missing_checkpoint_folder_says_so(tmp_path):
     gone = tmp_path / "runs" / "gone-s2"
     with pytest.raises(AgentChoiceError) as e:
         make_agent("textnav-po", str(gone))
-    assert str(e.value).startswith(f"no checkpoint folder at {str(gone)!r} (looked for {gone.resolve()}): ")
+    assert str(e.value).startswith(
+        f"no checkpoint folder at {str(gone)!r} (looked for {gone.resolve()}): "
+    )
     assert "behaviour" in str(e.value)  # and what else can be chosen
     with pytest.raises(AgentChoiceError, match=r"^no checkpoint folder at 'runs/gone-s2'"):
         make_agent("maze-fo", "runs/gone-s2")
@@ -76,7 +78,9 @@ def test_a_loader_named_by_a_string_is_imported_on_first_use(tmp_path, loaders):
         "(No module named"
     )
     register_agent_loader("hf", "no_such_module_for_lmrl:HFAgent")
-    with pytest.raises(AgentChoiceError, match=r"^a Hugging Face model needs the training extra: pip"):
+    with pytest.raises(
+        AgentChoiceError, match=r"^a Hugging Face model needs the training extra: pip"
+    ):
         make_agent("maze-fo", "hf:./model")
 
 
@@ -102,23 +106,36 @@ def test_a_checkpoint_folder_with_decoding_settings_passes_them_to_the_loader(tm
     choice = f"{folder} --decoding rerank --no-repeat --logit-weight=0.1 --top-k 5"
     assert agents.model_kind("twenty-questions", choice) == "checkpoint"
     assert make_agent("twenty-questions", choice) == "agent"
-    assert calls == [(str(folder), "twenty-questions",
-                      {"decoding": "rerank", "no_repeat": True, "logit_weight": 0.1, "top_k": 5})]  # fmt: skip
+    assert calls == [
+        (
+            str(folder),
+            "twenty-questions",
+            {"decoding": "rerank", "no_repeat": True, "logit_weight": 0.1, "top_k": 5},
+        )
+    ]
     assert make_agent("maze-fo", f"{folder} --repeat --temperature 0.5") == "agent"
     assert calls[-1][2] == {"no_repeat": False, "temperature": 0.5}
 
 
-@pytest.mark.parametrize("settings, message", [
-    ("--decoding best", "--decoding is one of sample, greedy, rerank, rerank_sample, not 'best'"),
-    ("--beam 4", "unknown checkpoint setting '--beam': after the folder, use --decoding"),
-    ("--beta", "--beta needs a value"),
-    ("--top-k --no-repeat", "--top-k needs a value"),
-    ("--top-k 2.5", "--top-k takes a whole number, not '2.5'"),
-    ("--temperature 0", "--temperature must be above 0, not 0"),
-    ("--beta nan", "--beta takes a finite number, not 'nan'"),
-    ("--decoding 'rerank", "cannot read the settings after"),
-])
-def test_bad_checkpoint_settings_are_one_line_errors_that_load_nothing(tmp_path, loaders, settings, message):
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        (
+            "--decoding best",
+            "--decoding is one of sample, greedy, rerank, rerank_sample, not 'best'",
+        ),
+        ("--beam 4", "unknown checkpoint setting '--beam': after the folder, use --decoding"),
+        ("--beta", "--beta needs a value"),
+        ("--top-k --no-repeat", "--top-k needs a value"),
+        ("--top-k 2.5", "--top-k takes a whole number, not '2.5'"),
+        ("--temperature 0", "--temperature must be above 0, not 0"),
+        ("--beta nan", "--beta takes a finite number, not 'nan'"),
+        ("--decoding 'rerank", "cannot read the settings after"),
+    ],
+)
+def test_bad_checkpoint_settings_are_one_line_errors_that_load_nothing(
+    tmp_path, loaders, settings, message
+):
     register_agent_loader("checkpoint", lambda *a, **k: pytest.fail("loaded despite bad settings"))
     with pytest.raises(AgentChoiceError) as e:
         make_agent("maze-fo", f"{tmp_path} {settings}")
@@ -126,7 +143,9 @@ def test_bad_checkpoint_settings_are_one_line_errors_that_load_nothing(tmp_path,
 
 
 def test_settings_after_a_missing_folder_say_the_folder_is_missing(tmp_path):
-    with pytest.raises(AgentChoiceError, match=r"^no checkpoint folder at 'runs/gone' .*apply to a checkpoint only"):
+    with pytest.raises(
+        AgentChoiceError, match=r"^no checkpoint folder at 'runs/gone' .*apply to a checkpoint only"
+    ):
         make_agent("maze-fo", "runs/gone --decoding rerank")
     assert agents.model_kind("maze-fo", "runs/gone --decoding rerank") is None
 
@@ -135,5 +154,8 @@ def test_settings_text_writes_the_flags_back():
     from envs.players.checkpoint_choice import settings_text, split_checkpoint_choice
 
     folder, settings = split_checkpoint_choice("runs/mc --no-repeat --beta 4 --decoding=rerank")
-    assert folder == "runs/mc" and settings_text(settings) == "--decoding rerank --beta 4.0 --no-repeat"
+    assert (
+        folder == "runs/mc"
+        and settings_text(settings) == "--decoding rerank --beta 4.0 --no-repeat"
+    )
     assert split_checkpoint_choice(f"runs/mc {settings_text(settings)}") == (folder, settings)

@@ -37,9 +37,12 @@ def test_spec() -> None:
 def test_persona_draw_matches_lmrl_seed_3() -> None:
     p = sample_persona(random.Random(3))
     assert p.to_json() == {
-        "personality": "polite", "preferred_brands": "a Subaru", "preferred_type": "electric",
-        "preferred_features": ["blind spot monitoring", "third-row seating"], "budget": 70000,
-    }  # fmt: skip
+        "personality": "polite",
+        "preferred_brands": "a Subaru",
+        "preferred_type": "electric",
+        "preferred_features": ["blind spot monitoring", "third-row seating"],
+        "budget": 70000,
+    }
     assert persona_line(p) == (
         "Personality: polite. Prefers a Subaru electric with blind spot monitoring, "
         "third-row seating. Budget: $70,000\n"
@@ -64,7 +67,9 @@ def test_reset_draws_the_persona_from_the_seed() -> None:
         (True, 32000, None, "fancy", 0.0),
     ],
 )
-def test_rewards_match_lmrl(accept: bool, msrp: int, price: int | None, mode: str, expected: float) -> None:
+def test_rewards_match_lmrl(
+    accept: bool, msrp: int, price: int | None, mode: str, expected: float
+) -> None:
     d = Decision(accept, msrp, price, (0, 0))
     assert decision_reward(d, 30000, mode) == pytest.approx(expected, abs=1e-6)
 
@@ -92,10 +97,22 @@ class Script:
 
 
 def test_output_line_is_cut_from_what_the_seller_sees() -> None:
-    partner = Script("Hello.\n", "Deal, I'll take it. Output: Decision=Accept MSRP=$32,000 Buy Price=$29,500\n")
+    partner = Script(
+        "Hello.\n", "Deal, I'll take it. Output: Decision=Accept MSRP=$32,000 Buy Price=$29,500\n"
+    )
     t = CarDealerTask(partner=partner)
-    t.reset(0, {"persona": {"personality": "polite", "preferred_brands": "a Toyota", "preferred_type": "SUV",
-                             "preferred_features": ["sunroof"], "budget": 30000}})  # fmt: skip
+    t.reset(
+        0,
+        {
+            "persona": {
+                "personality": "polite",
+                "preferred_brands": "a Toyota",
+                "preferred_type": "SUV",
+                "preferred_features": ["sunroof"],
+                "budget": 30000,
+            }
+        },
+    )
     s1 = t.step("Hi!\n")
     assert s1 == ("Hello.\n", 0.0, False, False, s1.info)
     s2 = t.step("The RAV4 is $29,500.\n")
@@ -103,9 +120,17 @@ def test_output_line_is_cut_from_what_the_seller_sees() -> None:
     assert s2.terminated and s2.reward == pytest.approx(0.951613, abs=1e-6)
     assert all("Output" not in x.text for x in t.history())
     state = t.state()
-    assert state["transcript"][-1]["hidden"] == "Output: Decision=Accept MSRP=$32,000 Buy Price=$29,500"
+    assert (
+        state["transcript"][-1]["hidden"]
+        == "Output: Decision=Accept MSRP=$32,000 Buy Price=$29,500"
+    )
     assert state["transcript"][-1]["visible"] == "Deal, I'll take it. \n"
-    assert state["deal"] == {"car_bought": True, "msrp": 32000, "buy_price": 29500, "decision": "accept"}
+    assert state["deal"] == {
+        "car_bought": True,
+        "msrp": 32000,
+        "buy_price": 29500,
+        "decision": "accept",
+    }
     assert state["done"] and state["to_act"] is None
     assert s2.info["success"] is True and s2.info["persona"]["budget"] == 30000
 
@@ -119,7 +144,11 @@ def test_buyer_view_is_lmrl_format() -> None:
     view = partner.seen[-1]
     assert view[0] == Text("Start\n", False)
     assert view[1] == Text(persona_line(t.persona), False)
-    assert view[2:] == (Text("Hi! Welcome.\n", False), Text("Hello there.\n", True), Text("What car?\n", False))
+    assert view[2:] == (
+        Text("Hi! Welcome.\n", False),
+        Text("Hello there.\n", True),
+        Text("What car?\n", False),
+    )
     assert t.history()[1] == Text("  Hi! Welcome.  \n", True)  # the seller's text is kept verbatim
 
 
@@ -134,12 +163,17 @@ def test_forced_decision_after_50_texts_really_parses() -> None:
     assert last.observation == "Hmm, tell me more.\n"
     assert last.info["decision"]["buy_price"] == 29500
     assert partner.seen[-1][-1] == Text("Hmm, tell me more.Output: Decision=", True)
-    assert last.info["partner_replies"] == ["Hmm, tell me more.\n", "Accept MSRP=$32,000 Buy Price=$29,500\n"]
+    assert last.info["partner_replies"] == [
+        "Hmm, tell me more.\n",
+        "Accept MSRP=$32,000 Buy Price=$29,500\n",
+    ]
     assert len(t.history()) == 51
 
 
 def test_forced_decision_may_repeat_the_whole_prefix() -> None:
-    t = CarDealerTask(partner=Script("Hm.\n", "Output: Decision=Reject MSRP=$20,000\n"), max_texts=2)
+    t = CarDealerTask(
+        partner=Script("Hm.\n", "Output: Decision=Reject MSRP=$20,000\n"), max_texts=2
+    )
     t.reset(0)
     s = t.step("Hi\n")
     assert s.terminated and s.info["decision"]["car_bought"] is False
@@ -174,11 +208,15 @@ def test_unreadable_seller_text_is_flagged() -> None:
 def test_partner_replies_replay_an_episode_exactly() -> None:
     ep = run_episode(envs.make("car-dealer"), envs.make_policy("car-dealer", "behaviour"), 7)
     replies = [r for tr in ep.transitions for r in tr.info["partner_replies"]]
-    again = replay(envs.make("car-dealer", partner_replies=replies), 7, [tr.action for tr in ep.transitions])
+    again = replay(
+        envs.make("car-dealer", partner_replies=replies), 7, [tr.action for tr in ep.transitions]
+    )
     assert [(t.observation, t.reward, t.terminated) for t in again.transitions] == [
         (t.observation, t.reward, t.terminated) for t in ep.transitions
     ]
-    assert envs.make("car-dealer", partner_replies=replies).spec.options["partner_replies"] == replies
+    assert (
+        envs.make("car-dealer", partner_replies=replies).spec.options["partner_replies"] == replies
+    )
 
 
 def test_replay_partner_running_out_is_a_clear_error() -> None:

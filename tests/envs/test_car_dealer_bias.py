@@ -19,7 +19,13 @@ TOYOTA = Persona("polite", "a Toyota", "SUV", ("sunroof", "heated seats"), 30000
 def buyer(bias: str = "none", feature: str | None = None) -> PersonaBuyer:
     b = PersonaBuyer(TOYOTA, bias=bias, bias_feature=feature)
     b.reset(None, 0)
-    for k, v in {"patience": 25, "haggles": 0, "first_frac": 0.85, "pickiness": 1.0, "stubborn_limit": 9}.items():
+    for k, v in {
+        "patience": 25,
+        "haggles": 0,
+        "first_frac": 0.85,
+        "pickiness": 1.0,
+        "stubborn_limit": 9,
+    }.items():
         setattr(b, k, v)
     return b
 
@@ -49,16 +55,23 @@ def test_a_feature_lover_pays_more_once_its_feature_is_named() -> None:
     named = top_after(b, "We have a Toyota RAV4 for $33,000.", "It has a sunroof, you know.")
     assert plain == top_after(buyer(), "We have a Toyota RAV4 for $33,000.")
     assert plain < named <= TOYOTA.budget * BIAS_CAP
-    other = top_after(buyer("feature", "sunroof"), "We have a Toyota RAV4 for $33,000.", "It has heated seats.")
+    other = top_after(
+        buyer("feature", "sunroof"), "We have a Toyota RAV4 for $33,000.", "It has heated seats."
+    )
     assert other == plain  # another feature is valued as usual
 
 
 def test_the_default_task_is_unchanged_and_a_bias_is_recorded() -> None:
     seller = make_agent("car-dealer", "behaviour", role="seller")
     plain = run_episode(envs.make("car-dealer"), seller, 5)
-    none = run_episode(envs.make("car-dealer", buyer_bias="none"), make_agent("car-dealer", "behaviour", role="seller"), 5)
+    none = run_episode(
+        envs.make("car-dealer", buyer_bias="none"),
+        make_agent("car-dealer", "behaviour", role="seller"),
+        5,
+    )
     assert [(t.action, t.observation, t.reward) for t in plain.transitions] == [
-        (t.action, t.observation, t.reward) for t in none.transitions]  # fmt: skip
+        (t.action, t.observation, t.reward) for t in none.transitions
+    ]
     assert "buyer_bias" not in plain.transitions[-1].info
     assert "buyer_bias" not in envs.make("car-dealer").spec.options
     kinds = set()
@@ -66,7 +79,11 @@ def test_the_default_task_is_unchanged_and_a_bias_is_recorded() -> None:
         task = envs.make("car-dealer", buyer_bias="mixed")
         ep = run_episode(task, make_agent("car-dealer", "behaviour", role="seller"), seed)
         bias = ep.transitions[-1].info["buyer_bias"]
-        assert (bias["kind"], bias["feature"]) == task.buyer_bias == draw_bias("mixed", task.persona, seed)
+        assert (
+            (bias["kind"], bias["feature"])
+            == task.buyer_bias
+            == draw_bias("mixed", task.persona, seed)
+        )
         assert bias["feature"] is None or bias["feature"] in task.persona.preferred_features
         kinds.add(bias["kind"])
     assert kinds == {"none", "anchoring", "feature"}
@@ -83,6 +100,7 @@ def test_the_persona_is_drawn_as_without_a_bias() -> None:
 
 def test_a_high_opening_sells_for_more_to_an_anchoring_buyer() -> None:
     """The lever a seller can learn: open high, then take the buyer's counter-offer."""
+
     def sale(bias: str, opening: int) -> int:
         task = envs.make("car-dealer", buyer_bias=bias)
         task.reset(0, {"persona": TOYOTA.to_json()})

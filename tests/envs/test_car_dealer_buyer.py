@@ -19,9 +19,17 @@ from envs.car_dealer.data import (
 # -- understanding and basic answers ---------------------------------------------------------
 @pytest.mark.parametrize(
     "line",
-    ["Hello!", "Hi there.", "Hey, welcome in!", "Good morning, sir.", "Welcome to our dealership.",
-     "Greetings!", "Howdy!", "Nice to meet you."],
-)  # fmt: skip
+    [
+        "Hello!",
+        "Hi there.",
+        "Hey, welcome in!",
+        "Good morning, sir.",
+        "Welcome to our dealership.",
+        "Greetings!",
+        "Howdy!",
+        "Nice to meet you.",
+    ],
+)
 def test_greetings_are_understood(line: str) -> None:
     b = make()
     reply = b.respond(line)
@@ -32,10 +40,17 @@ def test_greetings_are_understood(line: str) -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["What kind of car are you looking for?", "What are you looking for today?",
-     "How can I help you?", "Which brand do you prefer?", "What do you have in mind?",
-     "Tell me about what you want.", "What brings you in today?", "Are you in the market for a new car?"],
-)  # fmt: skip
+    [
+        "What kind of car are you looking for?",
+        "What are you looking for today?",
+        "How can I help you?",
+        "Which brand do you prefer?",
+        "What do you have in mind?",
+        "Tell me about what you want.",
+        "What brings you in today?",
+        "Are you in the market for a new car?",
+    ],
+)
 def test_needs_questions_get_the_true_preferences(line: str) -> None:
     b = make()
     reply = b.respond(line)
@@ -46,15 +61,23 @@ def test_needs_questions_get_the_true_preferences(line: str) -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["What's your budget?", "How much can you spend?", "What price range are you thinking of?",
-     "How much are you willing to pay?", "What can you afford?", "Do you have a budget in mind?"],
-)  # fmt: skip
+    [
+        "What's your budget?",
+        "How much can you spend?",
+        "What price range are you thinking of?",
+        "How much are you willing to pay?",
+        "What can you afford?",
+        "Do you have a budget in mind?",
+    ],
+)
 def test_budget_questions_get_the_true_budget(line: str) -> None:
     reply = make().respond(line)
     assert "$30,000" in reply
 
 
-@pytest.mark.parametrize("line", ["What features do you need?", "Any must-haves?", "Which options matter to you?"])
+@pytest.mark.parametrize(
+    "line", ["What features do you need?", "Any must-haves?", "Which options matter to you?"]
+)
 def test_feature_questions_get_the_wanted_features(line: str) -> None:
     reply = make().respond(line)
     assert "sunroof" in reply and "heated seats" in reply
@@ -62,9 +85,21 @@ def test_feature_questions_get_the_wanted_features(line: str) -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["", "\n", "   ", "asdf qwer zxcv", "x" * 100_000, "漢字かな交じり", "\x00\x01\x1b[31m", "🙂🙂🙂",
-     "...", "42", "the the the", "\t\r\n"],
-)  # fmt: skip
+    [
+        "",
+        "\n",
+        "   ",
+        "asdf qwer zxcv",
+        "x" * 100_000,
+        "漢字かな交じり",
+        "\x00\x01\x1b[31m",
+        "🙂🙂🙂",
+        "...",
+        "42",
+        "the the the",
+        "\t\r\n",
+    ],
+)
 def test_unreadable_lines_get_a_confused_answer(line: str) -> None:
     b = make()
     reply = b.respond(line)

@@ -27,7 +27,9 @@ def test_car_without_price_makes_the_buyer_ask() -> None:
     assert parse_output(reply).buy_price == 27500
 
 
-@pytest.mark.parametrize("price", ["$40,000", "40k", "$40k", "40,000 dollars", "40000", "40 thousand"])
+@pytest.mark.parametrize(
+    "price", ["$40,000", "40k", "$40k", "40,000 dollars", "40000", "40 thousand"]
+)
 def test_price_spellings_are_read_the_same(price: str) -> None:
     b = make()
     reply = b.respond(f"The 2022 Toyota RAV4 is {price}.")
@@ -137,7 +139,10 @@ def test_wanted_features_are_acknowledged_once() -> None:
 
 
 def test_missing_wanted_feature_is_noticed_and_lowers_its_limit() -> None:
-    b = make(pickiness=0.5, persona=Persona("polite", "a Toyota", "SUV", ("sunroof", "heated seats"), 90000))
+    b = make(
+        pickiness=0.5,
+        persona=Persona("polite", "a Toyota", "SUV", ("sunroof", "heated seats"), 90000),
+    )
     b.respond("The 2022 Toyota RAV4 is $40,000.")
     before = b.max_price(b.offer)
     reply = b.respond("I should say it has no sunroof.")
@@ -146,7 +151,10 @@ def test_missing_wanted_feature_is_noticed_and_lowers_its_limit() -> None:
 
 
 def test_claimed_features_raise_the_limit_of_a_generic_car() -> None:
-    b = make(pickiness=0.5, persona=Persona("polite", "a Toyota", "SUV", ("sunroof", "heated seats"), 90000))
+    b = make(
+        pickiness=0.5,
+        persona=Persona("polite", "a Toyota", "SUV", ("sunroof", "heated seats"), 90000),
+    )
     b.respond("We have a Toyota SUV for $60,000.")
     before = b.max_price(b.offer)
     b.respond("It comes with a sunroof and heated seats.")
@@ -169,8 +177,11 @@ def test_patience_runs_out_with_a_rejection() -> None:
 def test_forced_continuation_parses_with_the_prefix() -> None:
     b = make(haggles=2)
     b.respond("The 2022 Toyota RAV4 is $29,000.")
-    hist = (Text("Start\n", False), Text(persona_line(TOYOTA), False),
-            Text("Hmm, tell me more." + OUTPUT_PREFIX, True))  # fmt: skip
+    hist = (
+        Text("Start\n", False),
+        Text(persona_line(TOYOTA), False),
+        Text("Hmm, tell me more." + OUTPUT_PREFIX, True),
+    )
     cont = b.act(hist)
     assert cont == "Accept MSRP=$32,000 Buy Price=$29,000\n"
     assert parse_output(OUTPUT_PREFIX + cont).buy_price == 29000
@@ -186,14 +197,20 @@ def test_forced_continuation_rejects_without_a_fair_offer() -> None:
 def test_after_deciding_it_repeats_its_decision() -> None:
     b = make()
     first = b.respond("The 2022 Toyota RAV4 is $28,000.")
-    again = b.act((Text("Start\n", False), Text(persona_line(TOYOTA), False), Text("Anything else?\n", False)))
+    again = b.act(
+        (Text("Start\n", False), Text(persona_line(TOYOTA), False), Text("Anything else?\n", False))
+    )
     assert parse_output(first).to_json() == parse_output(again).to_json()
 
 
 def test_act_reads_the_persona_line_when_not_given_one() -> None:
     b = PersonaBuyer()
     b.reset(None, 1)
-    hist = (Text("Start\n", False), Text(persona_line(TOYOTA), False), Text("What's your budget?\n", False))
+    hist = (
+        Text("Start\n", False),
+        Text(persona_line(TOYOTA), False),
+        Text("What's your budget?\n", False),
+    )
     assert "$30,000" in b.act(hist) or "rather not" in b.act(hist)
     assert b.persona == TOYOTA
 

@@ -48,13 +48,17 @@ def test_a_brand_and_type_asked_for_are_offered_together(policy: str, seed: int)
 def test_what_is_not_stocked_is_said_and_the_closest_match_offered(policy: str, seed: int) -> None:
     assert not any(c.brand == "Porsche" and "truck" in c.types for c in inventory())
     line, car = first_offer(policy, seed, "Do you have a Porsche truck?")
-    assert line.startswith("We don't have a Porsche truck in stock right now. The closest match is the "), line
+    assert line.startswith(
+        "We don't have a Porsche truck in stock right now. The closest match is the "
+    ), line
     assert car.brand == "Porsche" or "truck" in car.types
 
 
 @pytest.mark.parametrize("policy", SELLERS)
 @pytest.mark.parametrize("seed", range(6))
-def test_a_model_asked_for_by_name_replaces_the_car_under_discussion(policy: str, seed: int) -> None:
+def test_a_model_asked_for_by_name_replaces_the_car_under_discussion(
+    policy: str, seed: int
+) -> None:
     seller = envs.make_policy("car-dealer", policy)
     seller.reset(None, seed)
     history = [Text("Start\n", False)]
@@ -72,18 +76,28 @@ def test_a_model_asked_for_by_name_replaces_the_car_under_discussion(policy: str
 @pytest.mark.parametrize("policy", SELLERS)
 def test_what_the_buyer_rules_out_is_not_a_request(policy: str) -> None:
     for seed in range(6):
-        line, car = first_offer(policy, seed, "I want a Honda, not a Ford. Nothing like the Mustang.")
+        line, car = first_offer(
+            policy, seed, "I want a Honda, not a Ford. Nothing like the Mustang."
+        )
         assert car.brand == "Honda", line
 
 
 def test_read_request() -> None:
     r = read_request("Do you have a Tesla Model 3? Not a BMW.")
     assert r.brands == ["Tesla"] and r.model is not None and r.model.model == "Model 3"
-    assert read_request("The 2022 Toyota RAV4 sounds good.", ignore="2022 Toyota RAV4").names_a_car is False
+    assert (
+        read_request("The 2022 Toyota RAV4 sounds good.", ignore="2022 Toyota RAV4").names_a_car
+        is False
+    )
     assert read_request("I'd rather have an electric car with a sunroof").types == ["electric"]
     assert read_request("It has no sunroof, though.").features == []
-    for said in ("No I want a Tesla", "I don't want a Ford but a Tesla", "I want a Tesla instead of a BMW",
-                 "Nothing like the Mustang, I want a Tesla", "Not a BMW. A Tesla!"):  # fmt: skip
+    for said in (
+        "No I want a Tesla",
+        "I don't want a Ford but a Tesla",
+        "I want a Tesla instead of a BMW",
+        "Nothing like the Mustang, I want a Tesla",
+        "Not a BMW. A Tesla!",
+    ):
         assert read_request(said).brands == ["Tesla"], said
     assert read_request("Anything but a BMW").brands == []
 
@@ -91,7 +105,9 @@ def test_read_request() -> None:
 def test_answer_when_what_was_asked_for_is_gone() -> None:
     w = Wishes(brand="Tesla")
     cars, note = answer(w, [c.name for c in inventory() if c.brand == "Tesla"])
-    assert cars == [] and note == "We don't have a Tesla car or anything like it in stock right now."
+    assert (
+        cars == [] and note == "We don't have a Tesla car or anything like it in stock right now."
+    )
     w = Wishes(brand="Tesla", ctype="electric")
     cars, note = answer(w, [c.name for c in inventory() if c.brand == "Tesla"], budget=30000)
     assert note == "We have no other Tesla electric car in stock."
@@ -111,11 +127,18 @@ def test_with_the_persona_buyer_every_offer_answers_its_wishes(policy: str) -> N
         told = False
         for t in ep.transitions:
             car = find_car(t.action)
-            if told and car is not None and "closest match" not in t.action and "Remember" not in t.action:
+            if (
+                told
+                and car is not None
+                and "closest match" not in t.action
+                and "Remember" not in t.action
+            ):
                 offers += 1
                 fits = car.brand == p.brand and p.preferred_type in car.types
-                assert fits or not any(c.brand == p.brand and p.preferred_type in c.types and c.name != car.name
-                                       for c in inventory()), (seed, t.action)
+                assert fits or not any(
+                    c.brand == p.brand and p.preferred_type in c.types and c.name != car.name
+                    for c in inventory()
+                ), (seed, t.action)
                 fitting += fits
             elif told and car is not None and "closest match" in t.action:
                 assert car.brand == p.brand or p.preferred_type in car.types, (seed, t.action)
@@ -148,11 +171,18 @@ def offered_prices(lines: list[str]) -> list[tuple[Car, int]]:
 
 @pytest.mark.parametrize(
     "said",
-    ["Hi, I want an SUV, not more than 10 grand.", "An SUV please. $15,000 max.", "An SUV, at most 12k.",
-     "I'm after an SUV and I can only spend $14,000.", "Any SUV under 13,000 dollars."],
-)  # fmt: skip
+    [
+        "Hi, I want an SUV, not more than 10 grand.",
+        "An SUV please. $15,000 max.",
+        "An SUV, at most 12k.",
+        "I'm after an SUV and I can only spend $14,000.",
+        "Any SUV under 13,000 dollars.",
+    ],
+)
 @pytest.mark.parametrize("seed", range(4))
-def test_the_strong_seller_offers_within_a_budget_said_as_a_person_says_it(said: str, seed: int) -> None:
+def test_the_strong_seller_offers_within_a_budget_said_as_a_person_says_it(
+    said: str, seed: int
+) -> None:
     """A person's way of naming the most they pay is the budget: the strong seller offers a car
     it can sell for that (it asked for the budget again, then pitched an $81,200 car)."""
     from envs.car_dealer.text import find_prices
@@ -165,8 +195,17 @@ def test_the_strong_seller_offers_within_a_budget_said_as_a_person_says_it(said:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_the_strong_seller_offers_another_car_when_told_the_budget_after_its_offer(seed: int) -> None:
-    lines = talk("strong", seed, "I'd rather not say.", "An SUV with leather seats.", "Hmm.", "Too much. 10k max.")
+def test_the_strong_seller_offers_another_car_when_told_the_budget_after_its_offer(
+    seed: int,
+) -> None:
+    lines = talk(
+        "strong",
+        seed,
+        "I'd rather not say.",
+        "An SUV with leather seats.",
+        "Hmm.",
+        "Too much. 10k max.",
+    )
     offers = offered_prices(lines)
     first, later = offers[0], offers[-1]
     assert first[1] > 12_500 and later[0] != first[0] and later[1] <= 10_000, lines

@@ -82,9 +82,18 @@ def test_legal_model_move_then_opponent_reply() -> None:
 
 @pytest.mark.parametrize(
     ("typed", "canonical"),
-    [("Nf3", "N f 3\n"), ("g1f3", "N f 3\n"), ("N f 3", "N f 3\n"), ("nf3", "N f 3\n"),
-     ("  e4 ", "e 4\n"), ("e2e4", "e 4\n"), ("E2E4", "e 4\n"), ("e 4\n", "e 4\n"), ("Nf3!", "N f 3\n")],
-)  # fmt: skip
+    [
+        ("Nf3", "N f 3\n"),
+        ("g1f3", "N f 3\n"),
+        ("N f 3", "N f 3\n"),
+        ("nf3", "N f 3\n"),
+        ("  e4 ", "e 4\n"),
+        ("e2e4", "e 4\n"),
+        ("E2E4", "e 4\n"),
+        ("e 4\n", "e 4\n"),
+        ("Nf3!", "N f 3\n"),
+    ],
+)
 def test_parse_input_canonicalises_san_uci_and_spaced_san(typed: str, canonical: str) -> None:
     t = task()
     t.reset(0)
@@ -134,9 +143,11 @@ def test_mate_wins_and_ends_the_game() -> None:
 
 @pytest.mark.parametrize(
     ("fen", "move", "why"),
-    [("k7/8/1K6/8/8/8/8/2Q5 w - - 0 1", "Qc7", "stalemate"),
-     ("8/8/8/8/8/k7/3r4/3K4 w - - 0 1", "Kxd2", "insufficient material")],
-)  # fmt: skip
+    [
+        ("k7/8/1K6/8/8/8/8/2Q5 w - - 0 1", "Qc7", "stalemate"),
+        ("8/8/8/8/8/k7/3r4/3K4 w - - 0 1", "Kxd2", "insufficient material"),
+    ],
+)
 def test_draws_by_the_agent_score_zero(fen: str, move: str, why: str) -> None:
     t = task()
     t.reset(0, {"fen": fen})
@@ -211,7 +222,9 @@ def test_endgames_positions_file_in_either_format(tmp_path, monkeypatch) -> None
     path.write_text(json.dumps({"fen": kqk, "setup": "kQK"}) + "\n\n" + json.dumps(krrk) + "\n")
     monkeypatch.chdir(tmp_path)
     t = task("endgames", positions="train.jsonl")
-    assert t.spec.options["positions"] == str(path.resolve())  # stored absolute: replays from anywhere
+    assert t.spec.options["positions"] == str(
+        path.resolve()
+    )  # stored absolute: replays from anywhere
     seen = set()
     for s in range(12):
         t.reset(s)
@@ -227,9 +240,15 @@ def test_endgames_positions_file_in_either_format(tmp_path, monkeypatch) -> None
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [(None, "cannot read .*: No such file or directory$"), (b"\xff\xfe", "is not UTF-8 text"), ("", "holds no position"), ('{"fen": "8/8/8 w"}\n', "line 1: not a position"),
-     ('"4k3/8/8/8/8/8/8/4K2R b K - 0 1"\n', "White to move"), ("[1, 2]\n", "line 1")],
-)  # fmt: skip
+    [
+        (None, "cannot read .*: No such file or directory$"),
+        (b"\xff\xfe", "is not UTF-8 text"),
+        ("", "holds no position"),
+        ('{"fen": "8/8/8 w"}\n', "line 1: not a position"),
+        ('"4k3/8/8/8/8/8/8/4K2R b K - 0 1"\n', "White to move"),
+        ("[1, 2]\n", "line 1"),
+    ],
+)
 def test_a_bad_positions_file_gets_a_clear_message(tmp_path, text, message) -> None:
     path = tmp_path / "p.jsonl"
     if isinstance(text, bytes):

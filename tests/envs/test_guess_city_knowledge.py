@@ -42,13 +42,16 @@ def test_yes_no(city: str, question: str, expected: str) -> None:
     assert answer(question, INDEX[city]).text == expected
 
 
-@pytest.mark.parametrize(("city", "question", "part"), [
-    ("Tokyo", "What money do people use there?", "yen"),
-    ("Houston", "Which state is the city in?", "Texas"),
-    ("Toronto", "What province is it in?", "Ontario"),
-    ("Los Angeles", "Is it on the west coast or the east coast?", "west"),
-    ("Chennai", "Which coast of India is it on?", "east"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("city", "question", "part"),
+    [
+        ("Tokyo", "What money do people use there?", "yen"),
+        ("Houston", "Which state is the city in?", "Texas"),
+        ("Toronto", "What province is it in?", "Ontario"),
+        ("Los Angeles", "Is it on the west coast or the east coast?", "west"),
+        ("Chennai", "Which coast of India is it on?", "east"),
+    ],
+)
 def test_open(city: str, question: str, part: str) -> None:
     reply = answer(question, INDEX[city]).text
     assert part.lower() in reply.lower()

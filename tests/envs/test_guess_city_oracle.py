@@ -144,10 +144,22 @@ def test_knowledge_base_size_and_facts():
     assert len(cs) >= 100
     assert len({c.country for c in cs}) >= 50 and len({x for c in cs for x in c.continents}) == 6
     for c in cs:
-        assert c.langs and c.foods and c.sights and c.climate in (
-            "tropical", "arid", "semi-arid", "mediterranean", "humid subtropical", "oceanic",
-            "continental", "highland",
-        ), c.name  # fmt: skip
+        assert (
+            c.langs
+            and c.foods
+            and c.sights
+            and c.climate
+            in (
+                "tropical",
+                "arid",
+                "semi-arid",
+                "mediterranean",
+                "humid subtropical",
+                "oceanic",
+                "continental",
+                "highland",
+            )
+        ), c.name
     aliases = [a for c in cs for a in {fold(x) for x in c.aliases}]
     assert len(aliases) == len(set(aliases))
 

@@ -188,8 +188,13 @@ def test_charset_holds_every_non_ascii_character_of_the_shipped_assets() -> None
     """The tasks' own texts are ASCII; the assets (words, objects, cities, personas) are where
     anything else could come from: the cities' local names (``São Paulo``) are all there is."""
     root = Path(envs.__file__).parent
-    found = {c for p in root.glob("*/**/assets/**/*") if p.is_file()
-             for c in p.read_text(encoding="utf-8") if not c.isascii()}  # fmt: skip
+    found = {
+        c
+        for p in root.glob("*/**/assets/**/*")
+        if p.is_file()
+        for c in p.read_text(encoding="utf-8")
+        if not c.isascii()
+    }
     assert found and found <= set(CHARSET)
 
 

@@ -38,13 +38,50 @@ def test_excluded_positions_are_never_kept():
 
 def test_a_training_set_leaves_out_the_test_set_and_the_exclude_files(tmp_path):
     val = tmp_path / "val.jsonl"
-    assert make_endgames.main(["--seed", "5", "--depth", "6", "--per-setup", "2", "--attempts", "30", "--out", str(val)]) == 0
+    assert (
+        make_endgames.main(
+            [
+                "--seed",
+                "5",
+                "--depth",
+                "6",
+                "--per-setup",
+                "2",
+                "--attempts",
+                "30",
+                "--out",
+                str(val),
+            ]
+        )
+        == 0
+    )
     out = tmp_path / "train.jsonl"
-    assert make_endgames.main(["--seed", "5", "--depth", "6", "--per-setup", "2", "--attempts", "30",
-                               "--exclude", str(val), "--out", str(out)]) == 0  # fmt: skip
+    assert (
+        make_endgames.main(
+            [
+                "--seed",
+                "5",
+                "--depth",
+                "6",
+                "--per-setup",
+                "2",
+                "--attempts",
+                "30",
+                "--exclude",
+                str(val),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     train = load_positions(out)
     assert train and not {p["fen"] for p in train} & {p["fen"] for p in load_positions(val)}
     assert not {p["fen"] for p in train} & {p["fen"] for p in endgame_positions()}
     for row in map(json.loads, out.read_text().splitlines()):
         board = chess.Board(row["fen"])
-        assert board.turn == chess.WHITE and not board.is_check() and row["setup"] in make_endgames.SETUPS
+        assert (
+            board.turn == chess.WHITE
+            and not board.is_check()
+            and row["setup"] in make_endgames.SETUPS
+        )

@@ -31,7 +31,9 @@ def test_literal_fo_transcript():
     )
     assert st.reward == -1.0
     st = t.step("move up\n")  # wall bump: valid, stays
-    assert st.reward == -1.0 and st.observation.endswith("position 1, 2. There are walls above you, below you.\n")
+    assert st.reward == -1.0 and st.observation.endswith(
+        "position 1, 2. There are walls above you, below you.\n"
+    )
     st = t.step("jump\n")
     assert st.reward == -4.0 and st.info["invalid"]
     assert t.history() == (envs.Text(st.observation, False),)
@@ -141,8 +143,17 @@ def test_bad_moves_never_approach_the_goal():
             assert tables.dist[tables.nxt[cell * 4 + a]] >= tables.dist[cell]
 
 
-@pytest.mark.parametrize("typed,action", [("w", "move up\n"), ("a", "move left\n"), ("s", "move down\n"),
-                                          ("d", "move right\n"), ("Up", "move up\n"), ("move left", "move left\n")])
+@pytest.mark.parametrize(
+    "typed,action",
+    [
+        ("w", "move up\n"),
+        ("a", "move left\n"),
+        ("s", "move down\n"),
+        ("d", "move right\n"),
+        ("Up", "move up\n"),
+        ("move left", "move left\n"),
+    ],
+)
 def test_parse_input(typed, action):
     assert envs.make("maze-fo").parse_input(typed) == action
 

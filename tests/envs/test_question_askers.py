@@ -43,7 +43,9 @@ class Person:
 
 
 def _play(task: str, policy: str, seed: int, partner, **options):
-    ep = envs.run_episode(envs.make(task, partner=partner, **options), envs.make_policy(task, policy), seed)
+    ep = envs.run_episode(
+        envs.make(task, partner=partner, **options), envs.make_policy(task, policy), seed
+    )
     return [t.action for t in ep.transitions], bool(ep.transitions[-1].info.get("success"))
 
 
@@ -56,8 +58,19 @@ def test_replies_are_read_as_yes_no_or_no_evidence():
         assert reply_yes_no(yes) is True, yes
     for no in ("No.", "no", "Nope", "n", "No, never.", "not really"):
         assert reply_yes_no(no) is False, no
-    for vague in ("sometimes", "maybe", "I don't know", "no idea", "Not sure", "It depends",
-                  "yes and no", "", "North America", "It is hot.", "nothing"):  # fmt: skip
+    for vague in (
+        "sometimes",
+        "maybe",
+        "I don't know",
+        "no idea",
+        "Not sure",
+        "It depends",
+        "yes and no",
+        "",
+        "North America",
+        "It is hot.",
+        "nothing",
+    ):
         assert reply_yes_no(vague) is None, vague
 
 
@@ -99,8 +112,14 @@ def test_no_repeats_when_the_person_also_denies_right_guesses(task, policy):
 @pytest.mark.parametrize("task", TASKS)
 @pytest.mark.parametrize("policy", ["strong", "behaviour", "random"])
 def test_no_repeats_whatever_the_person_says(task, policy):
-    people = [Person("No."), Person("Yes."), Person("no idea"), Person("It is big."),
-              Person(guess_reply="No."), Person(guess_reply="Yes.")]  # fmt: skip
+    people = [
+        Person("No."),
+        Person("Yes."),
+        Person("no idea"),
+        Person("It is big."),
+        Person(guess_reply="No."),
+        Person(guess_reply="Yes."),
+    ]
     for seed, person in enumerate(people):
         actions, won = _play(task, policy, seed, person)
         assert len(actions) == 20 or won, actions  # a yes to the right guess wins

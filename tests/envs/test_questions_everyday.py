@@ -24,8 +24,11 @@ CASES = Path(__file__).parent / "data" / "everyday_questions.txt"
 def _cases(task: str) -> list[tuple[str, str, str]]:
     """``(secret, question, "Yes." or "No.")`` of one task from :data:`CASES`."""
     rows = [line.split("|") for line in CASES.read_text("utf-8").splitlines()]
-    return [(s, q, "Yes." if a == "yes" else "No.") for t, s, q, a in
-            (r for r in rows if len(r) == 4) if t == task]  # fmt: skip
+    return [
+        (s, q, "Yes." if a == "yes" else "No.")
+        for t, s, q, a in (r for r in rows if len(r) == 4)
+        if t == task
+    ]
 
 
 TWENTY_QUESTIONS = _cases("twenty-questions")
@@ -55,12 +58,22 @@ def _play(task: str, secret: str, question: str):
 
 @pytest.mark.parametrize(
     ("secret", "question"),
-    [("Glove", "Is it a mitten?"), ("Orange", "Is it a tangerine?"), ("Flower", "Is it a rose?"),
-     ("Horse", "Is it a pony?"), ("Jacket", "Is it a coat?"), ("Pillow", "Is it a cushion?"),
-     ("River", "Is it a stream?"), ("Toy car", "Is it a toy truck?"), ("Chair", "Is it a stool?"),
-     ("Watermelon", "Is it a melon?"), ("Paintbrush", "Is it a brush?"),
-     ("Apple", "Is it apple juice?"), ("Orange", "Is it orange juice?")],
-)  # fmt: skip
+    [
+        ("Glove", "Is it a mitten?"),
+        ("Orange", "Is it a tangerine?"),
+        ("Flower", "Is it a rose?"),
+        ("Horse", "Is it a pony?"),
+        ("Jacket", "Is it a coat?"),
+        ("Pillow", "Is it a cushion?"),
+        ("River", "Is it a stream?"),
+        ("Toy car", "Is it a toy truck?"),
+        ("Chair", "Is it a stool?"),
+        ("Watermelon", "Is it a melon?"),
+        ("Paintbrush", "Is it a brush?"),
+        ("Apple", "Is it apple juice?"),
+        ("Orange", "Is it orange juice?"),
+    ],
+)
 def test_twenty_questions_near_synonyms_never_win(secret, question):
     _, won = _play("twenty-questions", secret, question)
     assert not won
@@ -68,28 +81,43 @@ def test_twenty_questions_near_synonyms_never_win(secret, question):
 
 @pytest.mark.parametrize(
     "question",
-    ["Is it a chair?", "Chair?", "Is the answer a chair?", "I think it's a chair.",
-     "Are you thinking of a chair?", "My guess is chair", "Could it be a chair?",
-     "Would you call it a chair?"],
-)  # fmt: skip
+    [
+        "Is it a chair?",
+        "Chair?",
+        "Is the answer a chair?",
+        "I think it's a chair.",
+        "Are you thinking of a chair?",
+        "My guess is chair",
+        "Could it be a chair?",
+        "Would you call it a chair?",
+    ],
+)
 def test_twenty_questions_ways_of_guessing_right_win(question):
     assert _play("twenty-questions", "Chair", question) == ("Yes.", True)
 
 
 @pytest.mark.parametrize(
     "question",
-    ["Is it Paris?", "Paris?", "Is it Paris, France?", "Are you thinking of Paris?",
-     "I think it's Paris.", "Do you live in Paris?"],
-)  # fmt: skip
+    [
+        "Is it Paris?",
+        "Paris?",
+        "Is it Paris, France?",
+        "Are you thinking of Paris?",
+        "I think it's Paris.",
+        "Do you live in Paris?",
+    ],
+)
 def test_guess_city_ways_of_guessing_right_win(question):
     assert _play("guess-city", "Paris", question) == ("Yes.", True)
 
 
 @pytest.mark.parametrize(
     ("secret", "question", "expect"),
-    [("Tehran", "It's the capital of which country?", "iran"),
-     ("Dublin", "It's the capital of which country?", "ireland")],
-)  # fmt: skip
+    [
+        ("Tehran", "It's the capital of which country?", "iran"),
+        ("Dublin", "It's the capital of which country?", "ireland"),
+    ],
+)
 def test_guess_city_wh_word_inside_is_open_and_never_names_the_city(secret, question, expect):
     said, won = _play("guess-city", secret, question)
     assert expect in said.lower() and secret.lower() not in said.lower() and not won

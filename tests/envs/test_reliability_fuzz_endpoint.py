@@ -32,12 +32,19 @@ bodies = st.one_of(
     st.just(OK_BODY),
     st.builds(_reply, st.text(ANY_CHAR, max_size=200)),
     st.builds(_reply, st.none() | st.integers() | st.lists(st.integers(), max_size=2)),
-    st.sampled_from([{}, [], {"choices": []}, {"choices": [{}]}, {"choices": None}, "text", 3, None]),
+    st.sampled_from(
+        [{}, [], {"choices": []}, {"choices": [{}]}, {"choices": None}, "text", 3, None]
+    ),
     st.binary(max_size=300),
-    st.sampled_from([b"[" * 20_000, b'{"a":' * 10_000, b"\xff\xfe\x00", b"", b"null", b"x" * (CAP + 1)]),
+    st.sampled_from(
+        [b"[" * 20_000, b'{"a":' * 10_000, b"\xff\xfe\x00", b"", b"null", b"x" * (CAP + 1)]
+    ),
 )
 answers = st.one_of(
-    st.tuples(st.sampled_from([200, 200, 200, 201, 204, 301, 400, 401, 404, 418, 429, 500, 502, 503]), bodies),
+    st.tuples(
+        st.sampled_from([200, 200, 200, 201, 204, 301, 400, 401, 404, 418, 429, 500, 502, 503]),
+        bodies,
+    ),
     st.sampled_from([CUT, DROP, TRICKLE_BODY, TRICKLE_HEADERS]),
 )
 HISTORY = [Text("You see a wall.\n", False), Text("move up\n", True), Text("A wall.\n", False)]
@@ -45,11 +52,20 @@ HISTORY = [Text("You see a wall.\n", False), Text("move up\n", True), Text("A wa
 
 @fuzz(12, 200)
 @given(script=st.lists(answers, min_size=1, max_size=4), default=answers, send_length=st.booleans())
-def test_any_server_behaviour_is_a_reply_or_one_line_in_time(server: FakeServer, script, default,
-                                                             send_length) -> None:  # fmt: skip
+def test_any_server_behaviour_is_a_reply_or_one_line_in_time(
+    server: FakeServer, script, default, send_length
+) -> None:
     server.script, server.default, server.send_length = list(script), default, send_length
-    agent = ChatEndpointAgent(server.url, "tiny", api_key_env=None, deadline=DEADLINE, timeout=0.5,
-                              max_reply_bytes=CAP, retries=2, sleep=lambda s: None)  # fmt: skip
+    agent = ChatEndpointAgent(
+        server.url,
+        "tiny",
+        api_key_env=None,
+        deadline=DEADLINE,
+        timeout=0.5,
+        max_reply_bytes=CAP,
+        retries=2,
+        sleep=lambda s: None,
+    )
     started = time.monotonic()
     try:
         reply = agent.act(HISTORY)

@@ -41,19 +41,25 @@ def _act(url: str, **kw) -> str:
         agent.close()
 
 
-def test_https_with_the_ca_named_in_lmrl_endpoint_ca(https_server: FakeServer, certificate, monkeypatch) -> None:
+def test_https_with_the_ca_named_in_lmrl_endpoint_ca(
+    https_server: FakeServer, certificate, monkeypatch
+) -> None:
     monkeypatch.setenv("LMRL_ENDPOINT_CA", str(certificate[0]))
     assert https_server.url.startswith("https://")
     assert _act(https_server.url) == "hello there\n"
     assert len(https_server.requests) == 1
 
 
-def test_https_with_the_ca_in_ssl_cert_file(https_server: FakeServer, certificate, monkeypatch) -> None:
+def test_https_with_the_ca_in_ssl_cert_file(
+    https_server: FakeServer, certificate, monkeypatch
+) -> None:
     monkeypatch.setenv("SSL_CERT_FILE", str(certificate[0]))
     assert _act(https_server.url) == "hello there\n"
 
 
-def test_an_untrusted_certificate_is_one_clear_line_and_not_retried(https_server: FakeServer) -> None:
+def test_an_untrusted_certificate_is_one_clear_line_and_not_retried(
+    https_server: FakeServer,
+) -> None:
     with pytest.raises(EndpointError) as e:
         _act(https_server.url, retries=3)
     msg = str(e.value)
@@ -61,17 +67,33 @@ def test_an_untrusted_certificate_is_one_clear_line_and_not_retried(https_server
     assert "certificate" in msg and https_server.requests == []
 
 
-def test_an_untrusted_certificate_in_the_cli_is_one_line_exit_2(https_server: FakeServer, tmp_path,
-                                                                 capsys, monkeypatch) -> None:  # fmt: skip
-    monkeypatch.setitem(agents._LOADERS, "http", functools.partial(ChatEndpointAgent, sleep=lambda s: None))
-    rc = main(["--db", str(tmp_path / "e.db"), "generate", "twenty-questions", "--episodes", "1",
-               "--partner", f"http:tiny@{https_server.url}", "--quiet"])  # fmt: skip
+def test_an_untrusted_certificate_in_the_cli_is_one_line_exit_2(
+    https_server: FakeServer, tmp_path, capsys, monkeypatch
+) -> None:
+    monkeypatch.setitem(
+        agents._LOADERS, "http", functools.partial(ChatEndpointAgent, sleep=lambda s: None)
+    )
+    rc = main(
+        [
+            "--db",
+            str(tmp_path / "e.db"),
+            "generate",
+            "twenty-questions",
+            "--episodes",
+            "1",
+            "--partner",
+            f"http:tiny@{https_server.url}",
+            "--quiet",
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1 and "not trusted" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("setting", ["LMRL_ENDPOINT_CA", "SSL_CERT_FILE"])
-def test_a_missing_ca_file_is_one_line(setting: str, https_server: FakeServer, tmp_path, monkeypatch) -> None:
+def test_a_missing_ca_file_is_one_line(
+    setting: str, https_server: FakeServer, tmp_path, monkeypatch
+) -> None:
     monkeypatch.setenv(setting, str(tmp_path / "nowhere.pem"))
     with pytest.raises(EndpointError) as e:
         _act(https_server.url)
@@ -85,8 +107,9 @@ def test_http_through_http_proxy(server: FakeServer, proxy: FakeProxy, monkeypat
     assert len(server.requests) == 1
 
 
-def test_https_through_https_proxy_with_connect(https_server: FakeServer, certificate, proxy: FakeProxy,
-                                                monkeypatch) -> None:  # fmt: skip
+def test_https_through_https_proxy_with_connect(
+    https_server: FakeServer, certificate, proxy: FakeProxy, monkeypatch
+) -> None:
     monkeypatch.setenv("HTTPS_PROXY", proxy.url)
     monkeypatch.setenv("LMRL_ENDPOINT_CA", str(certificate[0]))
     agent = _agent(https_server.url)
@@ -107,8 +130,14 @@ def test_no_proxy_goes_direct(server: FakeServer, proxy: FakeProxy, monkeypatch)
 
 
 @pytest.mark.parametrize("scheme", ["http", "https"])
-def test_the_deadline_holds_through_a_silent_proxy(scheme: str, server: FakeServer, https_server: FakeServer,
-                                                   proxy: FakeProxy, certificate, monkeypatch) -> None:  # fmt: skip
+def test_the_deadline_holds_through_a_silent_proxy(
+    scheme: str,
+    server: FakeServer,
+    https_server: FakeServer,
+    proxy: FakeProxy,
+    certificate,
+    monkeypatch,
+) -> None:
     """The proxy reads the request (or the CONNECT) and goes quiet: the call still ends by the
     deadline, its tries included, although one read may wait 30 s."""
     monkeypatch.setenv(f"{scheme.upper()}_PROXY", proxy.url)
@@ -123,8 +152,9 @@ def test_the_deadline_holds_through_a_silent_proxy(scheme: str, server: FakeServ
     assert took < 3.0 and len(proxy.seen) >= 1
 
 
-def test_the_deadline_holds_through_a_proxy_to_a_trickling_server(https_server: FakeServer, proxy: FakeProxy,
-                                                                  certificate, monkeypatch) -> None:  # fmt: skip
+def test_the_deadline_holds_through_a_proxy_to_a_trickling_server(
+    https_server: FakeServer, proxy: FakeProxy, certificate, monkeypatch
+) -> None:
     monkeypatch.setenv("HTTPS_PROXY", proxy.url)
     monkeypatch.setenv("LMRL_ENDPOINT_CA", str(certificate[0]))
     https_server.default = "trickle-headers"

@@ -31,8 +31,13 @@ def test_reply_is_first_line_with_newline(server: FakeServer) -> None:
 
 
 def test_history_maps_to_user_and_assistant_turns() -> None:
-    hist = (Text("Start\n", False), Text("Hi\n", True), Text("Hello.\n", False), Text("Deal?\n", True),
-            Text("Yes.\n", False))  # fmt: skip
+    hist = (
+        Text("Start\n", False),
+        Text("Hi\n", True),
+        Text("Hello.\n", False),
+        Text("Deal?\n", True),
+        Text("Yes.\n", False),
+    )
     msgs = history_to_messages(hist, "sys")
     assert [m["role"] for m in msgs] == ["system", "user", "assistant", "user", "assistant", "user"]
     assert msgs[-1]["content"] == "Yes."
@@ -46,7 +51,9 @@ def test_cut_off_own_line_becomes_a_completion_request() -> None:
     assert "Complete this line" in msgs[-1]["content"]
 
 
-def test_api_key_comes_from_the_named_variable(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_api_key_comes_from_the_named_variable(
+    server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("MY_TEST_KEY", "sekrit")
     agent(server.url, api_key_env="MY_TEST_KEY").act((Text("x\n", False),))
     assert server.headers[0]["Authorization"] == "Bearer sekrit"
@@ -93,7 +100,12 @@ def test_wrong_path_is_a_clear_error(server: FakeServer) -> None:
 
 @pytest.mark.parametrize(
     "body",
-    [b"not json at all", {"choices": []}, {"nothing": 1}, {"choices": [{"message": {"content": 5}}]}],
+    [
+        b"not json at all",
+        {"choices": []},
+        {"nothing": 1},
+        {"choices": [{"message": {"content": 5}}]},
+    ],
 )
 def test_malformed_reply_is_an_endpoint_error(server: FakeServer, body: Any) -> None:
     server.default = (200, body)
@@ -159,7 +171,9 @@ def test_a_silent_server_times_out_and_is_retried(server: FakeServer) -> None:
     server.default, server.trickle_every = TRICKLE_BODY, 2.0  # headers, then nothing for 2 s
     with pytest.raises(EndpointError) as e:
         agent(server.url, timeout=0.2, deadline=5, retries=1).act((Text("x\n", False),))
-    assert str(e.value) == f"the model endpoint {server.url} failed 2 tries in a row (last: timed out)"
+    assert (
+        str(e.value) == f"the model endpoint {server.url} failed 2 tries in a row (last: timed out)"
+    )
     assert len(server.requests) == 2
 
 
@@ -205,7 +219,18 @@ def test_bad_url_is_rejected() -> None:
 
 
 def test_endpoint_can_be_the_car_buyer(server: FakeServer) -> None:
-    server.default = (200, {"choices": [{"message": {"content": "Fine. Output: Decision=Accept MSRP=$32,000 Buy Price=$30,000"}}]})
+    server.default = (
+        200,
+        {
+            "choices": [
+                {
+                    "message": {
+                        "content": "Fine. Output: Decision=Accept MSRP=$32,000 Buy Price=$30,000"
+                    }
+                }
+            ]
+        },
+    )
     buyer = agent(server.url, role="buyer")
     task = CarDealerTask(partner=buyer)
 
@@ -240,13 +265,23 @@ def test_the_system_message_is_the_tasks_instructions_for_the_role(server: FakeS
     guesser.reset(tq, 0)
     guesser.act((Text("Questions:\n", False),))
     system = server.requests[-1]["messages"][0]["content"]
-    assert system == tq.spec.instructions["guesser"] and "Twenty Questions" in system and "Is it a dog?" in system
-    assert guesser.model_view(tq.history()) == f"[system] {system}\n[user] Questions:\n"  # the play screen's view
+    assert (
+        system == tq.spec.instructions["guesser"]
+        and "Twenty Questions" in system
+        and "Is it a dog?" in system
+    )
+    assert (
+        guesser.model_view(tq.history()) == f"[system] {system}\n[user] Questions:\n"
+    )  # the play screen's view
     wordle = envs.make("wordle")
-    assert role_prompt("agent", wordle) == f"{SYSTEM_PROMPTS['agent']} The game: {wordle.spec.summary}"
+    assert (
+        role_prompt("agent", wordle) == f"{SYSTEM_PROMPTS['agent']} The game: {wordle.spec.summary}"
+    )
     buyer = agent(server.url, role="buyer")
     buyer.reset(envs.make("car-dealer"), 0)
-    assert buyer.system_prompt == SYSTEM_PROMPTS["buyer"]  # the car dealer gives its buyer no rules of its own
+    assert (
+        buyer.system_prompt == SYSTEM_PROMPTS["buyer"]
+    )  # the car dealer gives its buyer no rules of its own
     own = agent(server.url, role="guesser", system_prompt="Be brief.")
     own.reset(tq, 0)
     assert own.system_prompt == "Be brief."

@@ -19,7 +19,11 @@ _ID_LIKE = re.compile(r"^(maze|textnav|text|wordle|chess|endgames?|twenty|guess|
 
 def _string_constants(path: Path) -> list[tuple[int, str]]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return [(n.lineno, n.value) for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return [
+        (n.lineno, n.value)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
 
 
 def test_every_task_id_spelled_in_the_code_is_a_task() -> None:
@@ -48,9 +52,19 @@ def test_check_task(task_id: str) -> None:
 def test_facts_on_the_specs() -> None:
     facts = {t: envs.spec(t) for t in envs.core.builtin_ids()}
     assert {t for t, s in facts.items() if s.window == "step"} == {"maze-fo", "chess", "endgames"}
-    assert {t for t, s in facts.items() if s.window == "history"} == {"textnav-fo", "textnav-po", "car-dealer"}
+    assert {t for t, s in facts.items() if s.window == "history"} == {
+        "textnav-fo",
+        "textnav-po",
+        "car-dealer",
+    }
     assert {t for t, s in facts.items() if s.decoding == "rerank"} == {
-        "maze-fo", "maze-po", "textnav-fo", "textnav-po", "chess", "endgames"}
+        "maze-fo",
+        "maze-po",
+        "textnav-fo",
+        "textnav-po",
+        "chess",
+        "endgames",
+    }
     assert {t for t, s in facts.items() if s.reply_kind == "yes-no"} == {"twenty-questions"}
     assert {t for t, s in facts.items() if s.exact_evaluation} == {"maze-fo"}
     assert not envs.spec("maze-fo", layout="umaze").exact_evaluation

@@ -14,8 +14,14 @@ from envs.textnav.engine import EXITS, KITCHEN, LIVING, NEXT_HOP, ROOMS
 from envs.textnav.policies import PartialWalkthroughPolicy, shortest_walkthrough_step
 from envs.textnav.task import ADMISSIBLE_PREFIX, TextNavTask
 
-WALKTHROUGH = ["take stale food from table", "go west", "go west", "open fridge",
-               "insert stale food into fridge", "close fridge"]  # fmt: skip
+WALKTHROUGH = [
+    "take stale food from table",
+    "go west",
+    "go west",
+    "open fridge",
+    "insert stale food into fridge",
+    "close fridge",
+]
 
 
 def commands(obs: str) -> list[str]:
@@ -53,16 +59,33 @@ def test_house_exits_are_lmrl_and_symmetric():
 def test_walkthrough_from_the_living_room_wins():
     t = envs.make("textnav-fo")
     obs = t.reset(0, {"start_room": "living room"})
-    assert commands(obs) == ["go east", "go south", "go west", "take fresh food from table",
-                             "take stale food from table"]  # fmt: skip
+    assert commands(obs) == [
+        "go east",
+        "go south",
+        "go west",
+        "take fresh food from table",
+        "take stale food from table",
+    ]
     steps = [t.step(a + "\n") for a in WALKTHROUGH]
     # LMRL's admissible lists (docs/tasks.md §2.2).
     assert commands(steps[0].observation) == [
-        "drop stale food", "eat stale food", "go east", "go south", "go west",
-        "put stale food on table", "take fresh food from table"]  # fmt: skip
+        "drop stale food",
+        "eat stale food",
+        "go east",
+        "go south",
+        "go west",
+        "put stale food on table",
+        "take fresh food from table",
+    ]
     assert commands(steps[1].observation) == [
-        "drop stale food", "eat stale food", "go east", "go west", "put stale food on table",
-        "take coffee cup from table", "take plate from table"]  # fmt: skip
+        "drop stale food",
+        "eat stale food",
+        "go east",
+        "go west",
+        "put stale food on table",
+        "take coffee cup from table",
+        "take plate from table",
+    ]
     assert "You are carrying: a stale food." in steps[1].observation
     assert [s.reward for s in steps] == [0.0] * 5 + [1.0]
     assert steps[-1].terminated and steps[-1].info["success"] and not steps[-1].truncated
@@ -183,14 +206,22 @@ def test_parse_input_reads_natural_phrasing():
     t = envs.make("textnav-fo")
     t.reset(0, {"start_room": "living room"})
     for typed, canonical in [
-        ("east", "go east"), ("e", "go east"), ("S", "go south"), ("walk west", "go west"),
-        ("go to the west", "go west"), ("take the stale food", "take stale food from table"),
-        ("grab stale food", "take stale food from table"), ("get the fresh food", "take fresh food from table"),
+        ("east", "go east"),
+        ("e", "go east"),
+        ("S", "go south"),
+        ("walk west", "go west"),
+        ("go to the west", "go west"),
+        ("take the stale food", "take stale food from table"),
+        ("grab stale food", "take stale food from table"),
+        ("get the fresh food", "take fresh food from table"),
         ("pick up the stale food", "take stale food from table"),
         ("pick the stale food up", "take stale food from table"),
-    ]:  # fmt: skip
+    ]:
         assert t.parse_input(typed) == canonical + "\n", typed
-    with pytest.raises(envs.InvalidInput, match="Did you mean: take fresh food from table, take stale food from table"):
+    with pytest.raises(
+        envs.InvalidInput,
+        match="Did you mean: take fresh food from table, take stale food from table",
+    ):
         t.parse_input("take the food")
     with pytest.raises(envs.InvalidInput, match="no way north"):
         t.parse_input("north")
@@ -205,9 +236,11 @@ def test_parse_input_reads_natural_phrasing():
         ("put stale food in fridge", "insert stale food into fridge"),
         ("Put the stale food in the refrigerator.", "insert stale food into fridge"),
         ("place stale food inside fridge", "insert stale food into fridge"),
-        ("put stale food on the floor", "drop stale food"), ("take fruit", "take fruit from fridge"),
-        ("shut the fridge", "close fridge"), ("close fridge", "close fridge"),
-    ]:  # fmt: skip
+        ("put stale food on the floor", "drop stale food"),
+        ("take fruit", "take fruit from fridge"),
+        ("shut the fridge", "close fridge"),
+        ("close fridge", "close fridge"),
+    ]:
         assert t.parse_input(typed) == canonical + "\n", typed
 
 
@@ -230,8 +263,14 @@ def test_strong_policy_takes_the_shortest_walkthrough(room):
 def test_strong_policy_recovers_from_any_state():
     t = envs.make("textnav-fo")
     t.reset(0, {"start_room": "living room"})
-    for a in ("take stale food from table", "go south", "open chest", "insert stale food into chest",
-              "close chest", "go east"):  # fmt: skip
+    for a in (
+        "take stale food from table",
+        "go south",
+        "open chest",
+        "insert stale food into chest",
+        "close chest",
+        "go east",
+    ):
         assert not t.step(a + "\n").info.get("invalid")
     pol = envs.make_policy("textnav-fo", "strong")
     pol.reset(t, 0)
@@ -239,8 +278,17 @@ def test_strong_policy_recovers_from_any_state():
     while not t.state()["done"]:
         plan.append(pol.act(t.history()).strip())
         t.step(plan[-1])
-    assert plan == ["go west", "open chest", "take stale food from chest", "go north", "go west",
-                    "go west", "open fridge", "insert stale food into fridge", "close fridge"]  # fmt: skip
+    assert plan == [
+        "go west",
+        "open chest",
+        "take stale food from chest",
+        "go north",
+        "go west",
+        "go west",
+        "open fridge",
+        "insert stale food into fridge",
+        "close fridge",
+    ]
     assert t.state()["outcome"] == "won"
     assert shortest_walkthrough_step(KITCHEN, t.locations, t.opened) is None
 
@@ -276,10 +324,18 @@ def test_a_person_may_name_the_room_next_door_in_the_fully_observed_house():
 
     t = envs.make("textnav-fo")
     t.reset(0, {"start_room": "kitchen"})  # exits: east dining room, north garden, west backyard
-    for typed, command in [("go to the dining room", "go east\n"), ("Walk into the backyard.", "go west\n"),
-                           ("garden", "go north\n"), ("head to the dining", "go east\n"), ("go east", "go east\n")]:
+    for typed, command in [
+        ("go to the dining room", "go east\n"),
+        ("Walk into the backyard.", "go west\n"),
+        ("garden", "go north\n"),
+        ("head to the dining", "go east\n"),
+        ("go east", "go east\n"),
+    ]:
         assert t.parse_input(typed) == command, typed
-    for typed, said in [("go to the living room", "not next to this room"), ("kitchen", "in the kitchen already")]:
+    for typed, said in [
+        ("go to the living room", "not next to this room"),
+        ("kitchen", "in the kitchen already"),
+    ]:
         with pytest.raises(InvalidInput, match=said) as e:
             t.parse_input(typed)
         assert "go east, go north, go west" in str(e.value)

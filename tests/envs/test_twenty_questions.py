@@ -66,10 +66,13 @@ def test_lmrl_transcript():
     assert steps[-1].info["success"] is True and steps[-1].info["secret"] == "Car"
     assert t.history() == (
         Text("Questions:\n", False),
-        Text("Is it an animal?\n", True), Text("No.\n", False),
-        Text("Is it a vehicle?\n", True), Text("Yes.\n", False),
-        Text("Is it a car?\n", True), Text("Yes.\n", False),
-    )  # fmt: skip
+        Text("Is it an animal?\n", True),
+        Text("No.\n", False),
+        Text("Is it a vehicle?\n", True),
+        Text("Yes.\n", False),
+        Text("Is it a car?\n", True),
+        Text("Yes.\n", False),
+    )
     with pytest.raises(RuntimeError):
         t.step("Is it a car?\n")
 
@@ -115,9 +118,17 @@ def test_state_exposes_transcript_questions_left_secret_and_turn():
     t.step("Is it an animal?\n")
     st1 = t.state()
     assert st1["transcript"] == [
-        {"question": "Is it an animal?", "answer": "Yes.", "understood": True, "guess": None,
-         "correct": False, "normalised": False, "unlisted": False, "reply": None}
-    ]  # fmt: skip
+        {
+            "question": "Is it an animal?",
+            "answer": "Yes.",
+            "understood": True,
+            "guess": None,
+            "correct": False,
+            "normalised": False,
+            "unlisted": False,
+            "reply": None,
+        }
+    ]
     assert st1["questions_left"] == 19 and st1["secret"]["name"] == "Dog"
     assert len(st1["guessable"]) == len(objects()) and "Dog" in st1["guessable"]
     assert st1["partner"] == "embedded"

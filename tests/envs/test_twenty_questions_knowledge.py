@@ -48,24 +48,32 @@ def test_every_name_guess_is_exact() -> None:
             assert (answer(f"Is it a {u.name.lower()}?", i).text == "Yes.") == (i == j)
 
 
-@pytest.mark.parametrize(("secret", "question"), [
-    ("Butterfly", "Is it a cocoon?"), ("Car", "Is it a motor?"), ("Elephant", "Is it a tusk?"),
-    ("Cherry", "Is it a pit?"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("secret", "question"),
+    [
+        ("Butterfly", "Is it a cocoon?"),
+        ("Car", "Is it a motor?"),
+        ("Elephant", "Is it a tusk?"),
+        ("Cherry", "Is it a pit?"),
+    ],
+)
 def test_part_or_stage_is_a_wrong_guess(secret: str, question: str) -> None:
     """Naming a part or a life stage of the object asks what it is: a wrong guess."""
     reply = answer(question, INDEX[secret])
     assert reply.text == "No." and reply.understood
 
 
-@pytest.mark.parametrize(("secret", "question", "expected"), [
-    ("Saw", "Would a carpenter use it?", "Yes."),
-    ("Saw", "Would a chef use it?", "No."),
-    ("Cello", "Do musicians play it?", "Yes."),
-    ("Broccoli", "Is it good for you?", "Yes."),
-    ("Laptop", "Is it portable?", "Yes."),
-    ("Refrigerator", "Is it portable?", "No."),
-    ("Lawn mower", "Is it motorized?", "Yes."),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("secret", "question", "expected"),
+    [
+        ("Saw", "Would a carpenter use it?", "Yes."),
+        ("Saw", "Would a chef use it?", "No."),
+        ("Cello", "Do musicians play it?", "Yes."),
+        ("Broccoli", "Is it good for you?", "Yes."),
+        ("Laptop", "Is it portable?", "Yes."),
+        ("Refrigerator", "Is it portable?", "No."),
+        ("Lawn mower", "Is it motorized?", "Yes."),
+    ],
+)
 def test_who_uses_it_and_more(secret: str, question: str, expected: str) -> None:
     assert answer(question, INDEX[secret]).text == expected

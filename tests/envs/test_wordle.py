@@ -36,8 +36,26 @@ def fb(rule: str, guess: str, answer: str) -> str:
 
 @pytest.fixture
 def small_vocab(tmp_path):
-    words = ["crane", "slate", "salty", "salsa", "abide", "speed", "there", "eerie", "hello", "lolly",
-             "allot", "atoll", "melee", "sheep", "geese", "liver", "level", "reeds"]  # fmt: skip
+    words = [
+        "crane",
+        "slate",
+        "salty",
+        "salsa",
+        "abide",
+        "speed",
+        "there",
+        "eerie",
+        "hello",
+        "lolly",
+        "allot",
+        "atoll",
+        "melee",
+        "sheep",
+        "geese",
+        "liver",
+        "level",
+        "reeds",
+    ]
     p = tmp_path / "vocab.txt"
     p.write_text("\n".join(words) + "\nnot-a-word\nTOOLONGWORD\n")
     return p

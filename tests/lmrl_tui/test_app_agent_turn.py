@@ -38,7 +38,11 @@ async def test_the_view_says_thinking_only_while_the_agent_thinks(store):
         agent = SlowGuesser()
         screen = app.start_session("twenty-questions", agent, None, 3, None)
         await pilot.pause()
-        assert not screen.auto and "space steps" in turn_line(screen) and "thinking" not in turn_line(screen)
+        assert (
+            not screen.auto
+            and "space steps" in turn_line(screen)
+            and "thinking" not in turn_line(screen)
+        )
         await pilot.press("space")
         await pilot.pause(THINKING_NOTE_AFTER + 0.2)
         assert screen.thinking and "is thinking" in turn_line(screen)
@@ -71,6 +75,8 @@ async def test_a_task_whose_only_side_is_the_agent_says_so_once(store):
             if isinstance(screen.view, ChessView):
                 hint = screen.query_one("#hint", Static)
                 assert hint.size.width >= len(line), hint.size  # not cut at the board's width
-                assert "Your move" not in screen.query_one("#move-input").placeholder  # a disabled box
+                assert (
+                    "Your move" not in screen.query_one("#move-input").placeholder
+                )  # a disabled box
             app.pop_screen()
             await pilot.pause()

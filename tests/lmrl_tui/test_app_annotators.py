@@ -56,15 +56,23 @@ async def test_empty_and_too_long_names_are_refused_in_place(store):
             prompt.query_one("#player-name").value = typed
             await pilot.press("enter")
             await pilot.pause()
-            assert app.screen is prompt and error.has_class("-shown") and "empty" in str(error.render())
+            assert (
+                app.screen is prompt
+                and error.has_class("-shown")
+                and "empty" in str(error.render())
+            )
         prompt.query_one("#player-name").value = "x" * 45
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen is prompt and "At most 40" in str(error.render())
-        await pilot.press("end", "ctrl+u", *"bo", "tab", *"new", "enter")  # a name and a session note
+        await pilot.press(
+            "end", "ctrl+u", *"bo", "tab", *"new", "enter"
+        )  # a name and a session note
         await _start(app, pilot)
         await pilot.pause()
-        assert isinstance(app.screen, HomeScreen) and app.player == "bo" and app.session_note == "new"
+        assert (
+            isinstance(app.screen, HomeScreen) and app.player == "bo" and app.session_note == "new"
+        )
     assert [r["player"] for r in annotator_figures(store)] == ["bo"]
 
 
@@ -82,10 +90,14 @@ async def test_a_served_session_asks_every_time_and_saves_nothing(store, monkeyp
         await _start(app, pilot)
         assert app.player == "cy"
         dialog = app.screen  # only cy's own unfinished game is offered
-        assert isinstance(dialog, UnfinishedDialog) and [e["player"] for e in dialog.episodes.values()] == ["cy"]
+        assert isinstance(dialog, UnfinishedDialog) and [
+            e["player"] for e in dialog.episodes.values()
+        ] == ["cy"]
         await pilot.press("escape")
         choice = EpisodeChoice(MAZE, 1, "human", "embedded", "cy", False)  # a game from the dialog
-        app.episode_started(StartedEpisode(open_choice(store, choice, None, None), choice, {"agent": "human"}))
+        app.episode_started(
+            StartedEpisode(open_choice(store, choice, None, None), choice, {"agent": "human"})
+        )
         await pilot.pause()
         assert store.episode(app.screen.session.episode_id)["player"] == "cy"
     saved = json.loads(LastChoices().path.read_text())
@@ -154,8 +166,20 @@ def test_stats_by_player_adds_a_row_per_annotator(store, db_path, capsys):
     assert main(["--db", str(db_path), "stats", "--by", "player"]) == 0
     out = capsys.readouterr().out.splitlines()
     start = out.index("per annotator:")
-    assert out[start + 1].split() == ["player", "episodes", "finished", "time", "played", "success", "mean",
-                                      "return", "think", "(s)", "refused", "labels"]  # fmt: skip
+    assert out[start + 1].split() == [
+        "player",
+        "episodes",
+        "finished",
+        "time",
+        "played",
+        "success",
+        "mean",
+        "return",
+        "think",
+        "(s)",
+        "refused",
+        "labels",
+    ]
     rows = {line.split()[0]: line.split()[1:] for line in out[start + 2 :]}
     assert rows["ann"] == ["2", "1", "2m00s", "100.0%", "-2.000", "2.5", "3", "2"]
     assert rows["bob"] == ["1", "1", "1m00s", "0.0%", "-2.000", "7.0", "0", "1"]

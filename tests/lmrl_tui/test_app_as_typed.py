@@ -24,7 +24,9 @@ async def test_a_person_oracle_s_typed_reply_is_stored_as_typed(store):
     app = make_app(store, player="bob")
     async with app.run_test(size=(140, 40)) as pilot:
         agent = envs.make_policy("twenty-questions", "strong")
-        screen = app.start_session("twenty-questions", agent, HumanAgent("bob", role="oracle"), 9, "bob")
+        screen = app.start_session(
+            "twenty-questions", agent, HumanAgent("bob", role="oracle"), 9, "bob"
+        )
         screen.speed_index = 5
         typed = []
         for _ in range(2):
@@ -32,19 +34,25 @@ async def test_a_person_oracle_s_typed_reply_is_stored_as_typed(store):
             yes = tq_answer(screen.view.pending, screen.session.task.secret).text == "Yes."
             typed.append("  y " if yes else "n")
             screen.view.replying = None  # what the view does as it sends the person's text
-            screen.view.post_message(TaskView.Submitted("   ", role="oracle"))  # blank: nothing is sent
+            screen.view.post_message(
+                TaskView.Submitted("   ", role="oracle")
+            )  # blank: nothing is sent
             screen.view.post_message(TaskView.Submitted(typed[-1], role="oracle"))
         await _await_reply_request(pilot, screen)
         steps = store.steps(screen.session.episode_id)
     assert [s["info"]["partner"]["typed"] for s in steps] == typed
-    assert [s["info"]["partner"]["reply"] for s in steps] == ["Yes." if t.strip() == "y" else "No." for t in typed]
+    assert [s["info"]["partner"]["reply"] for s in steps] == [
+        "Yes." if t.strip() == "y" else "No." for t in typed
+    ]
 
 
 async def test_a_yes_typed_into_the_reply_line_is_stored_as_typed(store):
     app = make_app(store, player="bob")
     async with app.run_test(size=(140, 40)) as pilot:
         agent = envs.make_policy("twenty-questions", "strong")
-        screen = app.start_session("twenty-questions", agent, HumanAgent("bob", role="oracle"), 9, "bob")
+        screen = app.start_session(
+            "twenty-questions", agent, HumanAgent("bob", role="oracle"), 9, "bob"
+        )
         screen.speed_index = 5
         await _await_reply_request(pilot, screen)
         yes = tq_answer(screen.view.pending, screen.session.task.secret).text == "Yes."

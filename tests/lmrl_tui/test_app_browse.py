@@ -28,6 +28,8 @@ async def test_browse_and_label_steps(db_path):
         await pilot.pause()
         labels = app.store.labels(5)
         assert [(lab["step_idx"], lab["label"], lab["author"]) for lab in labels] == [
-            (1, "good", "lab"), (2, "bad", "lab"), (2, "note: wall", "lab")
+            (1, "good", "lab"),
+            (2, "bad", "lab"),
+            (2, "note: wall", "lab"),
         ]
         assert "good" in str(screen.query_one("#steps").get_row("1"))

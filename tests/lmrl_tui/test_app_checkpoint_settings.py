@@ -45,5 +45,7 @@ async def test_the_dialog_passes_the_flags_and_refuses_bad_ones(store, tmp_path,
         dialog.query_one("#start").press()
         await settle(app, pilot)
         assert isinstance(app.screen, PlayScreen)
-        assert calls == [(str(folder), {"task": "maze-fo", "decoding": "greedy", "temperature": 0.5})]
+        assert calls == [
+            (str(folder), {"task": "maze-fo", "decoding": "greedy", "temperature": 0.5})
+        ]
     assert store.count() == 1

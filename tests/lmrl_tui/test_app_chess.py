@@ -144,8 +144,11 @@ async def test_a_move_played_after_opening_the_legal_moves_records_the_hint(stor
 def test_the_endgame_line_names_where_the_position_comes_from(tmp_path):
     path = tmp_path / "train.jsonl"
     path.write_text('"8/8/8/7k/8/4R2K/1R6/8 w - - 0 1"\n')
-    for positions, label in (("test", " · test position "), (str(path), " · position 0 of train.jsonl"),
-                             ("random", "")):  # fmt: skip
+    for positions, label in (
+        ("test", " · test position "),
+        (str(path), " · position 0 of train.jsonl"),
+        ("random", ""),
+    ):
         task = ChessTask("endgames", positions=positions)
         task.reset(3)
         got = position_label(task.state())

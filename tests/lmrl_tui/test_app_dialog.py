@@ -58,10 +58,21 @@ async def test_focus_starts_on_the_first_field_and_is_marked(store):
         fields = list(dialog._labels)
         for key in ["tab"] * len(fields) + ["shift+tab"] * 3:
             await pilot.press(key)
-            row = next((n.id[:-4] for n in app.focused.ancestors_with_self if n.id and n.id.endswith("-row")), None)
-            marked = [f for f in fields if str(dialog.query_one(f"#{f}-label").render()).startswith("▸")]
+            row = next(
+                (
+                    n.id[:-4]
+                    for n in app.focused.ancestors_with_self
+                    if n.id and n.id.endswith("-row")
+                ),
+                None,
+            )
+            marked = [
+                f for f in fields if str(dialog.query_one(f"#{f}-label").render()).startswith("▸")
+            ]
             assert marked == ([row] if row else []), (key, app.focused)
-            assert [f for f in fields if dialog.query_one(f"#{f}-row").has_class("-focused")] == marked
+            assert [
+                f for f in fields if dialog.query_one(f"#{f}-row").has_class("-focused")
+            ] == marked
 
 
 async def test_enter_in_a_field_moves_on_and_does_not_start(store):
@@ -81,7 +92,10 @@ async def test_enter_in_a_field_moves_on_and_does_not_start(store):
         assert dialog.query_one("#agent", Select).expanded
         await pilot.press("down", "enter")  # picks the next agent
         await pilot.pause()
-        assert dialog.query_one("#agent", Select).value == "strong" and not dialog.query_one("#agent").expanded
+        assert (
+            dialog.query_one("#agent", Select).value == "strong"
+            and not dialog.query_one("#agent").expanded
+        )
         dialog.query_one("#agent", Select).value = "human"
         dialog.query_one("#opt-layout_seed", Input).focus()  # the maze's last option
         await pilot.press("enter")
@@ -149,14 +163,19 @@ async def test_errors_are_shown_under_their_field_and_the_dialog_stays(store):
         await pilot.click("#start")
         await settle(app, pilot)
         assert app.screen is dialog and field_error(dialog, "seed") == ""
-        assert field_error(dialog, "opt-max_guesses") == "max_guesses must be a whole number ≥ 1, not '0'"
+        assert (
+            field_error(dialog, "opt-max_guesses")
+            == "max_guesses must be a whole number ≥ 1, not '0'"
+        )
         assert app.focused is dialog.query_one("#opt-max_guesses", Input)  # where the fix is typed
         dialog.query_one("#opt-max_guesses", Input).value = ""
         dialog.query_one("#checkpoint", Input).value = "no-such-policy"
         await pilot.click("#start")
         await settle(app, pilot)
         await wait_until(pilot, lambda: field_error(dialog, "checkpoint") != "")
-        assert app.screen is dialog and "unknown policy 'no-such-policy'" in field_error(dialog, "checkpoint")
+        assert app.screen is dialog and "unknown policy 'no-such-policy'" in field_error(
+            dialog, "checkpoint"
+        )
         assert field_error(dialog, "opt-max_guesses") == ""
         assert dialog.query_one("#seed", Input).value == "4"  # the form is kept
         dialog.query_one("#checkpoint", Input).value = ""
@@ -172,17 +191,32 @@ async def test_every_option_of_the_task_has_a_field_with_its_values(store, tmp_p
     app = make_app(store, player="ann")
     async with app.run_test(size=(120, 50)) as pilot:
         dialog = await open_dialog(app, pilot, "endgames", seed=2)
-        for name in ("opponent", "elo", "skill_level", "depth", "movetime", "nodes", "threads", "max_moves",
-                     "fen", "positions", "setups"):  # fmt: skip
+        for name in (
+            "opponent",
+            "elo",
+            "skill_level",
+            "depth",
+            "movetime",
+            "nodes",
+            "threads",
+            "max_moves",
+            "fen",
+            "positions",
+            "setups",
+        ):
             assert dialog.query(f"#opt-{name}"), name
         opponent = dialog.query_one("#opt-opponent", Select)
-        assert opponent.value == "stockfish" and "stockfish (default)" in [str(p) for p, _ in opponent._options]
+        assert opponent.value == "stockfish" and "stockfish (default)" in [
+            str(p) for p, _ in opponent._options
+        ]
         positions = dialog.query_one("#opt-positions", Input)  # test, random or a positions file
         assert "test|random|a file; blank: test" in positions.placeholder
         positions.value = str(tmp_path / "missing.jsonl")
         await pilot.click("#start")
         await settle(app, pilot)
-        assert app.screen is dialog and "cannot read the positions file" in str(dialog.query_one("#error").render())
+        assert app.screen is dialog and "cannot read the positions file" in str(
+            dialog.query_one("#error").render()
+        )
         (tmp_path / "mine.jsonl").write_text('"8/8/8/7k/8/4R2K/1R6/8 w - - 0 1"\n')
         positions.value = str(tmp_path / "mine.jsonl")
         await pilot.click("#start")
@@ -198,7 +232,10 @@ async def test_every_option_of_the_task_has_a_field_with_its_values(store, tmp_p
         await pilot.click("#start")
         await settle(app, pilot)
         assert app.screen is dialog
-        assert field_error(dialog, "opt-setups") == "setups must be any of kQK,kRK,kQRK,kRRK, not 'kQK,kXK'"
+        assert (
+            field_error(dialog, "opt-setups")
+            == "setups must be any of kQK,kRK,kQRK,kRRK, not 'kQK,kXK'"
+        )
         setups.value = "kRK"
         await pilot.click("#start")
         await settle(app, pilot)
@@ -250,8 +287,12 @@ async def test_a_refusal_under_a_long_form_is_scrolled_into_view(store, tmp_path
         await pilot.press("enter")  # enter in the last field starts
         await settle(app, pilot)
         error, buttons = dialog.query_one("#error"), dialog.query_one("#buttons")
-        await wait_until(pilot, lambda: error.region.height and error.region.bottom <= buttons.region.y)
-        assert "cannot read the positions file" in str(error.render()) and "No such file" in str(error.render())
+        await wait_until(
+            pilot, lambda: error.region.height and error.region.bottom <= buttons.region.y
+        )
+        assert "cannot read the positions file" in str(error.render()) and "No such file" in str(
+            error.render()
+        )
         assert app.screen is dialog and form.region.contains_region(error.region)
         assert error.region.bottom <= buttons.region.y  # not under the buttons
 
@@ -260,7 +301,9 @@ async def test_enter_on_a_checkbox_moves_on_and_ctrl_s_starts_from_any_field(sto
     from textual.widgets import Checkbox
 
     app = make_app(store, player="ann")
-    async with app.run_test(size=(80, 24)) as pilot:  # the smallest usual terminal: the form scrolls
+    async with app.run_test(
+        size=(80, 24)
+    ) as pilot:  # the smallest usual terminal: the form scrolls
         dialog = await open_dialog(app, pilot, "wordle")
         box = dialog.query_one("#strict", Checkbox)
         box.focus()
@@ -273,7 +316,9 @@ async def test_enter_on_a_checkbox_moves_on_and_ctrl_s_starts_from_any_field(sto
         await pilot.pause()
         assert box.value is True
         dialog.query_one("#seed", Input).focus()
-        await pilot.press("4", "2", "ctrl+s")  # starts with what the form shows, from the seed field
+        await pilot.press(
+            "4", "2", "ctrl+s"
+        )  # starts with what the form shows, from the seed field
         await wait_until(pilot, lambda: isinstance(app.screen, PlayScreen))
         session = app.screen.session
         assert (session.task_id, session.seed, session.strict) == ("wordle", 42, True)
@@ -291,17 +336,35 @@ async def test_every_form_fits_an_80_by_24_terminal(store):
         await app.workers.wait_for_complete()
         app.push_screen(TrainForm("maze-fo"))
         await pilot.pause()
-        app.push_screen(UnfinishedDialog([{"id": 1, "task": "maze-fo", "n_steps": 2, "player": "ann",
-                                           "agent_kind": "human", "agent_name": None, "started_at": None}]))  # fmt: skip
+        app.push_screen(
+            UnfinishedDialog(
+                [
+                    {
+                        "id": 1,
+                        "task": "maze-fo",
+                        "n_steps": 2,
+                        "player": "ann",
+                        "agent_kind": "human",
+                        "agent_name": None,
+                        "started_at": None,
+                    }
+                ]
+            )
+        )
         await pilot.pause()
         app.new_episode("endgames")  # the longest form: its options
         await pilot.pause()
-        for screen, box in [(app.screen_stack[-1], VerticalScroll), (app.screen_stack[-2], Vertical),
-                            (app.screen_stack[-3], VerticalScroll)]:  # fmt: skip
+        for screen, box in [
+            (app.screen_stack[-1], VerticalScroll),
+            (app.screen_stack[-2], Vertical),
+            (app.screen_stack[-3], VerticalScroll),
+        ]:
             region = screen.query_one(box).region
             assert region.x >= 0 and region.right <= 80 and region.bottom <= 24, (screen, region)
         form = app.screen.query_one(VerticalScroll)
         assert form.max_scroll_y > 0  # taller than the terminal: it scrolls
         player = app.screen.query_one("#player", Input)
         player.focus()
-        await wait_for(pilot, lambda: player.region.bottom <= 24, "the focused field brought into view", 10)
+        await wait_for(
+            pilot, lambda: player.region.bottom <= 24, "the focused field brought into view", 10
+        )

@@ -79,7 +79,14 @@ async def test_a_broken_task_module_is_reported_and_the_rest_are_listed(store, m
     async with app.run_test(size=(140, 40)) as pilot:
         table = app.screen.query_one("#tasks")
         await settle(app, pilot, until=lambda: bool(seen) and table.row_count == len(registered))
-        assert seen == [("ImportError: no module named 'knowledge_base'", "Could not load the tasks", "error", 30)]
+        assert seen == [
+            (
+                "ImportError: no module named 'knowledge_base'",
+                "Could not load the tasks",
+                "error",
+                30,
+            )
+        ]
         assert table.row_count == len(registered) and not table.loading
 
 
@@ -104,7 +111,9 @@ async def settle(app, pilot, until=lambda: True) -> None:
             return
 
 
-async def test_a_database_that_fails_under_the_home_screen_is_a_toast_not_a_crash(store, monkeypatch):
+async def test_a_database_that_fails_under_the_home_screen_is_a_toast_not_a_crash(
+    store, monkeypatch
+):
     import sqlite3
 
     import lmrl_tui.screens.home as home
@@ -115,7 +124,12 @@ async def test_a_database_that_fails_under_the_home_screen_is_a_toast_not_a_cras
     monkeypatch.setattr(home, "source_counts", broken)
     app = make_app(store)
     seen = spy_notifications(app)
-    toast = ("DatabaseError: database disk image is malformed", "Could not read the database", "error", 30)
+    toast = (
+        "DatabaseError: database disk image is malformed",
+        "Could not read the database",
+        "error",
+        30,
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot, until=lambda: toast in seen)
         assert toast in seen
@@ -143,5 +157,7 @@ async def test_browse_and_runs_that_cannot_read_are_toasts(store, monkeypatch):
         await pilot.press("escape", "t")
         await settle(app, pilot, until=lambda: "Could not read the training runs" in titles())
         errors = titles()
-        assert "Could not read the episodes" in errors and "Could not read the training runs" in errors
+        assert (
+            "Could not read the episodes" in errors and "Could not read the training runs" in errors
+        )
         assert app.is_running

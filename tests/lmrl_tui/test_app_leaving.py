@@ -72,11 +72,15 @@ async def test_leaving_while_a_scripted_guesser_waits_for_the_person_is_silent(s
         await app.workers.wait_for_complete()
         seen = spy_notifications(app)
         agent = envs.make_policy("twenty-questions", "strong")
-        screen = app.start_session("twenty-questions", agent, HumanAgent("bob", role="oracle"), 9, "bob")
+        screen = app.start_session(
+            "twenty-questions", agent, HumanAgent("bob", role="oracle"), 9, "bob"
+        )
         screen.speed_index = 5
         await _await_reply_request(pilot, screen)
         task = screen.session.task
-        await pilot.press("y" if tq_answer(screen.view.pending, task.secret).text == "Yes." else "n", "enter")
+        await pilot.press(
+            "y" if tq_answer(screen.view.pending, task.secret).text == "Yes." else "n", "enter"
+        )
         await _await_reply_request(pilot, screen)  # the second question waits for the person
         await pilot.press("escape")
         await pilot.pause()
@@ -171,7 +175,9 @@ async def test_a_crashed_episode_can_be_marked_abandoned(store):
 
 async def test_an_episode_whose_replay_differs_is_not_resumed(store):
     eid = crash_maze(store, 3, ["up", "left"])
-    store.db.execute("UPDATE steps SET observation = 'somewhere else' WHERE episode_id = ? AND idx = 1", [eid])
+    store.db.execute(
+        "UPDATE steps SET observation = 'somewhere else' WHERE episode_id = ? AND idx = 1", [eid]
+    )
     store.db.conn.commit()
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -192,8 +198,15 @@ async def test_an_episode_whose_replay_differs_is_not_resumed(store):
 async def test_a_crashed_episode_with_a_human_partner_resumes_with_the_recorded_replies(store):
     agent = envs.make_policy("twenty-questions", "strong")
     partner = HumanAgent("bob", role="oracle")
-    session = PlaySession(store, "twenty-questions", agent=agent, partner=partner, player="bob", seed=9,
-                          agent_choice="strong")  # fmt: skip
+    session = PlaySession(
+        store,
+        "twenty-questions",
+        agent=agent,
+        partner=partner,
+        player="bob",
+        seed=9,
+        agent_choice="strong",
+    )
     session.start()
     for _ in range(3):
         question = session.agent_action()
@@ -238,5 +251,9 @@ async def test_rejected_attempts_after_the_last_step_are_kept_when_the_person_le
         await pilot.press(*"ab", "enter")
         await pilot.pause()
     first, second = sorted(store.recent_episodes(2), key=lambda e: e["id"])
-    assert first["status"] == "abandoned" and [a["typed"] for a in first["meta"]["attempts"]] == ["cranx"]
-    assert second["status"] == "abandoned" and [a["typed"] for a in second["meta"]["attempts"]] == ["ab"]
+    assert first["status"] == "abandoned" and [a["typed"] for a in first["meta"]["attempts"]] == [
+        "cranx"
+    ]
+    assert second["status"] == "abandoned" and [a["typed"] for a in second["meta"]["attempts"]] == [
+        "ab"
+    ]

@@ -41,7 +41,11 @@ async def test_human_plays_maze_to_goal_through_the_dialog(store):
         for k in keys:
             await pilot.press(k)
         await pilot.pause()
-        session = app.screen_stack[-2].session if not isinstance(app.screen, PlayScreen) else app.screen.session
+        session = (
+            app.screen_stack[-2].session
+            if not isinstance(app.screen, PlayScreen)
+            else app.screen.session
+        )
         assert session.done and session.success
     ep = store.recent_episodes(1)[0]
     assert ep["task"] == "maze-fo" and ep["seed"] == 7 and ep["player"] == "ann"
@@ -107,7 +111,9 @@ async def test_watch_scripted_agent_step_and_autoplay(store):
                 break
         assert screen.session.done and screen.session.success
     ep = store.recent_episodes(1)[0]
-    assert ep["source"] == "scripted" and ep["agent_name"] == "optimal" and ep["status"] == "finished"
+    assert (
+        ep["source"] == "scripted" and ep["agent_name"] == "optimal" and ep["status"] == "finished"
+    )
 
 
 async def test_leaving_mid_episode_marks_it_abandoned(store):

@@ -46,7 +46,12 @@ async def test_human_guesser_against_an_endpoint_oracle(store, server):
         assert len(screen.session.transitions) == 1
     ep = store.recent_episodes(1)[0]
     host = server.url.split("//")[1].split("/")[0]
-    assert (ep["agent_kind"], ep["partner_kind"], ep["partner_name"], ep["player"]) == ("human", "http", f"tiny@{host}", "eve")
+    assert (ep["agent_kind"], ep["partner_kind"], ep["partner_name"], ep["player"]) == (
+        "human",
+        "http",
+        f"tiny@{host}",
+        "eve",
+    )
     (step,) = store.steps(ep["id"])
     assert step["action"] == "Is it alive?\n" and step["observation"] == "Yes.\n"
     assert server.requests, "the endpoint was asked"
@@ -56,8 +61,24 @@ def test_generate_with_an_endpoint_partner(tmp_path, server, capsys):
     from lmrl_tui.cli import main
 
     db = tmp_path / "e.db"
-    assert main(["--db", str(db), "generate", "twenty-questions", "--episodes", "2", "--policy", "behaviour",
-                 "--partner", f"http:tiny@{server.url}", "--quiet"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "--db",
+                str(db),
+                "generate",
+                "twenty-questions",
+                "--episodes",
+                "2",
+                "--policy",
+                "behaviour",
+                "--partner",
+                f"http:tiny@{server.url}",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     from data.store import Store
 
     s = Store(db)
@@ -65,7 +86,9 @@ def test_generate_with_an_endpoint_partner(tmp_path, server, capsys):
     assert len(eps) == 2 and all(e["partner_kind"] == "http" for e in eps)
     assert all(st["observation"] == "Yes.\n" for e in eps for st in s.steps(e["id"]))
     s.close()
-    assert main(["--db", str(db), "generate", "maze-fo", "--partner", f"http:tiny@{server.url}"]) == 1
+    assert (
+        main(["--db", str(db), "generate", "maze-fo", "--partner", f"http:tiny@{server.url}"]) == 1
+    )
     assert "has no partner side" in capsys.readouterr().err
 
 
@@ -89,7 +112,9 @@ async def test_a_checkpoint_plays_the_game_it_learnt_and_play_again_keeps_it(sto
         await app.workers.wait_for_complete()
         screen = app.start_session("wordle", _OptionsAgent(), None, 5, None)
         await pilot.pause()
-        assert screen.session.task.vocab.size == 400 and screen.session.options == {"words": "small"}
+        assert screen.session.task.vocab.size == 400 and screen.session.options == {
+            "words": "small"
+        }
         app.restart_session(screen.session, 6)
         await pilot.pause()
         assert app.screen.session.task.vocab.size == 400
@@ -109,7 +134,9 @@ async def test_task_options_from_the_new_episode_dialog(store):
         dialog.query_one("#opt-max_guesses").value = "six"
         await pilot.click("#start")
         await pilot.pause()
-        assert app.screen is dialog and "whole number" in str(dialog.query_one("#opt-max_guesses-error").render())
+        assert app.screen is dialog and "whole number" in str(
+            dialog.query_one("#opt-max_guesses-error").render()
+        )
         dialog.query_one("#opt-max_guesses").value = ""
         dialog.query_one("#opt-words").value = "small"
         dialog.query_one("#player").focus()
@@ -130,11 +157,12 @@ async def test_task_options_from_the_new_episode_dialog(store):
         await pilot.click("#start")
         await pilot.pause()
         assert app.screen is dialog  # said under the field, with what it takes
-        assert "bad_word_reward must be a number" in str(dialog.query_one("#opt-bad_word_reward-error").render())
+        assert "bad_word_reward must be a number" in str(
+            dialog.query_one("#opt-bad_word_reward-error").render()
+        )
     (ep,) = [e for e in store.recent_episodes(5) if e["task"] == "wordle"]
     opts = ep["options"] if isinstance(ep["options"], dict) else json.loads(ep["options"])
     assert opts["words"] == "small" and opts["max_guesses"] == 6 and ep["seed"] == 4
-
 
 
 async def _ask_twice_the_second_time_failing(app, pilot, server) -> list[tuple[str, str]]:
@@ -163,13 +191,19 @@ async def _ask_twice_the_second_time_failing(app, pilot, server) -> list[tuple[s
     return seen
 
 
-async def test_an_endpoint_failure_in_play_is_a_toast_and_the_episode_keeps_its_steps(store, server):
+async def test_an_endpoint_failure_in_play_is_a_toast_and_the_episode_keeps_its_steps(
+    store, server
+):
     app = make_app(store, player="eve")
     async with app.run_test(size=(140, 40)) as pilot:
         await app.workers.wait_for_complete()
         seen = await _ask_twice_the_second_time_failing(app, pilot, server)
         (message, title) = seen[-1]
-        assert title == "The step failed" and message.startswith("EndpointError: ") and "HTTP 401" in message
+        assert (
+            title == "The step failed"
+            and message.startswith("EndpointError: ")
+            and "HTTP 401" in message
+        )
         assert "\n" not in message and isinstance(app.screen, PlayScreen)
         assert len(app.screen.session.transitions) == 1
         ep = store.recent_episodes(1)[0]

@@ -33,7 +33,9 @@ async def test_typing_in_the_palette_finds_and_runs_the_apps_commands(db_path):
     async with app.run_test(size=(160, 40)) as pilot:
         await pilot.pause()
         await _run_from_palette(app, pilot, "ladder", "Ladder")
-        assert isinstance(app.screen, LadderScreen) and app.screen.task_id == "maze-fo"  # the first task
+        assert (
+            isinstance(app.screen, LadderScreen) and app.screen.task_id == "maze-fo"
+        )  # the first task
         await pilot.press("escape")
         await _run_from_palette(app, pilot, "maze-po", "New episode: maze-po")
         assert isinstance(app.screen, NewEpisodeDialog) and app.screen.task_id == "maze-po"

@@ -21,9 +21,38 @@ async def test_a_person_sells_to_a_buyer_checkpoint(store, tmp_path):
     generate(data, "car-dealer", envs.make_policy("car-dealer", "behaviour"), 8, seed=100)
     data.close()
     buyer = tmp_path / "buyer"
-    assert main(["--db", str(tmp_path / "data.db"), "train", "bc", "--task", "car-dealer", "--side", "partner",
-                 "--out", str(buyer), "--max-steps", "2", "--batch-size", "4", "--n-embd", "32", "--n-head", "2",
-                 "--n-layer", "1", "--vocab-size", "300", "--eval-episodes", "0", "--no-progress"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "--db",
+                str(tmp_path / "data.db"),
+                "train",
+                "bc",
+                "--task",
+                "car-dealer",
+                "--side",
+                "partner",
+                "--out",
+                str(buyer),
+                "--max-steps",
+                "2",
+                "--batch-size",
+                "4",
+                "--n-embd",
+                "32",
+                "--n-head",
+                "2",
+                "--n-layer",
+                "1",
+                "--vocab-size",
+                "300",
+                "--eval-episodes",
+                "0",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     app = make_app(store, player="ann")
     async with app.run_test(size=(140, 44)) as pilot:
         await app.workers.wait_for_complete()
@@ -32,7 +61,9 @@ async def test_a_person_sells_to_a_buyer_checkpoint(store, tmp_path):
         app.screen.query_one("#partner-model").value = str(tmp_path / "missing")
         await pilot.click("#start")
         await pilot.pause()
-        assert not isinstance(app.screen, PlayScreen)  # a folder that is not there: the field says so
+        assert not isinstance(
+            app.screen, PlayScreen
+        )  # a folder that is not there: the field says so
         app.screen.query_one("#partner-model").value = str(buyer)
         # The error focused (and scrolled to) its field: let the form settle so the click lands on
         # Start, not where Start was (CI once timed out here with the first attempt's message shown).

@@ -18,11 +18,21 @@ from lmrl_tui.screens.runs import EMPTY, RunsScreen
 from lmrl_tui.views.curves import Curves, MetricsTail, row_points
 
 COMPOSITION = {
-    "rows": [{"source": "scripted", "player": None, "agent": "scripted:behaviour", "partner": None,
-              "episodes": 12, "steps": 140, "mean_return": -11.5, "success_rate": 1.0}],
+    "rows": [
+        {
+            "source": "scripted",
+            "player": None,
+            "agent": "scripted:behaviour",
+            "partner": None,
+            "episodes": 12,
+            "steps": 140,
+            "mean_return": -11.5,
+            "success_rate": 1.0,
+        }
+    ],
     "total": {"episodes": 12, "steps": 140, "mean_return": -11.5, "success_rate": 1.0},
     "selected_by": "task maze-fo, status finished",
-}  # fmt: skip
+}
 
 
 @pytest.fixture(autouse=True)
@@ -31,8 +41,16 @@ def fast_poll(monkeypatch):
 
 
 def add_run(store, out_dir, status="finished", config=None) -> int:
-    run_id = runs.start_run(store, kind="train", algo="bc", task="maze-fo", config=config or {},
-                            dataset_query=None, episode_ids=None, out_dir=str(out_dir))  # fmt: skip
+    run_id = runs.start_run(
+        store,
+        kind="train",
+        algo="bc",
+        task="maze-fo",
+        config=config or {},
+        dataset_query=None,
+        episode_ids=None,
+        out_dir=str(out_dir),
+    )
     runs.add_checkpoint(store, run_id, str(out_dir / "checkpoint"), 40, {})
     if status != "running":
         runs.finish_run(store, run_id, status, {"steps": 40})
@@ -59,11 +77,18 @@ async def test_curves_and_metrics_follow_the_growing_file(store, tmp_path):
         screen = await open_runs(app, pilot)
         curves = screen.query_one(Curves)
         assert screen.run is not None and screen.run["algo"] == "bc"
-        assert curves.data.xs["loss"] == [1, 2, 3, 4, 5] and curves.data.ys["loss"][-1] == pytest.approx(1 / 6)
+        assert curves.data.xs["loss"] == [1, 2, 3, 4, 5] and curves.data.ys["loss"][
+            -1
+        ] == pytest.approx(1 / 6)
         assert curves.data.xs["return"] == [] and "loss=0.1667" in screen.metric_lines[-1]
         drawn = curves.redraws
         with (out / "metrics.jsonl").open("a") as f:  # an eval row, and a line still being written
-            f.write(json.dumps({"kind": "eval", "step": 5, "mean_return": -12.25, "normalised_lmrl": 61.5}) + "\n")
+            f.write(
+                json.dumps(
+                    {"kind": "eval", "step": 5, "mean_return": -12.25, "normalised_lmrl": 61.5}
+                )
+                + "\n"
+            )
             f.write('{"kind": "train", "step": 6, "lo')
         await pilot.pause(0.6)
         await settle(app)
@@ -83,8 +108,15 @@ async def test_curves_and_metrics_follow_the_growing_file(store, tmp_path):
         info = str(screen.query_one("#run-info").render())
         assert "finished" in info and "No training runs yet" not in info
         screen.query_one("#tabs").active = "tab-metrics"
-        with (out / "metrics.jsonl").open("a") as f:  # a row far wider than the pane: wrapped, not cut
-            f.write(json.dumps({"kind": "train", "step": 7, **{f"metric_{k}": k / 3 for k in range(12)}}) + "\n")
+        with (out / "metrics.jsonl").open(
+            "a"
+        ) as f:  # a row far wider than the pane: wrapped, not cut
+            f.write(
+                json.dumps(
+                    {"kind": "train", "step": 7, **{f"metric_{k}": k / 3 for k in range(12)}}
+                )
+                + "\n"
+            )
         screen.action_reload()
         await settle(app)
         await pilot.pause()
@@ -95,7 +127,9 @@ async def test_curves_and_metrics_follow_the_growing_file(store, tmp_path):
         narrow = len(log.lines)
         await pilot.resize_terminal(150, 40)  # wrapped again at the new width
         await pilot.pause()
-        assert len(log.lines) < narrow and "metric_11=3.667" in "".join(strip.text for strip in log.lines)
+        assert len(log.lines) < narrow and "metric_11=3.667" in "".join(
+            strip.text for strip in log.lines
+        )
         await pilot.press("w")
         await pilot.pause()
         assert isinstance(app.screen, NewEpisodeDialog)
@@ -108,9 +142,17 @@ async def test_a_running_run_whose_process_died_shows_as_dead(store, tmp_path):
     proc.wait()  # its id is free now
     argv = runs_control.train_argv(tmp_path / "e.db", "bc", "maze-fo", out)
     out.mkdir()
-    (out / runs_control.LAUNCH_FILE).write_text(json.dumps(
-        {"pid": proc.pid, "out_dir": str(out), "argv": argv, "log": str(out / "train.log"),
-         "started_at": "2026-01-01T00:00:00+00:00"}))  # fmt: skip
+    (out / runs_control.LAUNCH_FILE).write_text(
+        json.dumps(
+            {
+                "pid": proc.pid,
+                "out_dir": str(out),
+                "argv": argv,
+                "log": str(out / "train.log"),
+                "started_at": "2026-01-01T00:00:00+00:00",
+            }
+        )
+    )
     dead = add_run(store, out, status="running")
     other = add_run(store, tmp_path / "cli-run", status="running")  # started outside the app
     app = make_app(store)
@@ -150,7 +192,7 @@ def test_metrics_tail_reads_only_new_complete_lines(tmp_path):
     p.write_text('[1, 2]\n{"a": 1}\nnot json\n{"b"')
     assert tail.read_new() == ([{"a": 1}], False)
     with p.open("a") as f:
-        f.write(': 2}\n')
+        f.write(": 2}\n")
     assert tail.read_new() == ([{"b": 2}], False)
     assert tail.read_new() == ([], False)
     p.write_text('{"c": 3}\n')  # rewritten shorter: read again from the start
@@ -160,8 +202,12 @@ def test_metrics_tail_reads_only_new_complete_lines(tmp_path):
 def test_row_points_by_kind():
     assert row_points({"kind": "train", "step": 3, "loss": 0.5}) == {"loss": (3, 0.5)}
     assert row_points({"kind": "eval", "step": 3, "mean_return": -2, "normalised_lmrl": 40.0}) == {
-        "return": (3, -2), "normalised": (3, 40.0)}  # fmt: skip
-    assert row_points({"kind": "train", "round": 2, "mean_return": 1.5, "loss": float("nan")}) == {"return": (2, 1.5)}
+        "return": (3, -2),
+        "normalised": (3, 40.0),
+    }
+    assert row_points({"kind": "train", "round": 2, "mean_return": 1.5, "loss": float("nan")}) == {
+        "return": (2, 1.5)
+    }
     assert row_points({"kind": "eval", "loss": 1.0}) == {}
 
 
@@ -171,7 +217,8 @@ def test_a_started_run_imports_its_own_modules_not_the_working_folders(tmp_path,
     (work / "random.py").write_text("raise SystemExit('the working folder shadowed random')\n")
     monkeypatch.chdir(work)
     out = tmp_path / "run"
-    launch = runs_control.start([sys.executable, "-c", "import random, lmrl_tui; print('ran', random.random() < 2)"],
-                                out)  # fmt: skip
+    launch = runs_control.start(
+        [sys.executable, "-c", "import random, lmrl_tui; print('ran', random.random() < 2)"], out
+    )
     runs_control._CHILDREN[launch.pid].wait(timeout=60)
     assert "ran True" in (out / runs_control.LOG_FILE).read_text()

@@ -19,11 +19,22 @@ def test_runs_screen_with_curves(snap_compare, store, tmp_path, monkeypatch):
     monkeypatch.setattr(runs, "now", lambda: "2026-01-02T03:04:05")
     monkeypatch.setattr(RunsScreen, "POLL_SECONDS", 60.0)
     rows = [{"kind": "train", "step": i, "loss": 2.0 / i + 0.05} for i in range(1, 41)]
-    rows += [{"kind": "eval", "step": s, "mean_return": -30 + s / 2, "normalised_lmrl": 10 + s} for s in (10, 20, 30, 40)]
+    rows += [
+        {"kind": "eval", "step": s, "mean_return": -30 + s / 2, "normalised_lmrl": 10 + s}
+        for s in (10, 20, 30, 40)
+    ]
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    run_id = runs.start_run(store, kind="train", algo="bc", task="maze-fo", config={"lr": 0.001},
-                            dataset_query=None, episode_ids=None, out_dir="run")  # fmt: skip
+    run_id = runs.start_run(
+        store,
+        kind="train",
+        algo="bc",
+        task="maze-fo",
+        config={"lr": 0.001},
+        dataset_query=None,
+        episode_ids=None,
+        out_dir="run",
+    )
     runs.add_checkpoint(store, run_id, "run/checkpoint", 40, {})
     runs.finish_run(store, run_id, "finished", {"steps": 40})
     app = make_app(store)
@@ -35,8 +46,13 @@ def test_runs_screen_with_curves(snap_compare, store, tmp_path, monkeypatch):
             return False
         curves = app.screen.query(Curves)
         table = app.screen.query_one("#checkpoints", DataTable)
-        return bool(curves and len(curves.first().data.xs["loss"]) == 40 and len(curves.first().data.xs["return"]) == 4
-                    and table.row_count == 1 and table.ordered_columns[0].content_width == len("run/checkpoint"))  # fmt: skip
+        return bool(
+            curves
+            and len(curves.first().data.xs["loss"]) == 40
+            and len(curves.first().data.xs["return"]) == 4
+            and table.row_count == 1
+            and table.ordered_columns[0].content_width == len("run/checkpoint")
+        )
 
     async def run_before(pilot):
         await settle(app)

@@ -55,8 +55,13 @@ def test_the_form_offers_every_registered_algorithm():
     from training.algorithms import ALGORITHMS  # torch-free
 
     assert algorithm_names() == list(ALGORITHMS) and "bc" in ALGORITHMS and "ppo" in ALGORITHMS
-    assert parse_train_argv(["train", "bc", "--task", "maze-fo", "--out", "x", "--max-steps", "2"]) is None
-    assert "--lr" in parse_train_argv(["train", "bc", "--task", "maze-fo", "--out", "x", "--lr", "fast"])
+    assert (
+        parse_train_argv(["train", "bc", "--task", "maze-fo", "--out", "x", "--max-steps", "2"])
+        is None
+    )
+    assert "--lr" in parse_train_argv(
+        ["train", "bc", "--task", "maze-fo", "--out", "x", "--lr", "fast"]
+    )
 
 
 async def test_the_form_explains_bad_input_in_place(store, tmp_path):
@@ -119,8 +124,18 @@ async def test_start_a_tiny_run_from_the_form_and_stop_it(store, db_path, tmp_pa
     app = make_app(store)
     async with app.run_test(size=(140, 60)) as pilot:
         form = await open_form(app, pilot)
-        fill(form, steps="100000", seed="3", n_layer="1", n_embd="16", batch_size="8", eval_episodes="0",
-             log_every="1", extra="--n-head 2 --vocab-size 300", out=str(tmp_path / "runs" / "tiny"))  # fmt: skip
+        fill(
+            form,
+            steps="100000",
+            seed="3",
+            n_layer="1",
+            n_embd="16",
+            batch_size="8",
+            eval_episodes="0",
+            log_every="1",
+            extra="--n-head 2 --vocab-size 300",
+            out=str(tmp_path / "runs" / "tiny"),
+        )
         form.action_start()
         await settle(app)
         await pilot.pause()
@@ -136,7 +151,11 @@ async def test_start_a_tiny_run_from_the_form_and_stop_it(store, db_path, tmp_pa
             await pilot.pause(0.25)
         assert len(curves.data.xs["loss"]) >= 3, "\n".join(runs_control.log_tail(launch))
         run_id = int(screen.key)  # the pending launch became its run's row
-        assert screen.run is not None and screen.run["status"] == "running" and screen.run["algo"] == "bc"
+        assert (
+            screen.run is not None
+            and screen.run["status"] == "running"
+            and screen.run["algo"] == "bc"
+        )
         assert json.loads((tmp_path / "runs" / "tiny" / "config.json").read_text())["seed"] == 3
         await pilot.press("s")
         await pilot.pause()
@@ -163,7 +182,9 @@ def test_a_command_line_run_records_its_own_process(tmp_path, monkeypatch):
     assert runs_control.log_tail(mine) == []
     assert runs_control.record_self(out) is None  # already this process's: left as it is
     monkeypatch.setenv("RANK", "1")  # another process of a multi-process launch writes nothing
-    assert runs_control.record_self(tmp_path / "rank1") is None and not (tmp_path / "rank1").exists()
+    assert (
+        runs_control.record_self(tmp_path / "rank1") is None and not (tmp_path / "rank1").exists()
+    )
 
 
 def test_a_launch_file_without_origin_reads_as_the_apps(tmp_path):
@@ -173,19 +194,47 @@ def test_a_launch_file_without_origin_reads_as_the_apps(tmp_path):
 
 
 @pytest.mark.slow
-async def test_a_run_started_on_the_command_line_can_be_followed_and_stopped(store, db_path, tmp_path):
+async def test_a_run_started_on_the_command_line_can_be_followed_and_stopped(
+    store, db_path, tmp_path
+):
     import subprocess
 
     generate(store, "maze-fo", envs.make_policy("maze-fo", "behaviour"), 8, seed=0)
     out = tmp_path / "runs" / "from-cli"
-    argv = runs_control.train_argv(db_path, "bc", "maze-fo", out, ["--max-steps", "100000", "--n-layer", "1",
-                                   "--n-embd", "16", "--n-head", "2", "--vocab-size", "300", "--batch-size", "8",
-                                   "--eval-episodes", "0", "--log-every", "1"])  # fmt: skip
+    argv = runs_control.train_argv(
+        db_path,
+        "bc",
+        "maze-fo",
+        out,
+        [
+            "--max-steps",
+            "100000",
+            "--n-layer",
+            "1",
+            "--n-embd",
+            "16",
+            "--n-head",
+            "2",
+            "--vocab-size",
+            "300",
+            "--batch-size",
+            "8",
+            "--eval-episodes",
+            "0",
+            "--log-every",
+            "1",
+        ],
+    )
     log = (tmp_path / "cli.log").open("wb")
-    proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)  # a shell's job
+    proc = subprocess.Popen(
+        argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )  # a shell's job
     try:
         deadline = time.monotonic() + 90
-        while not [r for r in runs.recent_runs(store) if r["out_dir"] == str(out)] and time.monotonic() < deadline:
+        while (
+            not [r for r in runs.recent_runs(store) if r["out_dir"] == str(out)]
+            and time.monotonic() < deadline
+        ):
             assert proc.poll() is None, (tmp_path / "cli.log").read_text()
             time.sleep(0.2)
         launch = runs_control.read_launch(out)

@@ -36,7 +36,9 @@ async def test_mark_two_episodes_and_step_them_together(db_path):
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, SideBySideScreen) and screen.episode_ids == (2, 1)
-        assert "Episode 2" in _text(screen, "#left-title") and "Episode 1" in _text(screen, "#right-title")
+        assert "Episode 2" in _text(screen, "#left-title") and "Episode 1" in _text(
+            screen, "#right-title"
+        )
         assert "step 0/" in _text(screen, "#left-status")
         await pilot.press("right", "n", "right")  # the maze's own arrow keys must not take them
         await pilot.pause()

@@ -58,7 +58,9 @@ def test_workers_report_failures_through_one_path():
                     f"{path.name}:{fn.name} catches {caught}: let it fail and list its group in WORKER_ERRORS"
                 )
             if not exits:  # reported, not fatal: it needs its toast
-                assert group in getattr(module, cls_name).WORKER_ERRORS, f"{cls_name}.{fn.name} ({group})"
+                assert group in getattr(module, cls_name).WORKER_ERRORS, (
+                    f"{cls_name}.{fn.name} ({group})"
+                )
     assert found >= 7
 
 
@@ -71,9 +73,13 @@ def _ui_classes() -> set[str]:
 
 def test_styles_are_tcss_files_in_the_package_with_rules_scoped_to_a_class():
     for path in UI_FILES:
-        assert not re.search(r"DEFAULT_CSS\s*=", _source(path)), f"{path}: styles go in lmrl_tui/styles/*.tcss"
+        assert not re.search(r"DEFAULT_CSS\s*=", _source(path)), (
+            f"{path}: styles go in lmrl_tui/styles/*.tcss"
+        )
     paths = [Path(p) for p in LmrlApp.CSS_PATH]
-    assert paths and all(p.is_file() and p.suffix == ".tcss" and PACKAGE in p.parents for p in paths)
+    assert paths and all(
+        p.is_file() and p.suffix == ".tcss" and PACKAGE in p.parents for p in paths
+    )
     sheet = Stylesheet(variables=App().get_css_variables())
     for p in paths:
         sheet.read(p)
@@ -81,7 +87,9 @@ def test_styles_are_tcss_files_in_the_package_with_rules_scoped_to_a_class():
     classes = _ui_classes()
     for rule in sheet.rules:
         for selectors in rule.selector_set:
-            assert selectors.selectors[0].name in classes, f"{selectors.css}: start with the screen or view"
+            assert selectors.selectors[0].name in classes, (
+                f"{selectors.css}: start with the screen or view"
+            )
 
 
 def test_every_screen_uses_the_base_and_the_app_is_a_host(store):
@@ -89,7 +97,11 @@ def test_every_screen_uses_the_base_and_the_app_is_a_host(store):
 
     for module in (browse, dialogs, home, leave, play, runs):
         for name, obj in vars(module).items():
-            if isinstance(obj, type) and obj.__module__ == module.__name__ and name.endswith(("Screen", "Dialog")):
+            if (
+                isinstance(obj, type)
+                and obj.__module__ == module.__name__
+                and name.endswith(("Screen", "Dialog"))
+            ):
                 assert issubclass(obj, LmrlScreen), name
     assert isinstance(make_app(store), LmrlHost)
 
@@ -140,4 +152,7 @@ async def test_screens_ask_the_app_by_message(store):
         again = app.screen
         assert isinstance(again, NewEpisodeDialog) and again is not dialog
         assert again.task_id == "wordle" and again.query_one("#player").value == "bea"
-        assert [type(s) for s in app.screen_stack[-2:]] == [HomeScreen, NewEpisodeDialog]  # one dialog
+        assert [type(s) for s in app.screen_stack[-2:]] == [
+            HomeScreen,
+            NewEpisodeDialog,
+        ]  # one dialog

@@ -22,8 +22,9 @@ async def settle(app, pilot) -> None:
     await pilot.pause()
 
 
-async def watch_then_take_over(app, pilot, agent, seed: int, agent_moves: int,
-                               hand_back_once: bool = False) -> PlayScreen:  # fmt: skip
+async def watch_then_take_over(
+    app, pilot, agent, seed: int, agent_moves: int, hand_back_once: bool = False
+) -> PlayScreen:
     """Watch ``agent`` play ``agent_moves`` steps, take over and finish the maze by hand
     (``hand_back_once``: after one move by hand, hand back for one agent move, take over again)."""
     screen = app.start_session("maze-fo", agent, None, seed, None)
@@ -39,7 +40,9 @@ async def watch_then_take_over(app, pilot, agent, seed: int, agent_moves: int,
     if hand_back_once:
         await pilot.press(KEY_FOR[guide.act(screen.session.task.history())])
         await settle(app, pilot)
-        await pilot.press("t", "left")  # handed back: the arrow plays nothing, space steps the agent
+        await pilot.press(
+            "t", "left"
+        )  # handed back: the arrow plays nothing, space steps the agent
         await settle(app, pilot)
         assert not screen.takeover and len(screen.session.transitions) == agent_moves + 1
         await pilot.press("space")
@@ -52,7 +55,9 @@ async def watch_then_take_over(app, pilot, agent, seed: int, agent_moves: int,
     return screen
 
 
-def check_takeover_episode(store, episode_id: int, agent_steps: set[int], proposals_from, source: str) -> list[dict]:
+def check_takeover_episode(
+    store, episode_id: int, agent_steps: set[int], proposals_from, source: str
+) -> list[dict]:
     """The steps with index in ``agent_steps`` are the agent's, the others the person's."""
     ep = store.episode(episode_id)
     assert ep["status"] == "finished" and ep["success"] == 1 and ep["source"] == source
@@ -87,15 +92,24 @@ async def test_take_over_mid_episode_and_finish_by_hand(store):
         plain.agent_step()
     app = make_app(store, player="ann")
     async with app.run_test(size=(140, 44)) as pilot:
-        screen = await watch_then_take_over(app, pilot, envs.make_policy("maze-fo", "random"), 5, 2,
-                                            hand_back_once=True)
+        screen = await watch_then_take_over(
+            app, pilot, envs.make_policy("maze-fo", "random"), 5, 2, hand_back_once=True
+        )
         episode_id = screen.session.episode_id
-    taken = check_takeover_episode(store, episode_id, {0, 1, 3}, envs.make_policy("maze-fo", "random"), "scripted")
+    taken = check_takeover_episode(
+        store, episode_id, {0, 1, 3}, envs.make_policy("maze-fo", "random"), "scripted"
+    )
     # The dataset query: exactly the takeover episode and exactly the person's steps.
-    assert select_episode_ids(store, DatasetQuery(task="maze-fo", takeover_only=True)) == [episode_id]
-    assert select_episode_ids(store, DatasetQuery(task="maze-fo", takeover_only=True, status="any")) == [episode_id]
-    assert select_episode_ids(store, DatasetQuery(task="maze-fo", sources=["scripted"])) == [plain.episode_id,
-                                                                                              episode_id]
+    assert select_episode_ids(store, DatasetQuery(task="maze-fo", takeover_only=True)) == [
+        episode_id
+    ]
+    assert select_episode_ids(
+        store, DatasetQuery(task="maze-fo", takeover_only=True, status="any")
+    ) == [episode_id]
+    assert select_episode_ids(store, DatasetQuery(task="maze-fo", sources=["scripted"])) == [
+        plain.episode_id,
+        episode_id,
+    ]
     got = takeover_steps(store, DatasetQuery(task="maze-fo", takeover_only=True))
     assert [(s["episode_id"], s["idx"]) for s in got] == [(episode_id, s["idx"]) for s in taken]
     assert takeover_steps(store, DatasetQuery(task="maze-po")) == []
@@ -106,14 +120,19 @@ def test_export_takeover_only(store, db_path, tmp_path):
     from lmrl_tui.cli import main
 
     for take_over in (False, True):
-        s = PlaySession(store, "maze-fo", agent=envs.make_policy("maze-fo", "random"), seed=9, player="ann")
+        s = PlaySession(
+            store, "maze-fo", agent=envs.make_policy("maze-fo", "random"), seed=9, player="ann"
+        )
         s.start()
         s.agent_step()
         if take_over:
             s.takeover_input("up", s.agent_action(), "ann")
         s.abandon()  # kept, abandoned; the takeover still marked on its episode
     out = tmp_path / "t.jsonl"
-    assert main(["--db", str(db_path), "export", "--status", "any", "--takeover-only", "-o", str(out)]) == 0
+    assert (
+        main(["--db", str(db_path), "export", "--status", "any", "--takeover-only", "-o", str(out)])
+        == 0
+    )
     lines = out.read_text().splitlines()
     assert len(lines) == 1 and '"agent_proposed"' in lines[0] and '"takeover": true' in lines[0]
 
@@ -140,7 +159,9 @@ async def test_take_over_a_chat_agent_and_hand_back_from_the_text_field(store):
     the text field (where t would be typed)."""
     app = make_app(store, player="ann")
     async with app.run_test(size=(140, 44)) as pilot:
-        screen = app.start_session("twenty-questions", envs.make_policy("twenty-questions", "strong"), None, 2, None)
+        screen = app.start_session(
+            "twenty-questions", envs.make_policy("twenty-questions", "strong"), None, 2, None
+        )
         await settle(app, pilot)
         await pilot.press("t")
         await settle(app, pilot)
@@ -158,4 +179,6 @@ async def test_take_over_a_chat_agent_and_hand_back_from_the_text_field(store):
     task, asker = envs.make("twenty-questions"), envs.make_policy("twenty-questions", "strong")
     task.reset(2)
     asker.reset(task, 2)
-    assert steps[0]["info"]["agent_proposed"] == asker.act(task.history())  # what it would have asked
+    assert steps[0]["info"]["agent_proposed"] == asker.act(
+        task.history()
+    )  # what it would have asked

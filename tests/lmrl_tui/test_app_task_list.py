@@ -59,12 +59,16 @@ def _store_with_maze_episodes(db_path, n: int) -> None:
         generate(store, "maze-fo", envs.make_policy("maze-fo", "behaviour"), n, seed=0)
 
 
-async def test_the_first_frame_has_the_stores_counts_and_unchanged_counts_draw_nothing(db_path, monkeypatch):
+async def test_the_first_frame_has_the_stores_counts_and_unchanged_counts_draw_nothing(
+    db_path, monkeypatch
+):
     from textual.widgets import DataTable
 
     import lmrl_tui.screens.home as home_module
 
-    monkeypatch.setattr(home_module, "FIRST_STATS_WAIT", 5.0)  # a loaded machine still reads in time
+    monkeypatch.setattr(
+        home_module, "FIRST_STATS_WAIT", 5.0
+    )  # a loaded machine still reads in time
     _store_with_maze_episodes(db_path, 2)
     task_list.save(task_list.all_summaries())
     app = make_app(db_path)
@@ -87,7 +91,9 @@ async def test_a_slow_or_failing_store_fills_the_counts_later(db_path, monkeypat
     _store_with_maze_episodes(db_path, 1)
     task_list.save(task_list.all_summaries())
     real = home_module.source_counts
-    released = threading.Event()  # the store answers only when the test lets it (no race with start-up)
+    released = (
+        threading.Event()
+    )  # the store answers only when the test lets it (no race with start-up)
 
     def slow(store):
         released.wait(30)
@@ -169,13 +175,28 @@ async def test_refreshes_during_a_read_are_one_more_read_and_cancel_nothing(db_p
 
 def test_the_shipped_task_list_is_the_tasks():
     assert task_list.load_shipped() == task_list.all_summaries(), (
-        "a task changed: write the shipped list again with python -m lmrl_tui.task_list")
+        "a task changed: write the shipped list again with python -m lmrl_tui.task_list"
+    )
 
 
 async def test_a_first_start_fills_the_table_from_the_shipped_list(db_path, monkeypatch, tmp_path):
     shipped = tmp_path / "shipped.json"
-    shipped.write_text(json.dumps({"tasks": [{"id": "maze-fo", "title": "Shipped title", "summary": "s",
-                                              "roles": ["agent"], "max_turns": 5, "reward_range": [-1, 0]}]}))
+    shipped.write_text(
+        json.dumps(
+            {
+                "tasks": [
+                    {
+                        "id": "maze-fo",
+                        "title": "Shipped title",
+                        "summary": "s",
+                        "roles": ["agent"],
+                        "max_turns": 5,
+                        "reward_range": [-1, 0],
+                    }
+                ]
+            }
+        )
+    )
     monkeypatch.setattr(task_list, "SHIPPED", shipped)
     monkeypatch.setattr(task_list.load_shipped, "__defaults__", (shipped,))
     assert task_list.load_cached() is None  # no list kept by an earlier start
@@ -186,7 +207,11 @@ async def test_a_first_start_fills_the_table_from_the_shipped_list(db_path, monk
     async with app.run_test(size=(160, 40)) as pilot:
         home = app.screen
         table = home.query_one("#tasks")
-        assert home.tasks_ready and not table.loading and table.get_row("maze-fo")[1] == "Shipped title"
+        assert (
+            home.tasks_ready
+            and not table.loading
+            and table.get_row("maze-fo")[1] == "Shipped title"
+        )
         release.set()
         await settle(app)
         await pilot.pause()

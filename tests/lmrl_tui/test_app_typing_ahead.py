@@ -46,7 +46,10 @@ async def test_keys_typed_behind_enter_and_tab_reach_the_seed(store):
         dialog = app.screen
         assert isinstance(dialog, NewEpisodeDialog)
         assert dialog.query_one("#seed", Input).value == "42"
-        assert dialog.focused is not None and dialog.focused.id not in ("task", "seed")  # two tabs on
+        assert dialog.focused is not None and dialog.focused.id not in (
+            "task",
+            "seed",
+        )  # two tabs on
 
 
 async def test_text_that_comes_back_unused_goes_to_the_focused_field_once(store):
@@ -73,7 +76,13 @@ async def test_keys_typed_behind_enter_in_a_field_reach_the_next_field(store):
         assert dialog.focused is not None
         assert dialog.focused.id == "task"
         # all read at once: enter on the task list, the seed, enter, then on past the agent list
-        for key, char in [("enter", None), ("7", "7"), ("enter", None), ("8", "8"), ("enter", None)]:
+        for key, char in [
+            ("enter", None),
+            ("7", "7"),
+            ("enter", None),
+            ("8", "8"),
+            ("enter", None),
+        ]:
             app.post_message(events.Key(key, char))
         await pilot.pause(0.3)
         assert dialog.query_one("#seed", Input).value == "7"
@@ -103,7 +112,10 @@ async def test_arrows_typed_ahead_of_enter_choose_the_task_that_opens(store):
         table = app.screen.query_one("#tasks", DataTable)
         start = table.cursor_row
         assert app.focused is table and any(  # the key bar still says what enter does
-            "Play / watch" in str(w.render()) for w in app.screen.query("*") if type(w).__name__ == "Footer")
+            "Play / watch" in str(w.render())
+            for w in app.screen.query("*")
+            if type(w).__name__ == "Footer"
+        )
         for key in ("down", "down", "enter"):
             app.post_message(events.Key(key, None))
         while not (isinstance(app.screen, NewEpisodeDialog) and app.screen.focused is not None):

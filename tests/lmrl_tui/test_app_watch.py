@@ -56,7 +56,9 @@ def model_q_v(agent, prompt: str, action: str) -> tuple[float, float]:
     h = m.lm(input_ids=torch.tensor([p + a]), output_hidden_states=True).hidden_states[-1][0]
     h = h[len(p) - 1 : len(p) + len(a) - 1]
     idx = torch.tensor(a)[:, None]
-    q = torch.minimum(m.target_q_heads[0](h).gather(-1, idx), m.target_q_heads[1](h).gather(-1, idx))[:, 0]
+    q = torch.minimum(
+        m.target_q_heads[0](h).gather(-1, idx), m.target_q_heads[1](h).gather(-1, idx)
+    )[:, 0]
     v = m.v_head(h)[:, 0]
     return float(v[0] + (q - v).sum()), float(v[0])
 
@@ -103,7 +105,9 @@ async def test_the_overlay_shows_the_checkpoints_q_and_v(store, ilql, where):
             probe.reset(0, options={"init_position": rc})
             agent.reset(probe, 0)
             assert arrow == ARROWS[agent.act(probe.history())], rc
-        assert "→" in str(screen.view.query_one("#grid").content) or "←" in str(screen.view.query_one("#grid").content)
+        assert "→" in str(screen.view.query_one("#grid").content) or "←" in str(
+            screen.view.query_one("#grid").content
+        )
         await pilot.press("m")
         await pilot.pause()
         assert screen.view.arrows is None
@@ -145,7 +149,9 @@ async def test_loading_shows_at_once_and_escape_cancels_it(store, tmp_path, monk
         agent = app.screen.session.agent
         app.restart_session(app.screen.session, 4)  # play again: the loaded model plays on
         await settle(app, pilot)
-        assert app.screen.session.agent is agent and app.screen.session.seed == 4 and len(calls) == 2
+        assert (
+            app.screen.session.agent is agent and app.screen.session.seed == 4 and len(calls) == 2
+        )
     assert store.count() == 2
 
 
@@ -176,7 +182,9 @@ async def test_thinking_shows_and_escape_drops_the_move(store):
         await pilot.pause()
         await pilot.press("space")
         await pilot.pause()
-        assert screen.thinking and "thinking" not in str(screen.query_one("#status").content)  # not yet
+        assert screen.thinking and "thinking" not in str(
+            screen.query_one("#status").content
+        )  # not yet
         await pilot.pause(THINKING_NOTE_AFTER + 0.2)  # a step that takes a while says so
         assert screen.thinking and "thinking" in str(screen.query_one("#status").content)
         await pilot.press("escape")  # cancels the move; the screen stays
@@ -200,7 +208,9 @@ async def test_the_overlay_gives_stockfishs_evaluation_in_chess(store):
 
     app = make_app(store, player="ann")
     async with app.run_test(size=(140, 44)) as pilot:
-        screen = app.start_session("chess", envs.make_policy("chess", envs.policies("chess")[0]), None, 3, None)
+        screen = app.start_session(
+            "chess", envs.make_policy("chess", envs.policies("chess")[0]), None, 3, None
+        )
         await settle(app, pilot)
         await pilot.press("space")
         await settle(app, pilot)
@@ -218,9 +228,18 @@ async def test_the_overlay_keeps_its_size_while_the_next_values_compute():
 
     from envs.players.explanation import Candidate, Explanation
 
-    expl = Explanation("ilql", "value", [Candidate("move up\n", -1.0, -2.0, 1.0, 0.6, 0.5),
-                                         Candidate("move down\n", -3.0, -2.0, -1.0, 0.4, 0.5)],
-                       "move up\n", "move down\n", -2.0, total=2)  # fmt: skip
+    expl = Explanation(
+        "ilql",
+        "value",
+        [
+            Candidate("move up\n", -1.0, -2.0, 1.0, 0.6, 0.5),
+            Candidate("move down\n", -3.0, -2.0, -1.0, 0.4, 0.5),
+        ],
+        "move up\n",
+        "move down\n",
+        -2.0,
+        total=2,
+    )
 
     class One(App):
         def compose(self):
@@ -244,7 +263,9 @@ async def test_the_last_numbers_dim_only_when_the_next_are_slow_to_come(store, i
     # at auto-play speed the next numbers come first: dimming the box each step was a full redraw
     app = make_app(store, player="ann")
     async with app.run_test(size=(140, 44)) as pilot:
-        screen = app.start_session("maze-fo", load_agent(ilql), None, 4, None, agent_choice=str(ilql))
+        screen = app.start_session(
+            "maze-fo", load_agent(ilql), None, 4, None, agent_choice=str(ilql)
+        )
         await settle(app, pilot)
         await pilot.press("v")
         await settle(app, pilot)
@@ -256,7 +277,9 @@ async def test_the_last_numbers_dim_only_when_the_next_are_slow_to_come(store, i
         monkeypatch.setattr(screen, "DIM_AFTER", 60.0)
         assert screen.request_explanation() and asked == [0]
         await pilot.pause(0.1)
-        assert overlay.explanation is shown and "dim" not in str(getattr(overlay.content, "style", ""))
+        assert overlay.explanation is shown and "dim" not in str(
+            getattr(overlay.content, "style", "")
+        )
         screen.post_message(screen.Explained(0, shown, None))  # they come in time: nothing dims
         await pilot.pause(0.1)
         assert screen._dim_timer is None and "dim" not in str(getattr(overlay.content, "style", ""))
@@ -274,21 +297,54 @@ async def test_the_overlay_knows_its_height_without_drawing_it(width, monkeypatc
     import lmrl_tui.views.overlay as overlay_module
     from envs.players.explanation import Candidate, Explanation
 
-    values = Explanation("ilql", "value", [Candidate("move up\n", -1.0, -2.0, 1.0, 0.6, 0.5),
-                                           Candidate("a very long utterance of a seller " * 3, -3.0, -2.0, -1.0, 0.4, 0.5)],
-                         "move up\n", "move down\n", -2.0, total=2)  # fmt: skip
-    policy = Explanation("bc", "policy", [Candidate(f"Q {i}\n", None, None, None, 0.1, 0.1) for i in range(5)],
-                         "Q 0\n", "Q 1\n", None, total=30, source="legal actions")  # fmt: skip
-    guided = Explanation("guided", "value", values.candidates, "move up\n", "move up\n", None, total=2,
-                         notes=["critique", "1. move up -> the secret is found: 41% (+6); the questions run out: 59%",
-                                "2. a very long line " * 4])  # fmt: skip
+    values = Explanation(
+        "ilql",
+        "value",
+        [
+            Candidate("move up\n", -1.0, -2.0, 1.0, 0.6, 0.5),
+            Candidate("a very long utterance of a seller " * 3, -3.0, -2.0, -1.0, 0.4, 0.5),
+        ],
+        "move up\n",
+        "move down\n",
+        -2.0,
+        total=2,
+    )
+    policy = Explanation(
+        "bc",
+        "policy",
+        [Candidate(f"Q {i}\n", None, None, None, 0.1, 0.1) for i in range(5)],
+        "Q 0\n",
+        "Q 1\n",
+        None,
+        total=30,
+        source="legal actions",
+    )
+    guided = Explanation(
+        "guided",
+        "value",
+        values.candidates,
+        "move up\n",
+        "move up\n",
+        None,
+        total=2,
+        notes=[
+            "critique",
+            "1. move up -> the secret is found: 41% (+6); the questions run out: 59%",
+            "2. a very long line " * 4,
+        ],
+    )
     measured: list[tuple[int, int]] = []
     real = overlay_module.update_static
 
     def record(widget, content, height=None):
         visual = visualize(widget, content, markup=False)
         if height is not None:  # not for a note
-            measured.append((height(widget.content_size.width), visual.get_height(widget.styles, widget.content_size.width)))
+            measured.append(
+                (
+                    height(widget.content_size.width),
+                    visual.get_height(widget.styles, widget.content_size.width),
+                )
+            )
         real(widget, content, height)
 
     class One(App):
@@ -302,7 +358,11 @@ async def test_the_overlay_knows_its_height_without_drawing_it(width, monkeypatc
         overlay = pilot.app.query_one(ValueOverlay)
         overlay.show_note("computing values …")
         await pilot.pause()
-        for expl, engine in ((values, None), (policy, "Stockfish (depth 12): +0.35 (white's view)"), (guided, None)):
+        for expl, engine in (
+            (values, None),
+            (policy, "Stockfish (depth 12): +0.35 (white's view)"),
+            (guided, None),
+        ):
             for updating in (False, True):
                 overlay.show_explanation(expl, 1, engine, updating=updating)
                 await pilot.pause()

@@ -43,7 +43,9 @@ async def watched(app, pilot, task, choice):
     return screen
 """
 
-WATCH = HEAD + """
+WATCH = (
+    HEAD
+    + """
 async def main():
     app = make_app(DB, player="ann")
     out = {}
@@ -66,6 +68,7 @@ async def main():
 
 asyncio.run(main())
 """
+)
 
 
 @pytest.mark.slow
@@ -75,7 +78,9 @@ def test_watching_a_checkpoint_never_imports_torch_in_the_app(tmp_path):
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     out = json.loads(run.stdout.strip().splitlines()[-1])
-    assert out["agent"][:2] == ["ProcessAgent", "checkpoint"] and out["agent"][2].startswith("ilql:")
+    assert out["agent"][:2] == ["ProcessAgent", "checkpoint"] and out["agent"][2].startswith(
+        "ilql:"
+    )
     assert out["steps"] == 2 and out["overlay"] == [2, "ilql", 4] and out["arrows"] > 0
     assert out["torch"] == []
     assert out["child_exit"] is not None
@@ -113,7 +118,9 @@ async def test_escape_stops_the_loading_process(store, tmp_path, monkeypatch):
     assert store.count() == 0
 
 
-GUIDED = HEAD + """
+GUIDED = (
+    HEAD
+    + """
 async def main():
     app = make_app(DB, player="ann")
     out = {}
@@ -135,6 +142,7 @@ async def main():
 
 asyncio.run(main())
 """
+)
 
 
 @pytest.mark.slow

@@ -93,7 +93,9 @@ async def test_person_as_buyer_closes_a_deal_with_the_strong_seller(store):
         await pilot.press("enter")
         await pilot.pause()
         assert view.replying == "buyer"
-        await reply(pilot, screen, "I'd like a Toyota SUV with a sunroof and heated seats. Budget $30,000.")
+        await reply(
+            pilot, screen, "I'd like a Toyota SUV with a sunroof and heated seats. Budget $30,000."
+        )
         if view.replying is None:  # the seller talks: the form keeps its place, dimmed
             assert form.display and form.has_class("-idle")
         while await wait_for_reply_request(pilot, screen, view):
@@ -127,11 +129,19 @@ async def test_person_as_buyer_closes_a_deal_with_the_strong_seller(store):
     steps = store.steps(ep["id"])
     assert steps[-1]["observation"] == "Deal, I'll take it. \n"
     # The MSRP is the car's list price, the price the offer's: nothing typed.
-    assert steps[-1]["info"]["decision"] == {"car_bought": True, "msrp": car.price, "buy_price": offer["price"]}
+    assert steps[-1]["info"]["decision"] == {
+        "car_bought": True,
+        "msrp": car.price,
+        "buy_price": offer["price"],
+    }
     # The recorded partner replies replay the episode exactly.
     replies = [r for s in steps for r in s["info"]["partner_replies"]]
-    again = envs.replay(envs.make("car-dealer", partner_replies=replies), ep["seed"], [s["action"] for s in steps])
-    assert [(t.observation, t.reward) for t in again.transitions] == [(s["observation"], s["reward"]) for s in steps]
+    again = envs.replay(
+        envs.make("car-dealer", partner_replies=replies), ep["seed"], [s["action"] for s in steps]
+    )
+    assert [(t.observation, t.reward) for t in again.transitions] == [
+        (s["observation"], s["reward"]) for s in steps
+    ]
 
 
 async def test_person_as_buyer_asking_for_a_tesla_is_offered_one_and_may_walk_away(store):
@@ -149,7 +159,10 @@ async def test_person_as_buyer_asking_for_a_tesla_is_offered_one_and_may_walk_aw
             if view.offers:
                 break
             await reply(pilot, screen, "My budget is $50,000.")
-        assert find_car(view.pending).brand == "Tesla" and find_car(view.offers[0]["car"]).brand == "Tesla"
+        assert (
+            find_car(view.pending).brand == "Tesla"
+            and find_car(view.offers[0]["car"]).brand == "Tesla"
+        )
         view.query_one("#chat-input").value = "Too pricey for me."
         view.query_one("#deal-reject").press()
         await app.workers.wait_for_complete()
@@ -171,8 +184,15 @@ async def test_person_as_buyer_must_decide_when_the_talk_is_forced_to_end(store)
     partner = HumanAgent("bo", role="buyer")
     async with app.run_test(size=(140, 40)) as pilot, cancel_on_error(partner):
         seller = envs.make_policy("car-dealer", "behaviour")
-        session = PlaySession(store, "car-dealer", agent=seller, partner=partner,
-                              player="bo", seed=1, options={"max_texts": 2})  # fmt: skip
+        session = PlaySession(
+            store,
+            "car-dealer",
+            agent=seller,
+            partner=partner,
+            player="bo",
+            seed=1,
+            options={"max_texts": 2},
+        )
         screen = PlayScreen(session)
         screen.speed_index = 5
         app.push_screen(screen)
@@ -201,8 +221,12 @@ async def test_person_as_buyer_must_decide_when_the_talk_is_forced_to_end(store)
 
 async def test_person_as_seller_sells_to_the_persona_buyer(store):
     seed = 4
-    lines = [t.action.strip() for t in envs.run_episode(
-        envs.make("car-dealer"), envs.make_policy("car-dealer", "strong"), seed).transitions]  # fmt: skip
+    lines = [
+        t.action.strip()
+        for t in envs.run_episode(
+            envs.make("car-dealer"), envs.make_policy("car-dealer", "strong"), seed
+        ).transitions
+    ]
     app = make_app(store, player="cy")
     async with app.run_test(size=(140, 40)) as pilot:
         screen = app.start_session("car-dealer", None, None, seed, "cy")
@@ -236,7 +260,11 @@ async def test_person_as_seller_sells_to_the_persona_buyer(store):
         assert persona.display and "The buyer" in str(persona.render())  # revealed at the end
         assert "Sold for" in str(view.render_transcript())
     ep = store.recent_episodes(1)[0]
-    assert (ep["agent_kind"], ep["partner_kind"], ep["partner_name"]) == ("human", "scripted", "persona-buyer")
+    assert (ep["agent_kind"], ep["partner_kind"], ep["partner_name"]) == (
+        "human",
+        "scripted",
+        "persona-buyer",
+    )
     assert [s["typed"] for s in store.steps(ep["id"])] == lines
 
 
@@ -246,7 +274,10 @@ def test_lot_search_and_offer_labels():
     assert all("8,500" in f"{c.price:,}" for c in lot_matches("$8,500"))
     assert [c.name for c in lot_matches("toyota convertible")] == ["2008 Toyota Solara"]
     assert len(lot_matches("")) == 80
-    assert offer_label({"car": None, "price": 20000, "by": "buyer"}) == "the car at $20,000 (your offer)"
+    assert (
+        offer_label({"car": None, "price": 20000, "by": "buyer"})
+        == "the car at $20,000 (your offer)"
+    )
 
 
 def test_car_dealer_screen_snapshot(snap_compare, tmp_path):
@@ -255,8 +286,11 @@ def test_car_dealer_screen_snapshot(snap_compare, tmp_path):
     async def run_before(pilot):
         screen = app.start_session("car-dealer", None, None, 3, "snap")
         await pilot.pause()
-        for line in ("Hello! What kind of car are you looking for?", "What's your budget?",
-                     "We have a 2023 Subaru Solterra for $45,000."):  # fmt: skip
+        for line in (
+            "Hello! What kind of car are you looking for?",
+            "What's your budget?",
+            "We have a 2023 Subaru Solterra for $45,000.",
+        ):
             screen.query_one("#chat-input").value = line
             await pilot.press("enter")
             await app.workers.wait_for_complete()
@@ -269,7 +303,9 @@ async def test_the_seller_s_line_awaiting_the_buyer_shows_once(store):
     app = make_app(store, player="ann")
     partner = HumanAgent("ann")
     async with app.run_test(size=(140, 40)) as pilot, cancel_on_error(partner):
-        screen = app.start_session("car-dealer", envs.make_policy("car-dealer", "strong"), partner, 5, "ann")
+        screen = app.start_session(
+            "car-dealer", envs.make_policy("car-dealer", "strong"), partner, 5, "ann"
+        )
         screen.speed_index = 5
         await pilot.pause()
         view = screen.query_one(CarDealerView)
@@ -285,9 +321,11 @@ async def test_the_seller_s_line_awaiting_the_buyer_shows_once(store):
 async def test_the_chat_shows_the_end_of_the_last_reply(store):
     """A long reply that wraps onto more lines than first measured: the log still ends at it."""
     app = make_app(store, player="ann")
-    lines = ["Hello, what car do you want and what is your budget?",
-             "We have a great Honda SUV with a sunroof and backup camera for $28,000.",
-             "I can do $26,500 with leather seats included, final offer."]  # fmt: skip
+    lines = [
+        "Hello, what car do you want and what is your budget?",
+        "We have a great Honda SUV with a sunroof and backup camera for $28,000.",
+        "I can do $26,500 with leather seats included, final offer.",
+    ]
     async with app.run_test(size=(90, 28)) as pilot:
         screen = app.start_session("car-dealer", None, None, 9, "ann")
         await pilot.pause()
@@ -296,7 +334,9 @@ async def test_the_chat_shows_the_end_of_the_last_reply(store):
             screen.query_one("#chat-input").value = line
             await pilot.press("enter")
             await app.workers.wait_for_complete()
-            await wait_for(pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y, line, 10)
+            await wait_for(
+                pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y, line, 10
+            )
 
 
 async def test_the_turn_counts_agree_on_both_sides(store):
@@ -311,7 +351,9 @@ async def test_the_turn_counts_agree_on_both_sides(store):
         return info.removeprefix("Turn "), screen._turns().removeprefix("Turn: ")
 
     async with app.run_test(size=(140, 40)) as pilot, cancel_on_error(partner):
-        screen = app.start_session("car-dealer", envs.make_policy("car-dealer", "strong"), partner, 4, "ann")
+        screen = app.start_session(
+            "car-dealer", envs.make_policy("car-dealer", "strong"), partner, 4, "ann"
+        )
         screen.speed_index = 5
         await pilot.pause()
         view = screen.query_one(CarDealerView)
@@ -327,4 +369,9 @@ async def test_the_turn_counts_agree_on_both_sides(store):
         for n in range(3):
             assert counts(screen) == (f"{n} / 25", f"{n} / 25")
             await type_line(pilot, screen, "Welcome! What are you looking for today?")
-            await wait_for(pilot, lambda n=n: len(screen.session.transitions) == n + 1, "the buyer's answer", 10)
+            await wait_for(
+                pilot,
+                lambda n=n: len(screen.session.transitions) == n + 1,
+                "the buyer's answer",
+                10,
+            )

@@ -72,7 +72,9 @@ async def test_person_plays_the_oracle_against_the_scripted_asker(store):
                 break
             assert view.query_one("#chat-yes").display
             truthful = tq_answer(view.pending, task.secret).text
-            await pilot.press("y" if truthful == "Yes." else "n", "enter")  # the reply line has the focus
+            await pilot.press(
+                "y" if truthful == "Yes." else "n", "enter"
+            )  # the reply line has the focus
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.session.done and screen.session.success
@@ -86,9 +88,11 @@ async def test_person_plays_the_oracle_against_the_scripted_asker(store):
     assert steps[0]["info"]["partner"]["via"] == "typed"
     # The recorded replies replay the episode exactly.
     again = envs.replay(
-        envs.make("twenty-questions"), ep["seed"], [s["action"] for s in steps],
+        envs.make("twenty-questions"),
+        ep["seed"],
+        [s["action"] for s in steps],
         {"partner_replies": [s["info"]["reply"] for s in steps]},
-    )  # fmt: skip
+    )
     assert [t.observation for t in again.transitions] == [s["observation"] for s in steps]
 
 
@@ -121,10 +125,14 @@ async def test_person_answers_open_questions_as_the_city_oracle(store):
 
 def test_chat_helpers_handle_role_text_transcripts():
     state = {
-        "transcript": [{"role": "seller", "text": "Hi!", "visible": "Hi!"},
-                       {"role": "buyer", "text": "Hello Output: x", "visible": "Hello"}],
-        "secret": ["persona_line"], "persona_line": "You are thrifty.", "to_act": "seller",
-    }  # fmt: skip
+        "transcript": [
+            {"role": "seller", "text": "Hi!", "visible": "Hi!"},
+            {"role": "buyer", "text": "Hello Output: x", "visible": "Hello"},
+        ],
+        "secret": ["persona_line"],
+        "persona_line": "You are thrifty.",
+        "to_act": "seller",
+    }
     assert chat_lines(state, ("seller", "buyer")) == [("seller", "Hi!", ""), ("buyer", "Hello", "")]
     assert secret_lines(state) == ["persona line: You are thrifty."]
 
@@ -181,7 +189,9 @@ async def test_the_list_is_hidden_from_a_person_playing_the_oracle_and_offered_f
     app = make_app(store, player="eve")
     async with app.run_test(size=(140, 40)) as pilot:
         agent = envs.make_policy("twenty-questions", "strong")
-        screen = app.start_session("twenty-questions", agent, HumanAgent("eve", role="oracle"), 9, "eve")
+        screen = app.start_session(
+            "twenty-questions", agent, HumanAgent("eve", role="oracle"), 9, "eve"
+        )
         await pilot.pause()
         assert not screen.query_one(ChatView).query_one("#chat-list").display
     app = make_app(store, player="eve")

@@ -18,7 +18,13 @@ def run_cli(*args: str, env_db=None) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     if env_db is not None:
         env["LMRL_DB"] = str(env_db)
-    return subprocess.run([sys.executable, "-m", "lmrl_tui", *args], capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "lmrl_tui", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_generate_stats_export_import(tmp_path, capsys):
@@ -32,11 +38,34 @@ def test_generate_stats_export_import(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "maze-fo" in out and "1000" in out and "scripted" in out
     out_file = tmp_path / "fo.jsonl"
-    assert main(["--db", str(db), "export", "--task", "maze-fo", "--format", "lmrl", "-o", str(out_file)]) == 0
+    assert (
+        main(
+            [
+                "--db",
+                str(db),
+                "export",
+                "--task",
+                "maze-fo",
+                "--format",
+                "lmrl",
+                "-o",
+                str(out_file),
+            ]
+        )
+        == 0
+    )
     lines = out_file.read_text().splitlines()
-    assert len(lines) == 1000 and set(json.loads(lines[0])[0]) == {"state", "action", "reward", "done"}
+    assert len(lines) == 1000 and set(json.loads(lines[0])[0]) == {
+        "state",
+        "action",
+        "reward",
+        "done",
+    }
     db2 = tmp_path / "e2.db"
-    assert main(["--db", str(db2), "import", str(out_file), "--format", "lmrl", "--task", "maze-fo"]) == 0
+    assert (
+        main(["--db", str(db2), "import", str(out_file), "--format", "lmrl", "--task", "maze-fo"])
+        == 0
+    )
     again = tmp_path / "again.jsonl"
     main(["--db", str(db2), "export", "--task", "maze-fo", "--format", "lmrl", "-o", str(again)])
     assert again.read_text() == out_file.read_text()
@@ -50,18 +79,25 @@ def test_tasks_lists_maze(capsys):
 def test_tasks_and_the_option_help_list_every_task_s_options_with_values_and_defaults(capsys):
     assert main(["tasks"]) == 0
     out = capsys.readouterr().out
-    options = out[out.index("Task options"):]
-    for line in ("layout=double_t|umaze|medium|random (default: double_t)",
-                 "words=standard|small (default: standard)", "max_guesses=a whole number ≥ 1 (default: 6)",
-                 "setups=any of kQK,kRK,kQRK,kRRK (default: kQK,kRK,kQRK,kRRK)",
-                 "reward_mode=fancy|revenue (default: fancy)", "max_questions=a whole number ≥ 1 (default: 20)"):  # fmt: skip
+    options = out[out.index("Task options") :]
+    for line in (
+        "layout=double_t|umaze|medium|random (default: double_t)",
+        "words=standard|small (default: standard)",
+        "max_guesses=a whole number ≥ 1 (default: 6)",
+        "setups=any of kQK,kRK,kQRK,kRRK (default: kQK,kRK,kQRK,kRRK)",
+        "reward_mode=fancy|revenue (default: fancy)",
+        "max_questions=a whole number ≥ 1 (default: 20)",
+    ):
         assert line in options, line
     for task_id in envs.ids():
         assert f"  {task_id}:" in options
     with pytest.raises(SystemExit):
         main(["generate", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
-    assert "words=standard|small (default: standard)" in help_text and "positions=test|random" in help_text
+    assert (
+        "words=standard|small (default: standard)" in help_text
+        and "positions=test|random" in help_text
+    )
 
 
 def test_env_var_selects_database(tmp_path):
@@ -95,10 +131,16 @@ def test_bad_database_paths(tmp_path):
     txt.write_text("plain text")
     newer = tmp_path / "newer.db"
     s = Store(newer)
-    s.db["_sqlite_migrations"].insert({"migration_set": "lmrl-tui", "name": "m900_future", "applied_at": "x"})
+    s.db["_sqlite_migrations"].insert(
+        {"migration_set": "lmrl-tui", "name": "m900_future", "applied_at": "x"}
+    )
     s.close()
-    for db, message in [(txt, "not an SQLite database"), (tmp_path, "is a directory"),
-                        (txt / "sub.db", "cannot create the folder"), (newer, "newer lmrl-tui")]:  # fmt: skip
+    for db, message in [
+        (txt, "not an SQLite database"),
+        (tmp_path, "is a directory"),
+        (txt / "sub.db", "cannot create the folder"),
+        (newer, "newer lmrl-tui"),
+    ]:
         r = run_cli("--db", str(db), "stats")
         assert r.returncode != 0 and message in r.stderr, r.stderr
         assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
@@ -107,7 +149,21 @@ def test_bad_database_paths(tmp_path):
 def test_unknown_task_option_is_one_line(tmp_path, capsys):
     from lmrl_tui.cli import main
 
-    assert main(["--db", str(tmp_path / "x.db"), "generate", "wordle", "--episodes", "1", "--option", "foo=1"]) == 1
+    assert (
+        main(
+            [
+                "--db",
+                str(tmp_path / "x.db"),
+                "generate",
+                "wordle",
+                "--episodes",
+                "1",
+                "--option",
+                "foo=1",
+            ]
+        )
+        == 1
+    )
     err = capsys.readouterr().err
     assert "wordle has no option 'foo'" in err and "Traceback" not in err
     with pytest.raises(SystemExit) as e:

@@ -17,12 +17,25 @@ from lmrl_tui.cli import main
 @pytest.fixture(autouse=True)
 def _no_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
     """The endpoint agents the CLI makes retry without waiting (the tests stay fast)."""
-    monkeypatch.setitem(agents._LOADERS, "http", functools.partial(ChatEndpointAgent, sleep=lambda s: None))
+    monkeypatch.setitem(
+        agents._LOADERS, "http", functools.partial(ChatEndpointAgent, sleep=lambda s: None)
+    )
 
 
 def _generate(db, url: str, episodes: int) -> int:
-    return main(["--db", str(db), "generate", "twenty-questions", "--episodes", str(episodes),
-                 "--partner", f"http:tiny@{url}", "--quiet"])  # fmt: skip
+    return main(
+        [
+            "--db",
+            str(db),
+            "generate",
+            "twenty-questions",
+            "--episodes",
+            str(episodes),
+            "--partner",
+            f"http:tiny@{url}",
+            "--quiet",
+        ]
+    )
 
 
 def _closed_port() -> int:

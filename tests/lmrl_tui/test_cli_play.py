@@ -31,20 +31,32 @@ from lmrl_tui.serve import served_command
         ("chess", None, "built-in", "human", "", "embedded", ""),
     ],
 )
-def test_the_flags_fill_the_dialog_s_fields(task, role, vs, agent, checkpoint, partner, partner_model):
+def test_the_flags_fill_the_dialog_s_fields(
+    task, role, vs, agent, checkpoint, partner, partner_model
+):
     fields = play_fields(task, role, vs)
     assert (fields["agent"], fields["checkpoint"], fields["partner"], fields["partner_model"]) == (
-        agent, checkpoint, partner, partner_model)  # fmt: skip
+        agent,
+        checkpoint,
+        partner,
+        partner_model,
+    )
 
 
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
         (["play", "nosuch"], "unknown task 'nosuch'"),
-        (["play", "twenty-questions", "--as", "judge"], "--as takes guesser or oracle, not 'judge'"),
+        (
+            ["play", "twenty-questions", "--as", "judge"],
+            "--as takes guesser or oracle, not 'judge'",
+        ),
         (["play", "maze-fo", "--vs", "person"], "maze-fo has one side"),
         (["play", "twenty-questions", "--vs", "strong"], "use --as oracle --vs strong"),
-        (["play", "car-dealer", "--as", "buyer", "--vs", "built-in"], "the seller has no built-in player"),
+        (
+            ["play", "car-dealer", "--as", "buyer", "--vs", "built-in"],
+            "the seller has no built-in player",
+        ),
     ],
 )
 def test_flags_that_do_not_fit_are_one_line(tmp_path, capsys, argv, said):
@@ -56,16 +68,41 @@ def test_flags_that_do_not_fit_are_one_line(tmp_path, capsys, argv, said):
 def test_serve_hands_every_session_the_same_episode(tmp_path):
     p = argparse.ArgumentParser()
     add_play_arguments(p, required=False)
-    args = p.parse_args(["--task", "twenty-questions", "--as", "oracle", "--vs", "strong", "--seed", "3",
-                         "--option", "secret=guitar"])  # fmt: skip
+    args = p.parse_args(
+        [
+            "--task",
+            "twenty-questions",
+            "--as",
+            "oracle",
+            "--vs",
+            "strong",
+            "--seed",
+            "3",
+            "--option",
+            "secret=guitar",
+        ]
+    )
     request = play_request(args)
     assert request is not None and (request.task_id, request.seed) == ("twenty-questions", 3)
     assert request.fields["options"] == "secret=guitar"
     argv = play_argv(args)
-    assert argv == ("play", "twenty-questions", "--as", "oracle", "--vs", "strong", "--seed", "3",
-                    "--option", "secret=guitar")  # fmt: skip
+    assert argv == (
+        "play",
+        "twenty-questions",
+        "--as",
+        "oracle",
+        "--vs",
+        "strong",
+        "--seed",
+        "3",
+        "--option",
+        "secret=guitar",
+    )
     command = served_command(tmp_path / "s.db", play=argv)
-    assert " -m lmrl_tui play twenty-questions --as oracle --vs strong --seed 3 --option secret=guitar --db " in command
+    assert (
+        " -m lmrl_tui play twenty-questions --as oracle --vs strong --seed 3 --option secret=guitar --db "
+        in command
+    )
     assert play_argv(p.parse_args([])) == () and play_request(p.parse_args([])) is None
     with pytest.raises(PlayFlagsError, match="need --task"):
         play_request(p.parse_args(["--as", "oracle"]))

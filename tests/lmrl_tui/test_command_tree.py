@@ -35,11 +35,24 @@ def test_train_help_lists_the_seven_algorithms(capsys):
 
 @pytest.mark.parametrize(
     "spelling,key",
-    [("bc", "bc"), ("BC", "bc"), ("%bc", "pbc"), ("pbc", "pbc"), ("filtered_bc", "pbc"),
-     ("percent_bc", "pbc"), ("filtered-bc", "pbc"), ("mc_returns", "mc"), ("ILQL", "ilql"),
-     ("q-sft", "qsft"), ("PPO", "ppo"), ("online-%bc", "online-filtered-bc"), ("obc", "online-filtered-bc"),
-     ("online_filtered_bc", "online-filtered-bc"), ("online-pbc", "online-filtered-bc")],
-)  # fmt: skip
+    [
+        ("bc", "bc"),
+        ("BC", "bc"),
+        ("%bc", "pbc"),
+        ("pbc", "pbc"),
+        ("filtered_bc", "pbc"),
+        ("percent_bc", "pbc"),
+        ("filtered-bc", "pbc"),
+        ("mc_returns", "mc"),
+        ("ILQL", "ilql"),
+        ("q-sft", "qsft"),
+        ("PPO", "ppo"),
+        ("online-%bc", "online-filtered-bc"),
+        ("obc", "online-filtered-bc"),
+        ("online_filtered_bc", "online-filtered-bc"),
+        ("online-pbc", "online-filtered-bc"),
+    ],
+)
 def test_every_spelling_of_today_is_a_train_subcommand(spelling, key):
     extra = ["--init", "ckpt"] if key in ("ppo", "online-filtered-bc") else []
     args = build_parser().parse_args(["train", spelling, "--task", "maze-fo", "--out", "o", *extra])
@@ -77,8 +90,17 @@ NO_STORE = {"tasks": ["tasks"], "merge": ["merge", "a.db", "--into", "b.db"]}
 """The commands run without the ``--db`` store (merge names its stores itself)."""
 
 
-@pytest.mark.parametrize("argv", [[], *DB_COMMANDS.values(), ["play", "maze-fo"], ["serve"],
-                                  ["reproduce", "maze-fo"], *NO_STORE.values()])  # fmt: skip
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        *DB_COMMANDS.values(),
+        ["play", "maze-fo"],
+        ["serve"],
+        ["reproduce", "maze-fo"],
+        *NO_STORE.values(),
+    ],
+)
 def test_every_command_names_its_runner_and_whether_it_needs_the_store(argv):
     """One dispatch (lmrl_tui.cli.entry): each subcommand sets ``run`` and ``needs_store``."""
     args = build_parser().parse_args(argv)
@@ -94,29 +116,78 @@ def test_db_after_the_subcommand_is_the_store_used(tmp_path, capsys):
     out = tmp_path / "x.jsonl"
     assert main(["export", "--db", str(db), "--task", "maze-fo", "-o", str(out)]) == 0
     assert len(out.read_text().splitlines()) == 3
-    for argv in (["train", "bc", "--task", "nope", "--out", str(tmp_path / "r")], ["eval", str(tmp_path / "none")]):
+    for argv in (
+        ["train", "bc", "--task", "nope", "--out", str(tmp_path / "r")],
+        ["eval", str(tmp_path / "none")],
+    ):
         other = tmp_path / f"{argv[0]}.db"
         assert main([*argv, "--db", str(other)]) == 1  # bad input, after the store was opened there
         assert other.exists()
 
 
 def test_dataset_flags_are_one_definition():
-    flags = ["--task", "wordle", "--option", "words=small", "--source", "scripted", "--player", "ann",
-             "--agent", "behaviour", "--status", "any", "--min-return", "-3", "--top-percent", "20",
-             "--wins-only", "--split", "eval", "--eval-fraction", "0.25", "--limit", "7"]  # fmt: skip
+    flags = [
+        "--task",
+        "wordle",
+        "--option",
+        "words=small",
+        "--source",
+        "scripted",
+        "--player",
+        "ann",
+        "--agent",
+        "behaviour",
+        "--status",
+        "any",
+        "--min-return",
+        "-3",
+        "--top-percent",
+        "20",
+        "--wins-only",
+        "--split",
+        "eval",
+        "--eval-fraction",
+        "0.25",
+        "--limit",
+        "7",
+    ]
     export = build_parser().parse_args(["export", *flags])
     train = build_parser().parse_args(["train", "bc", "--out", "o", *flags])
     assert dataset_query(export) == dataset_query(train)
     q = dataset_query(export)
-    assert (q.sources, q.players, q.agents, q.status, q.min_return, q.top_percent, q.wins_only, q.split,
-            q.eval_fraction, q.limit, q.options) == (["scripted"], ["ann"], ["behaviour"], "any", -3.0, 20.0,
-                                                     True, "eval", 0.25, 7, {"words": "small"})  # fmt: skip
+    assert (
+        q.sources,
+        q.players,
+        q.agents,
+        q.status,
+        q.min_return,
+        q.top_percent,
+        q.wins_only,
+        q.split,
+        q.eval_fraction,
+        q.limit,
+        q.options,
+    ) == (
+        ["scripted"],
+        ["ann"],
+        ["behaviour"],
+        "any",
+        -3.0,
+        20.0,
+        True,
+        "eval",
+        0.25,
+        7,
+        {"words": "small"},
+    )
 
 
 @pytest.mark.parametrize("cls", [TrainConfig, OnlineConfig])
 def test_every_config_field_has_a_help_line(cls):
     for f in fields(cls):
-        assert len(f.metadata.get("help", "").split()) >= 2, f"{cls.__name__}.{f.name} has no help line"
+        assert len(f.metadata.get("help", "").split()) >= 2, (
+            f"{cls.__name__}.{f.name} has no help line"
+        )
 
 
 @pytest.mark.parametrize("algo,cls", [("ilql", TrainConfig), ("ppo", OnlineConfig)])
@@ -131,7 +202,13 @@ def test_generated_help_shows_each_field_and_its_default(algo, cls, capsys):
     for f in config_flags(cls):
         assert "--" + f.name.replace("_", "-") + " " in out or f.metadata.get("switch"), f.name
         value = getattr(defaults, f.name)
-        shown = "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+        shown = (
+            "none"
+            if value is None
+            else str(value).lower()
+            if isinstance(value, bool)
+            else str(value)
+        )
         assert "".join(f"{f.metadata['help']} (default: {shown})".split()) in text, f.name
 
 
@@ -139,16 +216,66 @@ def test_the_flags_are_those_of_before():
     """The generated flags are exactly the hand-listed ones they replace, plus those added since
     (bisim_weight, goals, partner_model, side, head_act, max_minutes, top_k, qsft_target, qsft_support): no flag
     gained or lost by accident."""
-    offline = {"seed", "tokenizer", "vocab_size", "n_layer", "n_embd", "n_head", "dropout", "windows",
-               "max_length", "lr", "weight_decay", "batch_size", "epochs", "max_steps", "grad_clip",
-               "warmup_steps", "gamma", "discount_mode", "tau", "cql_weight", "polyak_alpha", "target",
-               "pi_beta", "bc_weight", "head_bias", "reward_scale", "qsft_reward", "qsft_target", "qsft_support",
-               "beta", "decoding",
-               "logit_weight", "eval_every", "eval_episodes", "save_every", "log_every", "top_mode",
-               "truncation", "lr_schedule", "dedupe", "train_layers", "bisim_weight", "goals",
-               "partner_model", "side", "head_act", "max_minutes", "top_k", "no_repeat"}  # fmt: skip
+    offline = {
+        "seed",
+        "tokenizer",
+        "vocab_size",
+        "n_layer",
+        "n_embd",
+        "n_head",
+        "dropout",
+        "windows",
+        "max_length",
+        "lr",
+        "weight_decay",
+        "batch_size",
+        "epochs",
+        "max_steps",
+        "grad_clip",
+        "warmup_steps",
+        "gamma",
+        "discount_mode",
+        "tau",
+        "cql_weight",
+        "polyak_alpha",
+        "target",
+        "pi_beta",
+        "bc_weight",
+        "head_bias",
+        "reward_scale",
+        "qsft_reward",
+        "qsft_target",
+        "qsft_support",
+        "beta",
+        "decoding",
+        "logit_weight",
+        "eval_every",
+        "eval_episodes",
+        "save_every",
+        "log_every",
+        "top_mode",
+        "truncation",
+        "lr_schedule",
+        "dedupe",
+        "train_layers",
+        "bisim_weight",
+        "goals",
+        "partner_model",
+        "side",
+        "head_act",
+        "max_minutes",
+        "top_k",
+        "no_repeat",
+    }
     assert {f.name for f in config_flags(TrainConfig)} == offline
-    online = {f.name for f in fields(OnlineConfig)} - {"algo", "task", "task_options", "init", "extra", "progress"}
+    online = {f.name for f in fields(OnlineConfig)} - {
+        "algo",
+        "task",
+        "task_options",
+        "init",
+        "extra",
+        "progress",
+    }
     assert {f.name for f in config_flags(OnlineConfig)} == online
 
 
@@ -160,9 +287,14 @@ def test_missing_stockfish_is_one_line_and_exit_2(task, tmp_path, monkeypatch, c
     monkeypatch.setattr(sf, "DEBIAN_PATHS", ())
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.delenv(sf.PATH_ENV, raising=False)
-    assert main(["--db", str(tmp_path / "e.db"), "generate", task, "--episodes", "2", "--quiet"]) == 2
+    assert (
+        main(["--db", str(tmp_path / "e.db"), "generate", task, "--episodes", "2", "--quiet"]) == 2
+    )
     err = capsys.readouterr().err
-    assert err.startswith("lmrl: error: Stockfish is not installed") and "apt-get install stockfish" in err
+    assert (
+        err.startswith("lmrl: error: Stockfish is not installed")
+        and "apt-get install stockfish" in err
+    )
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
@@ -170,8 +302,23 @@ def test_missing_stockfish_is_one_line_and_exit_2(task, tmp_path, monkeypatch, c
 @pytest.mark.parametrize("task", ["chess", "endgames"])
 def test_stockfish_path_not_an_engine_is_one_line_and_exit_2(task, tmp_path):
     env = {**os.environ, "STOCKFISH_PATH": shutil.which("false")}
-    r = subprocess.run([sys.executable, "-m", "lmrl_tui", "--db", str(tmp_path / "e.db"), "generate", task,
-                        "--episodes", "2"], capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lmrl_tui",
+            "--db",
+            str(tmp_path / "e.db"),
+            "generate",
+            task,
+            "--episodes",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert r.returncode == 2
     assert "could not start Stockfish" in r.stderr and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
@@ -179,13 +326,34 @@ def test_stockfish_path_not_an_engine_is_one_line_and_exit_2(task, tmp_path):
 
 def test_training_entry_module_for_launchers(tmp_path):
     """``python -m training.cli`` (what ``accelerate launch -m`` runs) has the same subcommands."""
-    r = subprocess.run([sys.executable, "-m", "training.cli", "train", "--help"], capture_output=True,
-                       text=True, timeout=120)  # fmt: skip
+    r = subprocess.run(
+        [sys.executable, "-m", "training.cli", "train", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0 and all(name in r.stdout for name in SEVEN)
     db = tmp_path / "launch.db"
-    r = subprocess.run([sys.executable, "-m", "training.cli", "train", "ppo", "--task", "nope", "--init", "x",
-                        "--out", str(tmp_path / "o"), "--db", str(db)], capture_output=True, text=True,
-                       timeout=120)  # fmt: skip
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "training.cli",
+            "train",
+            "ppo",
+            "--task",
+            "nope",
+            "--init",
+            "x",
+            "--out",
+            str(tmp_path / "o"),
+            "--db",
+            str(db),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 1 and "unknown task 'nope'" in r.stderr and db.exists()
 
 
@@ -196,8 +364,10 @@ def test_debug_shows_the_traceback_before_the_one_line(tmp_path, capsys, monkeyp
     assert main(["--db", db, "generate", "maze-fo", "--option", "bogus=1"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.strip().count("\n") == 0
-    for argv in (["--debug", "--db", db, "generate", "maze-fo", "--option", "bogus=1"],
-                 ["--db", db, "generate", "maze-fo", "--option", "bogus=1", "--debug"]):  # fmt: skip
+    for argv in (
+        ["--debug", "--db", db, "generate", "maze-fo", "--option", "bogus=1"],
+        ["--db", db, "generate", "maze-fo", "--option", "bogus=1", "--debug"],
+    ):
         assert main(argv) == 1
         err = capsys.readouterr().err
         assert "Traceback (most recent call last)" in err and err.rstrip().endswith("max_steps)")

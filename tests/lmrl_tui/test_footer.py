@@ -14,7 +14,11 @@ from lmrl_tui.screens.footer import Footer
 
 class _KeysApp(App[None]):
     CSS_PATH = LmrlApp.CSS_PATH  # the bar's look, as in the app
-    BINDINGS = [Binding("y", "yes", "Yes"), Binding("n", "no", "No"), Binding("h", "hidden", "Hidden", show=False)]
+    BINDINGS = [
+        Binding("y", "yes", "Yes"),
+        Binding("n", "no", "No"),
+        Binding("h", "hidden", "Hidden", show=False),
+    ]
     can_answer = True
     no_key = True
 

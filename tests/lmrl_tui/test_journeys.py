@@ -111,8 +111,11 @@ async def person_acts(pilot, app, n: int, done: Done) -> None:
             )
             await type_line(pilot, line)
             done.steps.append((line, "typed", None))
-        await wait_for(pilot, lambda n=before: len(screen.session.transitions) == n + 1 or screen.session.done,
-                       "the move to be played")  # fmt: skip
+        await wait_for(
+            pilot,
+            lambda n=before: len(screen.session.transitions) == n + 1 or screen.session.done,
+            "the move to be played",
+        )
         await agent_turn(pilot, app)
 
 
@@ -121,8 +124,19 @@ async def person_tries_in_vain(pilot, app, done: Done) -> None:
     episode is resumed (the tasks that take any text or only keys refuse nothing to record)."""
     screen = await agent_turn(pilot, app)
     task = screen.session.task_id
-    text = next((t for prefix, t in (("wordle", "qqqqx"), ("textnav", "fly to the moon"), ("chess", "Zz9"),
-                                     ("endgames", "Zz9")) if task.startswith(prefix)), None)  # fmt: skip
+    text = next(
+        (
+            t
+            for prefix, t in (
+                ("wordle", "qqqqx"),
+                ("textnav", "fly to the moon"),
+                ("chess", "Zz9"),
+                ("endgames", "Zz9"),
+            )
+            if task.startswith(prefix)
+        ),
+        None,
+    )
     if text is None:
         return
     attempts = len(screen.session.attempts)
@@ -239,9 +253,11 @@ async def test_a_person_plays_the_acting_side_quits_resumes_and_the_rows_say_wha
     assert ep["status"] == "abandoned" and ep["player"] == "ann" and ep["agent_kind"] == "human"
 
 
-PARTNER_SIDES = [("twenty-questions", "oracle", "strong", {"secret": "guitar"}),
-                 ("guess-city", "oracle", "strong", {}),
-                 ("car-dealer", "buyer", "strong", {})]  # fmt: skip
+PARTNER_SIDES = [
+    ("twenty-questions", "oracle", "strong", {"secret": "guitar"}),
+    ("guess-city", "oracle", "strong", {}),
+    ("car-dealer", "buyer", "strong", {}),
+]
 
 
 @pytest.mark.parametrize(("task_id", "role", "vs", "options"), PARTNER_SIDES)

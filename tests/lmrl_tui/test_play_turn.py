@@ -60,7 +60,11 @@ async def test_the_turn_through_watching_taking_over_and_handing_back_mid_move(s
         assert screen.turn is Turn.TAKEN_OVER_MOVING and screen.takeover and screen.busy
         await pilot.press("t")  # hand back while that move is in flight
         await pilot.pause()
-        assert screen.turn is Turn.HANDING_BACK and not screen.takeover and "taken over" not in status(screen)
+        assert (
+            screen.turn is Turn.HANDING_BACK
+            and not screen.takeover
+            and "taken over" not in status(screen)
+        )
         agent.gate.set()
         await settle(app, pilot)
         assert screen.turn is Turn.WATCHING and len(screen.session.transitions) == 2

@@ -55,7 +55,10 @@ async def _layouts_while_writing(log: Log) -> tuple[int, Log]:
         assert log.line_count == 60 and log.virtual_size.height == 60
         assert log.scroll_y == log.max_scroll_y > 0  # still following the last line
         assert log.vertical_scrollbar.window_virtual_size == 60  # the scrollbar knows the size
-        shown = ["".join(s.text for s in log.render_line(y)._segments) for y in range(log.scrollable_content_region.height)]
+        shown = [
+            "".join(s.text for s in log.render_line(y)._segments)
+            for y in range(log.scrollable_content_region.height)
+        ]
         assert shown[-1].strip() == "move 59"  # the last line shows, at the bottom
         return layouts, log
 
@@ -67,7 +70,9 @@ async def test_the_move_log_grows_without_laying_out_the_screen_again() -> None:
     assert growing == 0
 
 
-async def test_an_episodes_screen_is_frozen_once_drawn_and_freed_on_the_idle_home_screen(store, monkeypatch) -> None:
+async def test_an_episodes_screen_is_frozen_once_drawn_and_freed_on_the_idle_home_screen(
+    store, monkeypatch
+) -> None:
     monkeypatch.setattr(home, "SWEEP_AFTER", 0.2)
     app = make_app(store, player="ann")
     app.freeze_after_start = True

@@ -20,7 +20,9 @@ from lmrl_tui.cli.serve import (
     serve_settings,
 )
 
-pytest.importorskip("textual_serve", reason="textual-serve is not installed (pip install 'lmrl-tui[serve]')")
+pytest.importorskip(
+    "textual_serve", reason="textual-serve is not installed (pip install 'lmrl-tui[serve]')"
+)
 from aiohttp.test_utils import TestClient, TestServer  # noqa: E402
 
 from lmrl_tui.serve import LmrlServer, ServeSettings, cookie_name, served_command, tokens_match  # noqa: E402
@@ -47,9 +49,13 @@ def test_remote_always_gets_a_token_generated_or_given() -> None:
     made = serve_settings(parse("--host", "0.0.0.0", "--allow-remote"), environ={})
     again = serve_settings(parse("--host", "0.0.0.0", "--allow-remote"), environ={})
     assert made.token_generated and len(made.token) >= 30 and made.token != again.token
-    given = serve_settings(parse("--host", "0.0.0.0", "--allow-remote", "--token", TOKEN), environ={})
+    given = serve_settings(
+        parse("--host", "0.0.0.0", "--allow-remote", "--token", TOKEN), environ={}
+    )
     assert (given.token, given.token_generated) == (TOKEN, False)
-    from_env = serve_settings(parse("--host", "0.0.0.0", "--allow-remote"), environ={TOKEN_ENV: TOKEN})
+    from_env = serve_settings(
+        parse("--host", "0.0.0.0", "--allow-remote"), environ={TOKEN_ENV: TOKEN}
+    )
     assert (from_env.token, from_env.token_generated) == (TOKEN, False)
     public = serve_settings(parse("--public-token"), environ={TOKEN_ENV: TOKEN})
     assert public.token_generated and public.token != TOKEN
@@ -89,7 +95,9 @@ def test_tokens_compare_exactly() -> None:
 
 
 async def _client(tmp_path, token: str | None, server: LmrlServer | None = None) -> TestClient:
-    chosen = serve_settings(parse("--port", "8123", *(["--token", token] if token else [])), environ={})
+    chosen = serve_settings(
+        parse("--port", "8123", *(["--token", token] if token else [])), environ={}
+    )
     server = server or LmrlServer(ServeSettings(**asdict(chosen)), tmp_path / "served.db")
     client = TestClient(TestServer(await server._make_app()))
     await client.start_server()
@@ -103,17 +111,24 @@ async def test_every_route_asks_for_the_token(tmp_path) -> None:
             assert (await client.get(path, allow_redirects=False)).status == 401, path
             wrong = await client.get(path, params={"token": TOKEN[:-1]}, allow_redirects=False)
             assert wrong.status == 403, path
-        first = await client.get("/", params={"token": TOKEN, "fontsize": "20"}, allow_redirects=False)
+        first = await client.get(
+            "/", params={"token": TOKEN, "fontsize": "20"}, allow_redirects=False
+        )
         assert first.status == 303 and first.headers["Location"] == "/?fontsize=20"
         cookie = first.cookies[cookie_name(8123)]
         assert cookie.value == TOKEN and cookie["httponly"] and cookie["samesite"] == "Strict"
         page = await client.get("/", cookies={cookie_name(8123): TOKEN})
         text = await page.text()
         assert page.status == 200 and f"ws://{client.host}:{client.port}/ws" in text
-        proxied = await client.get("/", cookies={cookie_name(8123): TOKEN},
-                                   headers={"X-Forwarded-Proto": "https", "Host": "lab.example"})  # fmt: skip
+        proxied = await client.get(
+            "/",
+            cookies={cookie_name(8123): TOKEN},
+            headers={"X-Forwarded-Proto": "https", "Host": "lab.example"},
+        )
         assert "wss://lab.example/ws" in await proxied.text()
-        assert (await client.get("/static/js/textual.js", cookies={cookie_name(8123): TOKEN})).status == 200
+        assert (
+            await client.get("/static/js/textual.js", cookies={cookie_name(8123): TOKEN})
+        ).status == 200
         bad_cookie = await client.get("/", cookies={cookie_name(8123): "x" * 23})
         assert bad_cookie.status == 403
     finally:
@@ -124,8 +139,14 @@ async def test_a_page_from_another_site_cannot_open_the_websocket(tmp_path) -> N
     client = await _client(tmp_path, None)
     try:
         assert (await client.get("/")).status == 200  # loopback without a token: open
-        ws = await client.get("/ws", headers={"Origin": "http://evil.example", "Upgrade": "websocket",
-                                              "Connection": "Upgrade"})  # fmt: skip
+        ws = await client.get(
+            "/ws",
+            headers={
+                "Origin": "http://evil.example",
+                "Upgrade": "websocket",
+                "Connection": "Upgrade",
+            },
+        )
         assert ws.status == 403
     finally:
         await client.close()
@@ -140,17 +161,37 @@ def test_a_port_in_use_is_one_line_and_exit_1(tmp_path) -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        r = subprocess.run([sys.executable, "-m", "lmrl_tui", "--db", str(tmp_path / "s.db"), "serve",
-                            "--port", str(port)], capture_output=True, text=True, timeout=60)  # fmt: skip
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "lmrl_tui",
+                "--db",
+                str(tmp_path / "s.db"),
+                "serve",
+                "--port",
+                str(port),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert r.returncode == 1 and r.stdout == ""  # no link printed for a server that is not there
-    assert r.stderr.startswith(f"lmrl: error: cannot listen on 127.0.0.1:{port}") and r.stderr.count("\n") == 1
+    assert (
+        r.stderr.startswith(f"lmrl: error: cannot listen on 127.0.0.1:{port}")
+        and r.stderr.count("\n") == 1
+    )
 
 
 async def test_browsers_beyond_max_sessions_are_refused(tmp_path) -> None:
-    server = LmrlServer(ServeSettings("127.0.0.1", 8123, None, max_sessions=1), tmp_path / "served.db")
+    server = LmrlServer(
+        ServeSettings("127.0.0.1", 8123, None, max_sessions=1), tmp_path / "served.db"
+    )
     client = await _client(tmp_path, None, server)
     try:
-        busy = asyncio.get_running_loop().create_future()  # stands for one browser's running session
+        busy = (
+            asyncio.get_running_loop().create_future()
+        )  # stands for one browser's running session
         server.sessions.add(busy)
         ws = await client.get("/ws", headers={"Upgrade": "websocket", "Connection": "Upgrade"})
         assert ws.status == 503 and "places are taken" in await ws.text()

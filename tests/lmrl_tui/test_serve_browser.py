@@ -23,9 +23,17 @@ from support.serve_browser import (
 
 import envs
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(browser_missing() is not None, reason=str(browser_missing()))]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(browser_missing() is not None, reason=str(browser_missing())),
+]
 
-ARROW = {"move up\n": "ArrowUp", "move down\n": "ArrowDown", "move left\n": "ArrowLeft", "move right\n": "ArrowRight"}
+ARROW = {
+    "move up\n": "ArrowUp",
+    "move down\n": "ArrowDown",
+    "move left\n": "ArrowLeft",
+    "move right\n": "ArrowRight",
+}
 TOKEN = "test-token-0123456789abcdef"
 
 
@@ -61,9 +69,12 @@ def test_play_a_maze_in_the_browser_and_find_every_step_in_the_store(tmp_path) -
     assert ep["seed"] == seed and ep["source"] == "human" and ep["agent_kind"] == "human"
     assert ep["status"] == "finished" and ep["success"] == 1
     assert [s["action"] for s in steps] == actions
-    assert [s["typed"] for s in steps] == [None] * len(actions)  # keys, recorded as the keys pressed
+    assert [s["typed"] for s in steps] == [None] * len(
+        actions
+    )  # keys, recorded as the keys pressed
     assert [(s["info"]["via"], s["info"]["key"]) for s in steps] == [
-        ("key", ARROW[a].removeprefix("Arrow").lower()) for a in actions]
+        ("key", ARROW[a].removeprefix("Arrow").lower()) for a in actions
+    ]
     task = envs.make("maze-fo")
     task.reset(seed)
     assert ep["return"] == sum(s["reward"] for s in steps) == task.state()["optimal_return"]
@@ -81,8 +92,12 @@ def test_two_browsers_on_two_tasks_at_once(tmp_path) -> None:
         browser = launch_chromium(p)
         try:
             # two contexts: two people, nothing shared (cookies, storage)
-            a = BrowserTerminal(browser.new_context(viewport={"width": 1280, "height": 800}).new_page())
-            b = BrowserTerminal(browser.new_context(viewport={"width": 1280, "height": 800}).new_page())
+            a = BrowserTerminal(
+                browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+            )
+            b = BrowserTerminal(
+                browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+            )
             reach_home(a, server.url)
             reach_home(b, server.url)
             start_episode(a, db, "maze-fo", "Maze (fully observed)", 7)
@@ -114,7 +129,9 @@ async def _ws_status(url: str, headers: dict[str, str] | None = None) -> int:
 
     async with aiohttp.ClientSession() as session:
         try:
-            async with session.ws_connect(url, headers=headers or {}, timeout=aiohttp.ClientWSTimeout(ws_close=5)) as ws:
+            async with session.ws_connect(
+                url, headers=headers or {}, timeout=aiohttp.ClientWSTimeout(ws_close=5)
+            ) as ws:
                 await ws.close()
                 return 101
         except aiohttp.WSServerHandshakeError as e:
@@ -147,9 +164,14 @@ def test_the_token_guards_the_page_and_the_websocket(tmp_path) -> None:
         assert _get(base + "static/js/textual.js")[0] == 401
         assert _get(base + "?token=" + TOKEN[:-1] + "X")[0] == 403
         assert _get(base, {"Cookie": f"lmrl_serve_token_{server.port}=nope"})[0] == 403
-        status, headers, _ = _get(base + "?token=" + TOKEN)  # the first visit: a cookie, and away from the token
+        status, headers, _ = _get(
+            base + "?token=" + TOKEN
+        )  # the first visit: a cookie, and away from the token
         assert status == 303 and headers["Location"] == "/"
-        assert f"lmrl_serve_token_{server.port}={TOKEN}" in headers["Set-Cookie"] and "HttpOnly" in headers["Set-Cookie"]
+        assert (
+            f"lmrl_serve_token_{server.port}={TOKEN}" in headers["Set-Cookie"]
+            and "HttpOnly" in headers["Set-Cookie"]
+        )
         status, _, page = _get(base, cookie)
         assert status == 200 and f"ws://127.0.0.1:{server.port}/ws" in page
         assert asyncio.run(_ws_status(ws)) == 401
@@ -176,12 +198,16 @@ def test_a_second_browser_is_not_offered_the_episode_the_first_is_playing(tmp_pa
     with served(db) as server, sync_playwright() as p:
         browser = launch_chromium(p)
         try:
-            a = BrowserTerminal(browser.new_context(viewport={"width": 1280, "height": 800}).new_page())
+            a = BrowserTerminal(
+                browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+            )
             reach_home(a, server.url)
             start_episode(a, db, "maze-fo", "Maze (fully observed)", 5)
             a.press("ArrowDown")
             wait_for_episode(db, "maze-fo", 1, finished=False)
-            b = BrowserTerminal(browser.new_context(viewport={"width": 1280, "height": 800}).new_page())
+            b = BrowserTerminal(
+                browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+            )
             b.open(server.url)  # no keys typed: on that dialog "a" marks the episode abandoned
             b.wait_for("Pick a task", timeout=45)
             b.page.wait_for_timeout(3000)  # the search for unfinished episodes runs in a worker
@@ -191,14 +217,26 @@ def test_a_second_browser_is_not_offered_the_episode_the_first_is_playing(tmp_pa
             browser.close()
 
 
-def test_a_campaign_s_configured_episode_opens_in_every_browser_and_records_as_typed(tmp_path) -> None:
+def test_a_campaign_s_configured_episode_opens_in_every_browser_and_records_as_typed(
+    tmp_path,
+) -> None:
     """``lmrl serve --task … --as oracle``: the person names themselves, lands in the episode, and
     types ``sometimes`` into the focused reply line; the store keeps it as typed."""
     from playwright.sync_api import sync_playwright
 
     db = tmp_path / "served.db"
-    flags = ["--task", "twenty-questions", "--as", "oracle", "--vs", "strong", "--seed", "3",
-             "--option", "secret=guitar"]  # fmt: skip
+    flags = [
+        "--task",
+        "twenty-questions",
+        "--as",
+        "oracle",
+        "--vs",
+        "strong",
+        "--seed",
+        "3",
+        "--option",
+        "secret=guitar",
+    ]
     with served(db, extra=flags) as server, sync_playwright() as p:
         browser = launch_chromium(p)
         try:
@@ -210,5 +248,13 @@ def test_a_campaign_s_configured_episode_opens_in_every_browser_and_records_as_t
             ep, steps = wait_for_episode(db, "twenty-questions", 1, finished=False, seed=3)
         finally:
             browser.close()
-    assert ep["partner_kind"] == "human" and ep["agent_name"] == "strong" and ep["options"]["secret"] == "guitar"
-    assert steps[0]["info"]["partner"] == {**steps[0]["info"]["partner"], "via": "typed", "typed": "sometimes"}
+    assert (
+        ep["partner_kind"] == "human"
+        and ep["agent_name"] == "strong"
+        and ep["options"]["secret"] == "guitar"
+    )
+    assert steps[0]["info"]["partner"] == {
+        **steps[0]["info"]["partner"],
+        "via": "typed",
+        "typed": "sometimes",
+    }

@@ -11,12 +11,27 @@ from lmrl_tui.views.overlay import ValueOverlay
 
 
 def fixed_explanation() -> SimpleNamespace:
-    rows = [("move right\n", -2.75, 0.52, 0.31), ("move down\n", -2.86, 0.41, 0.52),
-            ("move up\n", -3.10, 0.17, 0.12), ("move left\n", -3.27, 0.0, 0.05)]  # fmt: skip
+    rows = [
+        ("move right\n", -2.75, 0.52, 0.31),
+        ("move down\n", -2.86, 0.41, 0.52),
+        ("move up\n", -3.10, 0.17, 0.12),
+        ("move left\n", -3.27, 0.0, 0.05),
+    ]
     v = -3.27
-    cands = [SimpleNamespace(action=a, q=q, v=v, advantage=adv, prob=p, beta_prob=p) for a, q, adv, p in rows]
-    return SimpleNamespace(algo="ilql", kind="value", candidates=cands, rl_choice="move right\n",
-                           bc_choice="move down\n", state_value=v, source="legal actions", total=4)  # fmt: skip
+    cands = [
+        SimpleNamespace(action=a, q=q, v=v, advantage=adv, prob=p, beta_prob=p)
+        for a, q, adv, p in rows
+    ]
+    return SimpleNamespace(
+        algo="ilql",
+        kind="value",
+        candidates=cands,
+        rl_choice="move right\n",
+        bc_choice="move down\n",
+        state_value=v,
+        source="legal actions",
+        total=4,
+    )
 
 
 def test_watch_screen_with_the_value_overlay_taken_over(snap_compare, tmp_path):

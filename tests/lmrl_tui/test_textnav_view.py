@@ -66,9 +66,19 @@ async def test_natural_phrasing_is_played_as_the_canonical_command(store):
         await pilot.press(*"take the food", "enter")
         await pilot.pause()
         turn = str(view.query_one("#turn").render())
-        assert "Did you mean" in turn and "take stale food from table" in turn and "take fresh food" in turn
+        assert (
+            "Did you mean" in turn
+            and "take stale food from table" in turn
+            and "take fresh food" in turn
+        )
         assert session.transitions == [] and session.attempts[0]["typed"] == "take the food"
-        for typed in ("grab the stale food", "w", "west", "open the fridge", "put stale food in fridge"):
+        for typed in (
+            "grab the stale food",
+            "w",
+            "west",
+            "open the fridge",
+            "put stale food in fridge",
+        ):
             await pilot.press(*typed, "enter")
             await pilot.pause()
         # The last command from the list itself: focused, highlighted, Enter.
@@ -81,8 +91,11 @@ async def test_natural_phrasing_is_played_as_the_canonical_command(store):
         assert session.success
     steps = store.steps(store.recent_episodes(1)[0]["id"])
     assert [(s["typed"], s["action"]) for s in steps] == [
-        ("grab the stale food", "take stale food from table\n"), ("w", "go west\n"), ("west", "go west\n"),
-        ("open the fridge", "open fridge\n"), ("put stale food in fridge", "insert stale food into fridge\n"),
+        ("grab the stale food", "take stale food from table\n"),
+        ("w", "go west\n"),
+        ("west", "go west\n"),
+        ("open the fridge", "open fridge\n"),
+        ("put stale food in fridge", "insert stale food into fridge\n"),
         (None, "close fridge\n"),
     ]
     assert steps[-1]["info"]["chosen"] == "list" and "chosen" not in steps[-2]["info"]
@@ -128,7 +141,16 @@ def test_map_shows_the_house_or_only_visited_rooms():
     p.step("go east\n")
     part = render_map(p.state()).plain
     assert "you" in part and "seen" in part and "──" in part  # two rooms visited, linked
-    for name in ("backyard", "kitchen", "garden", "dining", "living", "bedroom", "office", "bathroom"):
+    for name in (
+        "backyard",
+        "kitchen",
+        "garden",
+        "dining",
+        "living",
+        "bedroom",
+        "office",
+        "bathroom",
+    ):
         assert name not in part  # the PO text hides the room's name: so does its map
 
 

@@ -29,12 +29,26 @@ class Tmux:
     def __init__(self, command: str, env: dict[str, str]) -> None:
         self.socket = f"lmrl-smoke-{uuid.uuid4().hex[:8]}"
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        self._tmux("new-session", "-d", "-s", "s", "-x", "120", "-y", "40",
-                   f"env {exports} {command}; echo EXITED $?; sleep 30")  # fmt: skip
+        self._tmux(
+            "new-session",
+            "-d",
+            "-s",
+            "s",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            f"env {exports} {command}; echo EXITED $?; sleep 30",
+        )
 
     def _tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], check=True, capture_output=True,
-                              text=True, timeout=20).stdout  # fmt: skip
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=20,
+        ).stdout
 
     def keys(self, *keys: str, literal: bool = False) -> None:
         self._tmux("send-keys", "-t", "s", *(["-l"] if literal else []), *keys)
@@ -75,13 +89,23 @@ STEPS = "SELECT idx, json_extract(info, '$.partner.typed'), json_extract(info, '
 
 def test_the_oracle_journey_in_a_real_terminal(tmp_path):
     db = tmp_path / "smoke.db"
-    env = {"LMRL_CONFIG_DIR": str(tmp_path / "config"), "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
+    env = {
+        "LMRL_CONFIG_DIR": str(tmp_path / "config"),
+        "TERM": "xterm-256color",
+        "COLUMNS": "120",
+        "LINES": "40",
+    }
     lmrl = f"{shlex.quote(sys.executable)} -m lmrl_tui"
     where = f"--db {shlex.quote(str(db))} --player smoke"
-    first = Tmux(f"{lmrl} play twenty-questions --as oracle --vs strong --seed 3 --option secret=guitar {where}", env)
+    first = Tmux(
+        f"{lmrl} play twenty-questions --as oracle --vs strong --seed 3 --option secret=guitar {where}",
+        env,
+    )
     try:
         first.wait_for("waiting for your answer")
-        first.keys("sometimes", literal=True)  # t is take-over and the Yes button was focused: never again
+        first.keys(
+            "sometimes", literal=True
+        )  # t is take-over and the Yes button was focused: never again
         first.keys("Enter")
         assert wait_rows(db, STEPS, 1) == [(0, "sometimes", "typed")]
         first.wait_for("waiting for your answer")  # the second question

@@ -109,4 +109,9 @@ async def test_a_step_taken_with_the_hint_open_records_it(store):
         await type_word(pilot, "dumpy")
         assert len(screen.session.transitions) == 4
     steps = store.steps(store.recent_episodes(1)[0]["id"])
-    assert [s["info"].get("hints") for s in steps] == [None, ["wordle_hint"], ["wordle_hint"], ["wordle_hint"]]
+    assert [s["info"].get("hints") for s in steps] == [
+        None,
+        ["wordle_hint"],
+        ["wordle_hint"],
+        ["wordle_hint"],
+    ]

@@ -12,7 +12,13 @@ def make(persona: Persona = TOYOTA, seed: int = 0, **traits: object) -> PersonaB
     """A buyer with fixed traits (patience 25, no haggling, counters at 85%, pickiness 1.0)."""
     b = PersonaBuyer(persona)
     b.reset(None, seed)
-    defaults = {"patience": 25, "haggles": 0, "first_frac": 0.85, "pickiness": 1.0, "stubborn_limit": 2}
+    defaults = {
+        "patience": 25,
+        "haggles": 0,
+        "first_frac": 0.85,
+        "pickiness": 1.0,
+        "stubborn_limit": 2,
+    }
     for k, v in {**defaults, **traits}.items():
         setattr(b, k, v)
     return b

@@ -26,9 +26,14 @@ def lmrl_load(item: dict[str, Any], agent: str) -> tuple[list[tuple[str, bool]],
     texts: list[tuple[str, bool]] = [("Beginning of Conversation\n", False)]
     info = item["buyer_info"]
     if agent == "Buyer":
-        texts.append((f"Personality: {info['personality']}. Prefers {info['preferred_brands']} "
-                      f"{info['preferred_type']} with {', '.join(info['preferred_features'])}. "
-                      f"Budget: ${info['budget']:,}\n", False))  # fmt: skip
+        texts.append(
+            (
+                f"Personality: {info['personality']}. Prefers {info['preferred_brands']} "
+                f"{info['preferred_type']} with {', '.join(info['preferred_features'])}. "
+                f"Budget: ${info['budget']:,}\n",
+                False,
+            )
+        )
     for line in item["lines"]:
         texts.append((line["text"] + "\n", line["role"] == agent))
     done = "output" in item

@@ -17,8 +17,20 @@ def tiny_checkpoint(folder: Path, algo: str = "ilql", store=None, **kw) -> Path:
 
     if store is None:
         store = maze_store(folder / "maze.db", episodes=12)
-    base = dict(algo=algo, task="maze-fo", max_steps=2, batch_size=8, n_embd=32, n_head=2, n_layer=1,
-                vocab_size=300, eval_episodes=0, progress=False, log_every=1, lr=1e-2)  # fmt: skip
+    base = dict(
+        algo=algo,
+        task="maze-fo",
+        max_steps=2,
+        batch_size=8,
+        n_embd=32,
+        n_head=2,
+        n_layer=1,
+        vocab_size=300,
+        eval_episodes=0,
+        progress=False,
+        log_every=1,
+        lr=1e-2,
+    )
     base.update(kw)
     cfg = resolve(TrainConfig(**base), set(base) - {"algo", "task"})
     return Path(train(cfg, store, DatasetQuery(task="maze-fo"), folder / algo)["checkpoint"])
@@ -38,9 +50,12 @@ def tiny_hf_model(path: Path, n_positions: int = 256) -> str:
     tok.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
     tok.decoder = decoders.Fuse()
     fast = PreTrainedTokenizerFast(
-        tokenizer_object=tok, unk_token="<unk>", eos_token="<eos>", pad_token="<eos>",
+        tokenizer_object=tok,
+        unk_token="<unk>",
+        eos_token="<eos>",
+        pad_token="<eos>",
         clean_up_tokenization_spaces=False,
-    )  # fmt: skip
+    )
     fast.save_pretrained(path)
     torch.manual_seed(0)
     cfg = GPT2Config(vocab_size=len(vocab), n_positions=n_positions, n_embd=32, n_layer=2, n_head=2)
@@ -59,8 +74,21 @@ def tiny_goal_checkpoint(folder: Path, task: str = "twenty-questions", episodes:
 
     store = Store(folder / f"{task}.db")
     generate(store, task, envs.make_policy(task, "behaviour"), episodes, seed=100)
-    base = dict(algo="mc", task=task, goals=True, max_steps=3, batch_size=8, n_embd=32, n_head=2, n_layer=1,
-                vocab_size=300, eval_episodes=0, progress=False, log_every=1, lr=1e-2)  # fmt: skip
+    base = dict(
+        algo="mc",
+        task=task,
+        goals=True,
+        max_steps=3,
+        batch_size=8,
+        n_embd=32,
+        n_head=2,
+        n_layer=1,
+        vocab_size=300,
+        eval_episodes=0,
+        progress=False,
+        log_every=1,
+        lr=1e-2,
+    )
     cfg = resolve(TrainConfig(**base), set(base) - {"algo", "task"})
     out = train(cfg, store, DatasetQuery(task=task), folder / "goals")
     store.close()

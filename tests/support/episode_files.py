@@ -20,11 +20,22 @@ DELETE = object()
 def maze_episode(seed: int = 0) -> dict[str, Any]:
     """One finished maze-fo episode (the optimal policy, a step label) as ``lmrl export`` writes it."""
     ep = envs.run_episode(envs.make("maze-fo"), envs.make_policy("maze-fo", "optimal"), seed)
-    steps = [StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, t.info)
-             for t in ep.transitions]  # fmt: skip
-    rec = EpisodeRecord("maze-fo", 1, seed, ep.first_observation, steps, Who("scripted", "optimal"),
-                        success=True, labels=[{"step_idx": 0, "label": "good", "value": None,
-                                               "author": "ann", "created_at": None}])  # fmt: skip
+    steps = [
+        StepRecord(t.action, t.observation, t.reward, t.terminated, t.truncated, t.info)
+        for t in ep.transitions
+    ]
+    rec = EpisodeRecord(
+        "maze-fo",
+        1,
+        seed,
+        ep.first_observation,
+        steps,
+        Who("scripted", "optimal"),
+        success=True,
+        labels=[
+            {"step_idx": 0, "label": "good", "value": None, "author": "ann", "created_at": None}
+        ],
+    )
     store = Store(":memory:")
     try:
         store.write_episodes([rec])

@@ -89,8 +89,9 @@ class FakeServer:
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             ctx.load_cert_chain(*tls)
             # The handshake happens in the handler's thread, on the first read.
-            self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True,
-                                                do_handshake_on_connect=False)  # fmt: skip
+            self.httpd.socket = ctx.wrap_socket(
+                self.httpd.socket, server_side=True, do_handshake_on_connect=False
+            )
             scheme = "https"
         self.url = f"{scheme}://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
@@ -140,11 +141,27 @@ def make_certificate(folder: Path, host: str = "127.0.0.1") -> tuple[Path, Path]
     returns (certificate, key) PEM files. The certificate is its own CA."""
     cert, key = folder / "cert.pem", folder / "key.pem"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
-         "-out", str(cert), "-days", "2", "-subj", f"/CN={host}",
-         "-addext", f"subjectAltName=IP:{host},DNS:localhost"],
-        check=True, capture_output=True,
-    )  # fmt: skip
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "2",
+            "-subj",
+            f"/CN={host}",
+            "-addext",
+            f"subjectAltName=IP:{host},DNS:localhost",
+        ],
+        check=True,
+        capture_output=True,
+    )
     return cert, key
 
 
@@ -195,10 +212,14 @@ class FakeProxy:
                 self._relay(h.connection, up)
             return
         url = urlsplit(target)
-        n = next((int(x.split(":", 1)[1]) for x in headers if x.lower().startswith("content-length:")), 0)
+        n = next(
+            (int(x.split(":", 1)[1]) for x in headers if x.lower().startswith("content-length:")), 0
+        )
         body = h.rfile.read(n)
         keep = [x for x in headers if not x.lower().startswith(("proxy-", "connection:"))]
-        head = "\r\n".join([f"{method} {url.path or '/'} HTTP/1.1", *keep, "Connection: close", "", ""])
+        head = "\r\n".join(
+            [f"{method} {url.path or '/'} HTTP/1.1", *keep, "Connection: close", "", ""]
+        )
         with socket.create_connection((url.hostname, url.port or 80), timeout=10) as up:
             up.sendall(head.encode("latin-1") + body)
             while data := up.recv(65536):

@@ -18,8 +18,11 @@ def fuzz(default: int, heavy: int) -> settings:
         deadline=None,
         derandomize=True,
         database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                               HealthCheck.function_scoped_fixture],  # fmt: skip
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.function_scoped_fixture,
+        ],
     )
 
 
@@ -34,6 +37,10 @@ def odd_text(huge: int = 100_000) -> st.SearchStrategy[str]:
         st.text(st.sampled_from(" \t\r\n\x0b\x0c\u00a0\u2028\u3000"), max_size=20),
         st.text(st.characters(categories=["Cc", "Cs", "Co", "Cn", "Zl", "Zp"]), max_size=30),
         st.text(ANY_CHAR, max_size=60),
-        st.builds(lambda a, b: a + "\n" + b, st.text(ANY_CHAR, max_size=20), st.text(ANY_CHAR, max_size=20)),
+        st.builds(
+            lambda a, b: a + "\n" + b,
+            st.text(ANY_CHAR, max_size=20),
+            st.text(ANY_CHAR, max_size=20),
+        ),
         st.builds(lambda c: (c * huge)[:huge], st.text(ANY_CHAR, min_size=1, max_size=3)),
     )

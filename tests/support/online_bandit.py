@@ -7,9 +7,21 @@ from training.online.toy import BANDIT, BANDIT_ACTIONS, action_probs
 
 
 def bandit_config(init, **kw) -> OnlineConfig:
-    base = dict(algo="ppo", task=BANDIT, init=str(init), rounds=30, n_rollouts=64, rollout_batch=64,
-                batch_size=32, lr=1e-3, kl_coef=0.0, eval_every=0, save_every=0, progress=False,
-                max_new_tokens=4)
+    base = dict(
+        algo="ppo",
+        task=BANDIT,
+        init=str(init),
+        rounds=30,
+        n_rollouts=64,
+        rollout_batch=64,
+        batch_size=32,
+        lr=1e-3,
+        kl_coef=0.0,
+        eval_every=0,
+        save_every=0,
+        progress=False,
+        max_new_tokens=4,
+    )
     base.update(kw)
     return resolve_online(OnlineConfig(**base))
 

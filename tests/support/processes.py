@@ -94,7 +94,11 @@ class Baseline:
         (empty when nothing leaked); ``fd_slack`` descriptors more are tolerated."""
 
         def clean() -> bool:
-            return not self.new_children() and not self.new_threads() and len(self.new_fds()) <= fd_slack
+            return (
+                not self.new_children()
+                and not self.new_threads()
+                and len(self.new_fds()) <= fd_slack
+            )
 
         settle(clean, timeout)
         out: dict[str, object] = {}

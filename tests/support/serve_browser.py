@@ -55,7 +55,9 @@ def free_port() -> int:
 class Served:
     """A running ``lmrl serve`` (its process, port and the URL to open)."""
 
-    def __init__(self, proc: subprocess.Popen[str], port: int, token: str | None, log: Path) -> None:
+    def __init__(
+        self, proc: subprocess.Popen[str], port: int, token: str | None, log: Path
+    ) -> None:
         self.proc, self.port, self.token, self.log = proc, port, token, log
         self.base = f"http://{LOOPBACK}:{port}/"
 
@@ -65,19 +67,34 @@ class Served:
 
 
 @contextmanager
-def served(db: Path, token: str | None = None, timeout: float = 30, extra: Sequence[str] = ()) -> Iterator[Served]:
+def served(
+    db: Path, token: str | None = None, timeout: float = 30, extra: Sequence[str] = ()
+) -> Iterator[Served]:
     """``lmrl serve`` on a free loopback port, writing to ``db`` (``extra``: more of its flags,
     e.g. a configured episode); killed (its whole process group, the app processes too) at the end."""
     port = free_port()
     log = db.parent / f"serve-{port}.log"
-    cmd = [sys.executable, "-m", "lmrl_tui", "--db", str(db), "serve", "--host", LOOPBACK, "--port", str(port)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lmrl_tui",
+        "--db",
+        str(db),
+        "serve",
+        "--host",
+        LOOPBACK,
+        "--port",
+        str(port),
+    ]
     env = dict(os.environ)
     env.pop("LMRL_SERVE_TOKEN", None)
     if token is not None:
         cmd += ["--token", token]
     cmd += list(extra)
     with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd, stdout=out, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True
+        )
     server = Served(proc, port, token, log)
     try:
         _wait_listening(server, timeout)
@@ -211,7 +228,9 @@ class BrowserTerminal:
         # The page asks Google for a font: no network in the tests, so refuse it at once.
         self.page.route(re.compile(r"^https?://(?!127\.0\.0\.1)"), lambda route: route.abort())
         self.page.goto(url, wait_until="domcontentloaded", timeout=timeout * 1000)
-        self.page.wait_for_selector(".xterm-helper-textarea", state="attached", timeout=timeout * 1000)
+        self.page.wait_for_selector(
+            ".xterm-helper-textarea", state="attached", timeout=timeout * 1000
+        )
         self.page.focus(".xterm-helper-textarea")
 
     def wait_for(self, *texts: str, timeout: float = 30) -> str:
@@ -278,8 +297,11 @@ def start_episode(term: BrowserTerminal, db: Path, task: str, title: str, seed: 
     term.press("Tab")
     term.wait_until(lambda text: "▸ Seed" in text, "the seed field focused", timeout=10)
     term.type(str(seed))
-    term.wait_until(lambda text: any("▸ Seed" in line and f" {seed} " in line for line in text.splitlines()),
-                    f"the seed {seed} in its field", timeout=10)  # fmt: skip
+    term.wait_until(
+        lambda text: any("▸ Seed" in line and f" {seed} " in line for line in text.splitlines()),
+        f"the seed {seed} in its field",
+        timeout=10,
+    )
     for _ in range(15):  # Enter moves to the next field; on the last one it starts
         term.press("Enter")
         try:
@@ -292,7 +314,12 @@ def start_episode(term: BrowserTerminal, db: Path, task: str, title: str, seed: 
 
 
 def wait_for_episode(
-    db: Path, task: str, n_steps: int, finished: bool = True, timeout: float = 30, seed: int | None = None
+    db: Path,
+    task: str,
+    n_steps: int,
+    finished: bool = True,
+    timeout: float = 30,
+    seed: int | None = None,
 ) -> tuple[dict, list[dict]]:
     """The store's latest episode of ``task`` (with ``seed``, if given) once it has ``n_steps``
     steps (and is finished)."""
@@ -300,13 +327,17 @@ def wait_for_episode(
     while True:
         store = Store(db)
         try:
-            eps = [e for e in store.recent_episodes(50, task=task) if seed is None or e["seed"] == seed]
+            eps = [
+                e for e in store.recent_episodes(50, task=task) if seed is None or e["seed"] == seed
+            ]
             steps = store.steps(eps[0]["id"]) if eps else []
             if eps and len(steps) == n_steps and (not finished or eps[0]["status"] == "finished"):
                 return eps[0], steps
         finally:
             store.close()
         if time.monotonic() > deadline:
-            raise TimeoutError(f"{task}: expected {n_steps} steps in the store, found {eps[:1]} with "
-                               f"{[(x['typed'], x['action']) for x in steps]}")  # fmt: skip
+            raise TimeoutError(
+                f"{task}: expected {n_steps} steps in the store, found {eps[:1]} with "
+                f"{[(x['typed'], x['action']) for x in steps]}"
+            )
         time.sleep(0.3)

@@ -36,7 +36,9 @@ def test_every_action_of_a_bounded_task_fits_its_bound():
 
 def test_load_agent_takes_the_task_bound_unless_told(tmp_path):
     path = tiny_checkpoint(tmp_path, "bc")
-    assert load_agent(path, decoding="sample").decoder.max_new_tokens == 11  # maze-fo's "move right\n"
+    assert (
+        load_agent(path, decoding="sample").decoder.max_new_tokens == 11
+    )  # maze-fo's "move right\n"
     assert load_agent(path, decoding="sample", max_new_tokens=20).decoder.max_new_tokens == 20
 
 
@@ -46,7 +48,9 @@ def test_online_rollouts_generate_up_to_the_task_bound():
     def bound(task: str, **kw) -> int:
         return resolve_online(OnlineConfig(algo="ppo", task=task, **kw), set(kw)).max_new_tokens
 
-    assert bound("chess") == bound("endgames") == 14  # at 8, "e x d 8 = Q +" (10 BPE tokens) was cut
+    assert (
+        bound("chess") == bound("endgames") == 14
+    )  # at 8, "e x d 8 = Q +" (10 BPE tokens) was cut
     assert bound("maze-fo") == 11 and bound("wordle") == 12  # wordle's own tuned default
     assert bound("twenty-questions") == 16 and bound("chess", max_new_tokens=5) == 5
 

@@ -37,7 +37,10 @@ def served(ilql):
 def test_it_plays_and_explains_as_the_checkpoint_loaded_here(ilql, served):
     here = load_agent(ilql)
     assert served.kind == "checkpoint" and served.name == here.name
-    assert served.meta["task"] == "maze-fo" and served.meta["task_options"] == here.meta["task_options"]
+    assert (
+        served.meta["task"] == "maze-fo"
+        and served.meta["task_options"] == here.meta["task_options"]
+    )
     for seed in (0, 1):
         a, b = envs.make("maze-fo"), envs.make("maze-fo")
         a.reset(seed)
@@ -45,7 +48,9 @@ def test_it_plays_and_explains_as_the_checkpoint_loaded_here(ilql, served):
         served.reset(a, seed)
         here.reset(b, seed)
         for _ in range(4):
-            assert served.explain(a.history(), a.legal_actions()) == here.explain(b.history(), b.legal_actions())
+            assert served.explain(a.history(), a.legal_actions()) == here.explain(
+                b.history(), b.legal_actions()
+            )
             move = served.act(a.history())
             assert move == here.act(b.history())
             step = a.step(move)
@@ -121,23 +126,39 @@ def test_closing_during_a_load_stops_it_at_once(ilql):
 
 
 def test_the_server_answers_bad_requests_and_goes_on():
-    requests = io.StringIO("\n".join([
-        "not json",
-        json.dumps([1, 2]),
-        json.dumps({"op": "act", "history": []}),
-        json.dumps({"op": "load", "choice": "strong", "task": "maze-fo"}),  # scripted: needs the task itself
-        json.dumps({"op": "reset", "seed": 1}),
-        json.dumps({"op": "nonsense"}),
-        json.dumps({"op": "close"}),
-        json.dumps({"op": "reset", "seed": 2}),  # after close: not read
-    ]) + "\n")  # fmt: skip
+    requests = io.StringIO(
+        "\n".join(
+            [
+                "not json",
+                json.dumps([1, 2]),
+                json.dumps({"op": "act", "history": []}),
+                json.dumps(
+                    {"op": "load", "choice": "strong", "task": "maze-fo"}
+                ),  # scripted: needs the task itself
+                json.dumps({"op": "reset", "seed": 1}),
+                json.dumps({"op": "nonsense"}),
+                json.dumps({"op": "close"}),
+                json.dumps({"op": "reset", "seed": 2}),  # after close: not read
+            ]
+        )
+        + "\n"
+    )
     out = io.StringIO()
     serve(requests, out)
     replies = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [r.get("type") for r in replies] == [
-        "JSONDecodeError", "ValueError", "RuntimeError", "ValueError", "RuntimeError", "RuntimeError", None,
-    ]  # fmt: skip
-    assert "not a model" in replies[3]["error"] and "before the agent was loaded" in replies[4]["error"]
+        "JSONDecodeError",
+        "ValueError",
+        "RuntimeError",
+        "ValueError",
+        "RuntimeError",
+        "RuntimeError",
+        None,
+    ]
+    assert (
+        "not a model" in replies[3]["error"]
+        and "before the agent was loaded" in replies[4]["error"]
+    )
 
 
 @pytest.mark.slow  # a model process from a folder with its own packages (~6 s)
@@ -147,7 +168,9 @@ def test_a_module_in_the_working_folder_does_not_shadow_the_agents_own(ilql, tmp
     (tmp_path / "json.py").write_text("raise SystemExit('the working folder shadowed json')\n")
     for package in ("training", "data", "envs"):  # names ML projects use for their own code
         (tmp_path / package).mkdir()
-        (tmp_path / package / "__init__.py").write_text(f"raise SystemExit('the working folder shadowed {package}')\n")
+        (tmp_path / package / "__init__.py").write_text(
+            f"raise SystemExit('the working folder shadowed {package}')\n"
+        )
     monkeypatch.chdir(tmp_path)
     agent = ProcessAgent(str(ilql), "maze-fo").load()
     try:

@@ -13,7 +13,9 @@ S0 = char_encode("s\n")
 S1 = {a: char_encode(f"s\n{a}\nx\n") for a in "AB"}
 
 
-def fit(algo: str, steps: int, lr: float = 0.05, beta: bool = False, **cfg_kw) -> tuple[TabularModel, TrainConfig]:
+def fit(
+    algo: str, steps: int, lr: float = 0.05, beta: bool = False, **cfg_kw
+) -> tuple[TabularModel, TrainConfig]:
     torch.manual_seed(0)
     ds = toy_dataset(gamma=1.0, discount_mode="turn")
     if algo == "qsft":
@@ -75,7 +77,9 @@ def test_t6_ilql_high_tau_approaches_max():
 
 
 def test_t12_qsft_toy_greedy_is_b_then_a():
-    model, _ = fit("qsft", 400, polyak_alpha=0.1)  # settled by 300 steps (p(B|s0) 0.370 vs 0.372 at 1500)
+    model, _ = fit(
+        "qsft", 400, polyak_alpha=0.1
+    )  # settled by 300 steps (p(B|s0) 0.370 vs 0.372 at 1500)
     for prefix, want in ((S0, "B"), (S1["B"], "A")):
         p = torch.softmax(model.logits[model.prefixes[tuple(prefix)]], -1)
         assert int(torch.argmax(p)) == VOCAB[want]
@@ -111,7 +115,9 @@ def test_t12_qsft_ratio_target_makes_p_over_pi_beta_the_q_value():
 def test_qsft_target_settings_are_checked():
     from training.config import resolve
 
-    assert resolve(TrainConfig(algo="qsft", task="maze-fo")).qsft_target == "ratio"  # maze-fo's recipe
+    assert (
+        resolve(TrainConfig(algo="qsft", task="maze-fo")).qsft_target == "ratio"
+    )  # maze-fo's recipe
     assert resolve(TrainConfig(algo="qsft", task="textnav-fo")).qsft_target == "prob"  # the default
     with pytest.raises(ValueError, match="qsft_target must be one of prob, ratio"):
         resolve(TrainConfig(algo="qsft", task="maze-fo", qsft_target="ratios"), {"qsft_target"})

@@ -31,7 +31,10 @@ def fit_embeddings(nxt: list[int], r: torch.Tensor, steps: int) -> torch.Tensor:
     opt = torch.optim.Adam([emb], lr=0.03)
     nx, disc, term = torch.tensor(nxt), torch.full((n,), GAMMA), torch.zeros(n, dtype=torch.bool)
     for _ in range(steps):
-        loss = sum(bisim_loss(emb, emb[nx], r, disc, term, (torch.arange(n) + k) % n)[0] for k in range(1, n))
+        loss = sum(
+            bisim_loss(emb, emb[nx], r, disc, term, (torch.arange(n) + k) % n)[0]
+            for k in range(1, n)
+        )
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -52,7 +55,11 @@ def test_bisimilar_histories_collapse_and_the_rest_stay_apart():
     # 0 and 1: same reward, same next state (bisimilar); 2 and 3 differ by 1 now and nothing later
     nxt, r = [2, 2, 4, 4, 5, 5], torch.tensor([1.0, 1.0, 0.0, 1.0, 0.5, 0.0])
     want = true_metric(nxt, r)
-    assert want[0, 1] == 0.0 and want[2, 3] == pytest.approx(1.0) and want[0, 2] == pytest.approx(1.855)
+    assert (
+        want[0, 1] == 0.0
+        and want[2, 3] == pytest.approx(1.0)
+        and want[0, 2] == pytest.approx(1.855)
+    )
     got = fit_embeddings(nxt, r, 1500)
     assert got[0, 1] < 0.02  # from random, distinct starting points
     off = ~torch.eye(6, dtype=torch.bool) & (want > 0)
@@ -71,13 +78,18 @@ def test_the_loss_value_by_hand():
     assert stats["bisim_target"] == pytest.approx(target, rel=1e-4)
     # two terminal transitions share the absorbing state: no next term
     loss_t, stats_t = bisim_loss(z, zn, r, disc, torch.tensor([True, True]), partner)
-    assert stats_t["bisim_target"] == pytest.approx(1.0) and float(loss_t) == pytest.approx((2**0.5 - 1) ** 2, rel=1e-4)
+    assert stats_t["bisim_target"] == pytest.approx(1.0) and float(loss_t) == pytest.approx(
+        (2**0.5 - 1) ** 2, rel=1e-4
+    )
     # the next histories are a target: no gradient reaches them
     zn_p = zn.clone().requires_grad_(True)
     z_p = z.clone().requires_grad_(True)
     bisim_loss(z_p, zn_p, r, disc, torch.tensor([False, False]), partner)[0].backward()
     assert zn_p.grad is None and z_p.grad is not None and z_p.grad.abs().sum() > 0
-    assert bisim_loss(z[:1], zn[:1], r[:1], disc[:1], torch.tensor([False]), torch.tensor([0]))[0] == 0.0
+    assert (
+        bisim_loss(z[:1], zn[:1], r[:1], disc[:1], torch.tensor([False]), torch.tensor([0]))[0]
+        == 0.0
+    )
 
 
 def test_partners_never_pair_a_transition_with_itself():
@@ -130,8 +142,21 @@ def _train(maze, tmp_path, algo: str, weight: float, steps: int = 12, **kw):
     from training.config import TrainConfig, resolve
     from training.offline.loop import train
 
-    base = dict(algo=algo, task="maze-fo", max_steps=steps, batch_size=8, n_embd=32, n_head=2, vocab_size=300,
-                eval_episodes=0, progress=False, log_every=1, lr=3e-3, bisim_weight=weight, **kw)  # fmt: skip
+    base = dict(
+        algo=algo,
+        task="maze-fo",
+        max_steps=steps,
+        batch_size=8,
+        n_embd=32,
+        n_head=2,
+        vocab_size=300,
+        eval_episodes=0,
+        progress=False,
+        log_every=1,
+        lr=3e-3,
+        bisim_weight=weight,
+        **kw,
+    )
     cfg = resolve(TrainConfig(**base), set(base) - {"algo", "task"})
     out = tmp_path / f"{algo}-{weight}-{kw.get('windows', '')}"
     res = train(cfg, maze, DatasetQuery(task="maze-fo"), out)
@@ -160,4 +185,7 @@ def test_the_loss_lowers_the_bisimulation_loss_it_measures(maze, tmp_path):
     without it (same data, seed and steps)."""
     with_term, _ = _train(maze, tmp_path, "mc", 1.0, steps=80)
     without, _ = _train(maze, tmp_path, "mc", 0.0, steps=80)
-    assert with_term["bisim_loss"] < 0.5 * without["bisim_loss"], (with_term["bisim_loss"], without["bisim_loss"])
+    assert with_term["bisim_loss"] < 0.5 * without["bisim_loss"], (
+        with_term["bisim_loss"],
+        without["bisim_loss"],
+    )

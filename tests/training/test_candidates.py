@@ -22,8 +22,12 @@ from training.offline.loop import train  # noqa: E402
 
 
 def test_dataset_actions_are_distinct_most_frequent_first():
-    windows = [Window([("o", False, 0.0), ("b\n", True, 0.0), ("o", False, 0.0), ("a\n", True, 0.0)], False),
-               Window([("o", False, 0.0), ("a\n", True, 0.0), ("c\n", True, 0.0)], True)]  # fmt: skip
+    windows = [
+        Window(
+            [("o", False, 0.0), ("b\n", True, 0.0), ("o", False, 0.0), ("a\n", True, 0.0)], False
+        ),
+        Window([("o", False, 0.0), ("a\n", True, 0.0), ("c\n", True, 0.0)], True),
+    ]
     assert dataset_actions(windows) == ["a\n", "b\n", "c\n"]
     assert dataset_actions(windows, limit=2) == ["a\n", "b\n"]
 
@@ -32,12 +36,31 @@ def test_dataset_actions_are_distinct_most_frequent_first():
 def checkpoint(tmp_path_factory):
     folder = tmp_path_factory.mktemp("q20")
     store = Store(folder / "q20.db")
-    generate(store, "twenty-questions", envs.make_policy("twenty-questions", "behaviour"), 12, seed=100)
-    base = dict(algo="ilql", task="twenty-questions", max_steps=2, batch_size=4, n_embd=32, n_head=2, n_layer=1,
-                vocab_size=300, eval_episodes=0, progress=False, log_every=1, lr=1e-2)  # fmt: skip
+    generate(
+        store, "twenty-questions", envs.make_policy("twenty-questions", "behaviour"), 12, seed=100
+    )
+    base = dict(
+        algo="ilql",
+        task="twenty-questions",
+        max_steps=2,
+        batch_size=4,
+        n_embd=32,
+        n_head=2,
+        n_layer=1,
+        vocab_size=300,
+        eval_episodes=0,
+        progress=False,
+        log_every=1,
+        lr=1e-2,
+    )
     cfg = resolve(TrainConfig(**base), set(base) - {"algo", "task"})
     out = train(cfg, store, DatasetQuery(task="twenty-questions"), folder / "ilql")
-    asked = {s["action"] for ep in store.recent_episodes(100) for s in store.steps(ep["id"]) if s["role"] == "agent"}
+    asked = {
+        s["action"]
+        for ep in store.recent_episodes(100)
+        for s in store.steps(ep["id"])
+        if s["role"] == "agent"
+    }
     store.close()
     return out["checkpoint"], asked
 
@@ -91,22 +114,47 @@ def test_no_repeat_never_chooses_an_action_the_episode_already_had(checkpoint):
     assert said[0] not in left and len(left) == len(agent.candidates) - 1
     scores, _ = agent.decoder.action_scores(history_to_str(task.history()), left)
     assert said[1] == left[int(torch.argmax(scores))]
-    expl = agent.explain(task.history(), None)  # the values overlay ranks what the agent may still say
+    expl = agent.explain(
+        task.history(), None
+    )  # the values overlay ranks what the agent may still say
     assert expl.rl_choice == said[1] and said[0] not in [c.action for c in expl.candidates]
 
 
-def test_lmrl_eval_no_repeat_plays_batched_like_one_at_a_time_and_says_so(checkpoint, tmp_path, capsys):
+def test_lmrl_eval_no_repeat_plays_batched_like_one_at_a_time_and_says_so(
+    checkpoint, tmp_path, capsys
+):
     from lmrl_tui.cli import main as lmrl
 
     path, _ = checkpoint
     db = str(tmp_path / "e.db")
     results = []
     for batch in ("1", "4"):
-        assert lmrl(["--db", db, "eval", str(path), "--episodes", "4", "--seed", "5", "--decoding", "rerank",
-                     "--no-repeat", "--batch-size", batch, "--no-progress"]) == 0  # fmt: skip
+        assert (
+            lmrl(
+                [
+                    "--db",
+                    db,
+                    "eval",
+                    str(path),
+                    "--episodes",
+                    "4",
+                    "--seed",
+                    "5",
+                    "--decoding",
+                    "rerank",
+                    "--no-repeat",
+                    "--batch-size",
+                    batch,
+                    "--no-progress",
+                ]
+            )
+            == 0
+        )
         results.append(json.loads(capsys.readouterr().out.strip().splitlines()[-1]))
     keys = ("mean_return", "ci_low", "ci_high", "success_rate")
-    assert results[0]["no_repeat"] is True and [results[0][k] for k in keys] == [results[1][k] for k in keys]
+    assert results[0]["no_repeat"] is True and [results[0][k] for k in keys] == [
+        results[1][k] for k in keys
+    ]
     assert lmrl(["--db", db, "eval", "behaviour", "--task", "twenty-questions", "--repeat"]) == 1
     assert "--repeat: only for a checkpoint" in capsys.readouterr().err
 
@@ -121,9 +169,13 @@ def test_in_the_apps_agent_process_no_repeat_reads_the_history_it_is_sent(checkp
     task = envs.make("twenty-questions")
     task.reset(3)
     server.handle({"op": "reset", "seed": 3})
-    first = server.handle({"op": "act", "history": [[t.text, t.is_action] for t in task.history()]})["action"]
+    first = server.handle(
+        {"op": "act", "history": [[t.text, t.is_action] for t in task.history()]}
+    )["action"]
     task.step(first)
-    second = server.handle({"op": "act", "history": [[t.text, t.is_action] for t in task.history()]})["action"]
+    second = server.handle(
+        {"op": "act", "history": [[t.text, t.is_action] for t in task.history()]}
+    )["action"]
     left = [a for a in server.agent.candidates if a != first]
     scores, _ = server.agent.decoder.action_scores(history_to_str(task.history()), left)
     assert second == left[int(torch.argmax(scores))]
@@ -147,10 +199,29 @@ def test_a_checkpoint_chosen_with_settings_plays_with_them_everywhere(checkpoint
     assert agent.meta["settings"] == {"decoding": "rerank", "no_repeat": True}
     assert " --" not in load_agent(path).name and "settings" not in load_agent(path).meta
     server = AgentServer()  # the app's agent process loads the same text
-    assert server.handle({"op": "load", "task": "twenty-questions", "choice": choice})["name"] == agent.name
+    assert (
+        server.handle({"op": "load", "task": "twenty-questions", "choice": choice})["name"]
+        == agent.name
+    )
     db = str(tmp_path / "g.db")
-    assert lmrl(["--db", db, "generate", "twenty-questions", "--policy", choice, "--episodes", "2", "--seed", "3",
-                 "--quiet"]) == 0  # fmt: skip
+    assert (
+        lmrl(
+            [
+                "--db",
+                db,
+                "generate",
+                "twenty-questions",
+                "--policy",
+                choice,
+                "--episodes",
+                "2",
+                "--seed",
+                "3",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     store = Store(db)
     eps = store.recent_episodes(10)
     assert {e["agent_name"] for e in eps} == {agent.name}
@@ -158,7 +229,9 @@ def test_a_checkpoint_chosen_with_settings_plays_with_them_everywhere(checkpoint
     store.close()
     assert said == _play(flagged, 3)
     capsys.readouterr()
-    assert lmrl(["--db", db, "eval", choice, "--episodes", "2", "--seed", "3", "--no-progress"]) == 0
+    assert (
+        lmrl(["--db", db, "eval", choice, "--episodes", "2", "--seed", "3", "--no-progress"]) == 0
+    )
     res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert res["decoding"] == "rerank" and res["no_repeat"] is True
     assert lmrl(["--db", db, "eval", choice, "--decoding", "sample", "--episodes", "1"]) == 1

@@ -28,7 +28,9 @@ def _linked(db: Path) -> list[int | None]:
         store.close()
 
 
-def test_a_relative_out_is_stored_absolute_and_evaluations_link_to_it(tmp_path, monkeypatch, capsys):
+def test_a_relative_out_is_stored_absolute_and_evaluations_link_to_it(
+    tmp_path, monkeypatch, capsys
+):
     monkeypatch.chdir(tmp_path)
     db = tmp_path / "maze.db"
     store = maze_store(db, episodes=12)
@@ -41,14 +43,18 @@ def test_a_relative_out_is_stored_absolute_and_evaluations_link_to_it(tmp_path, 
         store.close()
     cid, stored = row
     assert stored == str((tmp_path / ckpt).resolve())
-    assert out_dir == str((tmp_path / "runs" / "bc").resolve())  # the run page reads its launch.json
+    assert out_dir == str(
+        (tmp_path / "runs" / "bc").resolve()
+    )  # the run page reads its launch.json
     # the path as written here, and the absolute one from another folder
     assert lmrl(["--db", str(db), "eval", str(ckpt), "--episodes", "2", "--no-progress"]) == 0
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     assert lmrl(["--db", str(db), "eval", stored, "--episodes", "2", "--no-progress"]) == 0
-    results = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    results = [
+        json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")
+    ]
     assert len(results) == 2
     assert _linked(db) == [cid, cid]
 

@@ -20,8 +20,21 @@ from lmrl_tui.cli import build_parser, main  # noqa: E402
 from training import args as targs  # noqa: E402
 from training.offline.toy import maze_store  # noqa: E402
 
-TINY = ["--max-steps", "1", "--batch-size", "8", "--n-embd", "32", "--n-head", "2", "--vocab-size", "300",
-        "--eval-episodes", "0", "--no-progress"]  # fmt: skip
+TINY = [
+    "--max-steps",
+    "1",
+    "--batch-size",
+    "8",
+    "--n-embd",
+    "32",
+    "--n-head",
+    "2",
+    "--vocab-size",
+    "300",
+    "--eval-episodes",
+    "0",
+    "--no-progress",
+]
 
 
 def test_the_source_flag_knows_every_source():
@@ -31,7 +44,9 @@ def test_the_source_flag_knows_every_source():
 @pytest.mark.parametrize("command", [["train", "bc", "--out", "o"], ["export"]])
 def test_dataset_flags_default_to_the_logged_data(command):
     def query(*flags):
-        return targs.dataset_query(build_parser().parse_args([*command, "--task", "maze-fo", *flags]))
+        return targs.dataset_query(
+            build_parser().parse_args([*command, "--task", "maze-fo", *flags])
+        )
 
     q = query()
     assert (q.sources, q.run_id, q.status) == (["human", "scripted", "import"], None, "finished")
@@ -44,8 +59,18 @@ def test_dataset_flags_default_to_the_logged_data(command):
 
 def _record(task, pol, seed, who, source, player=None, **kw):
     ep = envs.run_episode(task, pol, seed=seed)
-    rec = episode_record("maze-fo", task.spec.version, ep.seed, ep.first_observation, ep.transitions, who,
-                         partner=None, source=source, success=True, **kw)  # fmt: skip
+    rec = episode_record(
+        "maze-fo",
+        task.spec.version,
+        ep.seed,
+        ep.first_observation,
+        ep.transitions,
+        who,
+        partner=None,
+        source=source,
+        success=True,
+        **kw,
+    )
     rec.player = player
     return rec
 
@@ -56,10 +81,30 @@ def mixed(tmp_path):
     store = maze_store(tmp_path / "m.db", episodes=8)
     task, pol = envs.make("maze-fo"), envs.make_policy("maze-fo", "strong")
     store.write_episodes([_record(task, pol, 100, Who("human", "human"), "human", player="ann")])
-    rid = runs.start_run(store, kind="train", algo="ppo", task="maze-fo", config={}, dataset_query=None,
-                         episode_ids=None, out_dir=None)  # fmt: skip
-    agent = store.write_episodes([_record(task, pol, 200 + i, Who("checkpoint", "ppo:r@round1"), "agent",
-                                          run_id=rid, meta={"round": 1}) for i in range(3)])  # fmt: skip
+    rid = runs.start_run(
+        store,
+        kind="train",
+        algo="ppo",
+        task="maze-fo",
+        config={},
+        dataset_query=None,
+        episode_ids=None,
+        out_dir=None,
+    )
+    agent = store.write_episodes(
+        [
+            _record(
+                task,
+                pol,
+                200 + i,
+                Who("checkpoint", "ppo:r@round1"),
+                "agent",
+                run_id=rid,
+                meta={"round": 1},
+            )
+            for i in range(3)
+        ]
+    )
     yield store, rid, agent
     store.close()
 
@@ -67,7 +112,12 @@ def mixed(tmp_path):
 def test_training_takes_the_logged_data_and_says_what_it_used(mixed, tmp_path, capsys):
     store, rid, agent = mixed
     out = tmp_path / "bc"
-    assert main(["--db", str(store.path), "train", "bc", "--task", "maze-fo", "--out", str(out), *TINY]) == 0
+    assert (
+        main(
+            ["--db", str(store.path), "train", "bc", "--task", "maze-fo", "--out", str(out), *TINY]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     saved = json.loads((out / "checkpoint" / "dataset.json").read_text())
     ids = saved["episode_ids"]
@@ -77,7 +127,9 @@ def test_training_takes_the_logged_data_and_says_what_it_used(mixed, tmp_path, c
     comp = composition(store, ids, query)
     assert saved["composition"] == comp
     assert {(r["source"], r["player"], r["agent"], r["episodes"]) for r in comp["rows"]} == {
-        ("human", "ann", "human:human", 1), ("scripted", None, "scripted:behaviour", 8)}
+        ("human", "ann", "human:human", 1),
+        ("scripted", None, "scripted:behaviour", 8),
+    }
     assert comp["left_out_rollouts"] == 3
     # printed on stderr at the start: the table, the query and what was left out
     assert "bc on maze-fo: dataset: 9 episodes" in err
@@ -90,8 +142,24 @@ def test_training_takes_the_logged_data_and_says_what_it_used(mixed, tmp_path, c
 
     # one online run's rollouts, asked for by its id
     out = tmp_path / "from-run"
-    assert main(["--db", str(store.path), "train", "bc", "--task", "maze-fo", "--run", str(rid),
-                 "--out", str(out), *TINY]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "--db",
+                str(store.path),
+                "train",
+                "bc",
+                "--task",
+                "maze-fo",
+                "--run",
+                str(rid),
+                "--out",
+                str(out),
+                *TINY,
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     saved = json.loads((out / "checkpoint" / "dataset.json").read_text())
     assert saved["episode_ids"] == agent
@@ -107,26 +175,76 @@ def test_online_runs_say_they_train_on_their_rollouts(tmp_path, capsys):
     register_bandit()
     init = tiny_checkpoint(tmp_path / "init", BANDIT, [("s\n", a) for a in BANDIT_ACTIONS])
     store = Store(tmp_path / "s.db")
-    store.write_episodes([EpisodeRecord(BANDIT, 1, i, "s\n", [StepRecord("B\n", "", 0.0, True)],
-                                        Who("scripted", "b"), source="scripted") for i in range(4)])  # fmt: skip
-    base = ["--task", BANDIT, "--init", str(init), "--rounds", "1", "--n-rollouts", "4", "--eval-every", "0",
-            "--no-progress", "--max-new-tokens", "2"]  # fmt: skip
+    store.write_episodes(
+        [
+            EpisodeRecord(
+                BANDIT,
+                1,
+                i,
+                "s\n",
+                [StepRecord("B\n", "", 0.0, True)],
+                Who("scripted", "b"),
+                source="scripted",
+            )
+            for i in range(4)
+        ]
+    )
+    base = [
+        "--task",
+        BANDIT,
+        "--init",
+        str(init),
+        "--rounds",
+        "1",
+        "--n-rollouts",
+        "4",
+        "--eval-every",
+        "0",
+        "--no-progress",
+        "--max-new-tokens",
+        "2",
+    ]
     out = tmp_path / "obc"
-    assert main(["--db", str(store.path), "train", "online-filtered-bc", *base, "--out", str(out)]) == 0
+    assert (
+        main(["--db", str(store.path), "train", "online-filtered-bc", *base, "--out", str(out)])
+        == 0
+    )
     err = capsys.readouterr().err
     run = next(r for r in runs.recent_runs(store) if r["out_dir"] == str(out))
-    assert (f"online-filtered-bc on {BANDIT}: no dataset, trains on its own rollouts (4 episodes a round, "
-            f"1 round; stored with source agent, run {run['id']})") in err  # fmt: skip
+    assert (
+        f"online-filtered-bc on {BANDIT}: no dataset, trains on its own rollouts (4 episodes a round, "
+        f"1 round; stored with source agent, run {run['id']})"
+    ) in err
     assert f"initial policy: {init}" in err
     dataset = run["config"]["dataset"]
-    assert dataset["trains_on"] == "rollouts" and dataset["init"] == str(init) and "bc_term" not in dataset
+    assert (
+        dataset["trains_on"] == "rollouts"
+        and dataset["init"] == str(init)
+        and "bc_term" not in dataset
+    )
     saved = json.loads((out / "checkpoint" / "dataset.json").read_text())
     assert saved["trains_on"] == "rollouts" and saved["run_id"] == run["id"]
 
     # PPO with a BC term on stored episodes: that dataset's composition, printed and kept
     out = tmp_path / "ppo"
-    assert main(["--db", str(store.path), "train", "ppo", *base, "--bc-weight", "0.5", "--init", str(tmp_path / "obc"),
-                 "--out", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "--db",
+                str(store.path),
+                "train",
+                "ppo",
+                *base,
+                "--bc-weight",
+                "0.5",
+                "--init",
+                str(tmp_path / "obc"),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "the BC term's dataset: 4 episodes, 4 steps" in err and "scripted:b" in err
     assert f"initial policy: {tmp_path / 'obc'}, trained online (run {run['id']})" in err
@@ -139,11 +257,24 @@ def test_online_runs_say_they_train_on_their_rollouts(tmp_path, capsys):
 
 def test_an_empty_dataset_says_rollouts_were_left_out(mixed, tmp_path, capsys):
     store, rid, agent = mixed
-    argv = ["--db", str(store.path), "train", "bc", "--task", "maze-fo", "--player", "nobody", "--out",
-            str(tmp_path / "x"), *TINY]  # fmt: skip
+    argv = [
+        "--db",
+        str(store.path),
+        "train",
+        "bc",
+        "--task",
+        "maze-fo",
+        "--player",
+        "nobody",
+        "--out",
+        str(tmp_path / "x"),
+        *TINY,
+    ]
     assert main(argv) == 1
     assert "no episodes match the query" in capsys.readouterr().err
     argv[argv.index("--player") : argv.index("--player") + 2] = ["--agent", "ppo:r@round1"]
     assert main(argv) == 1
-    assert ("no episodes match the query (3 episodes of models' own rollouts are left out: --source agent, "
-            "--source any or --run ID takes them)") in capsys.readouterr().err  # fmt: skip
+    assert (
+        "no episodes match the query (3 episodes of models' own rollouts are left out: --source agent, "
+        "--source any or --run ID takes them)"
+    ) in capsys.readouterr().err

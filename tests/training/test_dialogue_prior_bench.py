@@ -15,11 +15,43 @@ from support.bench_support import bench_script
 def test_the_bench_trains_evaluates_and_reports(tmp_path, monkeypatch, capsys):
     bench = bench_script("dialogue_prior")
     out = tmp_path / "dp"
-    monkeypatch.setattr(sys, "argv", [
-        "dialogue_prior.py", "run", str(out), "--model", "tiny", "--tasks", "car-dealer", "--algos", "bc", "mc",
-        "--seeds", "0", "1", "--data-episodes", "12", "--train-minutes", "0.02", "--eval-episodes", "2",
-        "--budget", "600", "--startup", "5", "--eval-reserve", "300", "--eval-beta", "1", "--eval-top-k", "5",
-        "--eval-rerank", "car-dealer"])  # fmt: skip
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        [
+            "dialogue_prior.py",
+            "run",
+            str(out),
+            "--model",
+            "tiny",
+            "--tasks",
+            "car-dealer",
+            "--algos",
+            "bc",
+            "mc",
+            "--seeds",
+            "0",
+            "1",
+            "--data-episodes",
+            "12",
+            "--train-minutes",
+            "0.02",
+            "--eval-episodes",
+            "2",
+            "--budget",
+            "600",
+            "--startup",
+            "5",
+            "--eval-reserve",
+            "300",
+            "--eval-beta",
+            "1",
+            "--eval-top-k",
+            "5",
+            "--eval-rerank",
+            "car-dealer",
+        ],
+    )
     bench.main()
     printed = capsys.readouterr().out
     result = json.loads((out / "results.json").read_text())
@@ -42,4 +74,6 @@ def test_the_bench_trains_evaluates_and_reports(tmp_path, monkeypatch, capsys):
     from data.store import Store
 
     with Store(out / "runs" / "car-dealer-mc-s1.db") as store:
-        assert store.db.execute("SELECT count(*) FROM evaluations").fetchone()[0] == 4  # own, β 1, top-k 5, reranked
+        assert (
+            store.db.execute("SELECT count(*) FROM evaluations").fetchone()[0] == 4
+        )  # own, β 1, top-k 5, reranked

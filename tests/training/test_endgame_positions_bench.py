@@ -52,7 +52,11 @@ def test_the_command_line_reads_a_positions_file(tmp_path: Path, monkeypatch, ca
     path.write_text(json.dumps({"fen": MATE_IN_ONE}) + "\n\n")
     import training.agents.checkpoint_agent
 
-    monkeypatch.setattr(training.agents.checkpoint_agent, "load_agent", lambda run, **kw: Scripted({MATE_IN_ONE: "Qb8#"}))
+    monkeypatch.setattr(
+        training.agents.checkpoint_agent,
+        "load_agent",
+        lambda run, **kw: Scripted({MATE_IN_ONE: "Qb8#"}),
+    )
     bench.main([str(path), "runs/x", "--decoding", "rerank"])
     row = json.loads(capsys.readouterr().out.strip())
     assert row["run"] == "runs/x" and row["decoding"] == "rerank" and row["wins"] == 1

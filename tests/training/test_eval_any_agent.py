@@ -24,10 +24,29 @@ def _result(capsys) -> tuple[dict, str]:
 
 def test_a_scripted_policy_is_evaluated_on_the_seeds_and_stored(tmp_path, capsys):
     db = tmp_path / "s.db"
-    assert lmrl(["--db", str(db), "eval", "behaviour", "--task", "textnav-fo", "--episodes", "6", "--seed", "3"]) == 0
+    assert (
+        lmrl(
+            [
+                "--db",
+                str(db),
+                "eval",
+                "behaviour",
+                "--task",
+                "textnav-fo",
+                "--episodes",
+                "6",
+                "--seed",
+                "3",
+            ]
+        )
+        == 0
+    )
     res, err = _result(capsys)
     task = envs.make("textnav-fo")
-    eps = [envs.run_episode(task, envs.make_policy("textnav-fo", "behaviour"), seed=3 + i) for i in range(6)]
+    eps = [
+        envs.run_episode(task, envs.make_policy("textnav-fo", "behaviour"), seed=3 + i)
+        for i in range(6)
+    ]
     assert res["episodes"] == 6 and res["agent"] == "behaviour"
     assert res["mean_return"] == pytest.approx(sum(e.total_return for e in eps) / 6)
     assert err.startswith("textnav-fo: mean return")
@@ -43,7 +62,21 @@ def test_a_scripted_policy_is_evaluated_on_the_seeds_and_stored(tmp_path, capsys
 
 
 def test_the_strong_maze_policy_scores_lmrls_maximum(tmp_path, capsys):
-    assert lmrl(["--db", str(tmp_path / "s.db"), "eval", "strong", "--task", "maze-fo", "--episodes", "20"]) == 0
+    assert (
+        lmrl(
+            [
+                "--db",
+                str(tmp_path / "s.db"),
+                "eval",
+                "strong",
+                "--task",
+                "maze-fo",
+                "--episodes",
+                "20",
+            ]
+        )
+        == 0
+    )
     res, _ = _result(capsys)
     assert res["success_rate"] == 1.0 and res["normalised_lmrl"] > 99
 
@@ -52,7 +85,9 @@ def test_the_strong_maze_policy_scores_lmrls_maximum(tmp_path, capsys):
 def test_an_hf_model_is_evaluated_like_a_policy(tmp_path, capsys):
     model = tiny_hf_model(tmp_path / "m")
     db = tmp_path / "s.db"
-    assert lmrl(["--db", str(db), "eval", f"hf:{model}", "--task", "maze-fo", "--episodes", "2"]) == 0
+    assert (
+        lmrl(["--db", str(db), "eval", f"hf:{model}", "--task", "maze-fo", "--episodes", "2"]) == 0
+    )
     res, _ = _result(capsys)
     assert res["episodes"] == 2 and res["agent"] == f"hf:{model}"
     store = Store(db)
@@ -62,15 +97,24 @@ def test_an_hf_model_is_evaluated_like_a_policy(tmp_path, capsys):
         store.close()
 
 
-@pytest.mark.parametrize(("argv", "says"), [
-    (["eval", "behaviour", "--episodes", "2"], "--task"),
-    (["eval", "behaviour", "--task", "maze-fo", "--decoding", "greedy"], "only for a checkpoint"),
-    (["eval", "behaviour", "--task", "maze-fo", "--temperature", "0.5"], "only for a checkpoint"),
-    (["eval", "nosuch", "--task", "maze-fo"], "unknown policy 'nosuch'"),
-    (["eval", "behaviour", "--task", "nosuch"], "unknown task"),
-    (["eval", "guided:hf:x+/nowhere", "--task", "guess-city"], "no value checkpoint"),
-    (["stats", "--task", "nosuch"], "unknown task 'nosuch'"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["eval", "behaviour", "--episodes", "2"], "--task"),
+        (
+            ["eval", "behaviour", "--task", "maze-fo", "--decoding", "greedy"],
+            "only for a checkpoint",
+        ),
+        (
+            ["eval", "behaviour", "--task", "maze-fo", "--temperature", "0.5"],
+            "only for a checkpoint",
+        ),
+        (["eval", "nosuch", "--task", "maze-fo"], "unknown policy 'nosuch'"),
+        (["eval", "behaviour", "--task", "nosuch"], "unknown task"),
+        (["eval", "guided:hf:x+/nowhere", "--task", "guess-city"], "no value checkpoint"),
+        (["stats", "--task", "nosuch"], "unknown task 'nosuch'"),
+    ],
+)
 def test_misuse_is_one_line_and_stores_nothing(tmp_path, capsys, argv, says):
     db = tmp_path / "s.db"
     assert lmrl(["--db", str(db), *argv]) == 1

@@ -24,7 +24,9 @@ def _one_thread():
     torch.set_num_threads(n)
 
 
-def behaviour_pairs(task_id: str, episodes: int, max_pairs: int = 48, window: int = 460) -> list[tuple[str, str]]:
+def behaviour_pairs(
+    task_id: str, episodes: int, max_pairs: int = 48, window: int = 460
+) -> list[tuple[str, str]]:
     """(prompt, action) pairs of the task's behaviour policy, for a few BC steps. The prompts keep the
     last ``window`` characters: as long as the prompts the agent is given at evaluation (its
     max_length, 496 byte tokens), so every position it reads has been trained."""
@@ -70,8 +72,15 @@ class _Checkpoints(dict):
         if algo in ("bc", "bc-quick"):
             quick = algo == "bc-quick"
             pairs = behaviour_pairs(task_id, 8, window=160 if quick else 460)
-            ck = tiny_checkpoint(self.root / algo / task_id, task_id, pairs, bc_steps=12 if quick else 60, lr=1e-2,
-                                 n_positions=256 if quick else 512, texts=["abcdefghijklmnopqrstuvwxyz?,.'"])  # fmt: skip
+            ck = tiny_checkpoint(
+                self.root / algo / task_id,
+                task_id,
+                pairs,
+                bc_steps=12 if quick else 60,
+                lr=1e-2,
+                n_positions=256 if quick else 512,
+                texts=["abcdefghijklmnopqrstuvwxyz?,.'"],
+            )
         else:
             from data.datasets import DatasetQuery
             from training.config import TrainConfig, resolve
@@ -81,10 +90,24 @@ class _Checkpoints(dict):
             if self.store is None:
                 self.store = maze_store(self.root / "maze.db", episodes=12)
             kw = {"pi_beta": "frozen"} if algo == "mc" else {}
-            base = dict(algo=algo, task="maze-fo", max_steps=4, batch_size=8, n_embd=32, n_head=2, vocab_size=300,
-                        eval_episodes=0, progress=False, log_every=1, lr=1e-2, **kw)  # fmt: skip
+            base = dict(
+                algo=algo,
+                task="maze-fo",
+                max_steps=4,
+                batch_size=8,
+                n_embd=32,
+                n_head=2,
+                vocab_size=300,
+                eval_episodes=0,
+                progress=False,
+                log_every=1,
+                lr=1e-2,
+                **kw,
+            )
             cfg = resolve(TrainConfig(**base), set(base) - {"algo", "task"})
-            ck = train(cfg, self.store, DatasetQuery(task="maze-fo"), self.root / algo)["checkpoint"]
+            ck = train(cfg, self.store, DatasetQuery(task="maze-fo"), self.root / algo)[
+                "checkpoint"
+            ]
         self[key] = ck
         return ck
 
@@ -103,7 +126,9 @@ def _agent(path, decoding, **kw):
 def _played(task_id, agent, n, batch_size, seed=0):
     from training.evaluation.evaluate import play_episodes
 
-    eps = play_episodes(task_id, agent, n, seed, batch_size=batch_size, progress=False, max_steps=16)
+    eps = play_episodes(
+        task_id, agent, n, seed, batch_size=batch_size, progress=False, max_steps=16
+    )
     return [(ep.seed, [t.action for t in ep.transitions], ep.total_return) for ep in eps]
 
 
@@ -120,7 +145,9 @@ CASES = [
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("algo,task_id,decoding,n", CASES, ids=[f"{a}-{t}-{d}" for a, t, d, _ in CASES])
+@pytest.mark.parametrize(
+    "algo,task_id,decoding,n", CASES, ids=[f"{a}-{t}-{d}" for a, t, d, _ in CASES]
+)
 def test_batched_greedy_equals_sequential(ckpts, algo, task_id, decoding, n):
     agent = _agent(ckpts[(algo, task_id)], decoding, max_new_tokens=12)
     one = _played(task_id, agent, n, batch_size=1)
@@ -153,7 +180,9 @@ def test_batched_rows_match_single_prompt_logits(ckpts):
     assert attn.sum(1).tolist() == [len(r) for r in rows]
     lm = dec.model.lm
     with torch.no_grad():
-        batch = lm(input_ids=ids, attention_mask=attn, position_ids=position_ids(attn)).logits[:, -1]
+        batch = lm(input_ids=ids, attention_mask=attn, position_ids=position_ids(attn)).logits[
+            :, -1
+        ]
         for i, r in enumerate(rows):
             alone = lm(input_ids=torch.tensor([r])).logits[0, -1]
             torch.testing.assert_close(batch[i], alone, atol=1e-5, rtol=1e-5)
@@ -210,8 +239,21 @@ def test_cli_batch_size_gives_the_sequential_result(ckpts, tmp_path, capsys):
     ck = str(ckpts[("bc-quick", "twenty-questions")])
     outs = []
     for bs in ("1", "4"):
-        rc = main(["--db", db, "eval", ck, "--episodes", "5", "--batch-size", bs, "--decoding", "greedy",
-                   "--no-progress"])  # fmt: skip
+        rc = main(
+            [
+                "--db",
+                db,
+                "eval",
+                ck,
+                "--episodes",
+                "5",
+                "--batch-size",
+                bs,
+                "--decoding",
+                "greedy",
+                "--no-progress",
+            ]
+        )
         assert rc == 0
         outs.append(json.loads(capsys.readouterr().out.strip().splitlines()[-1]))
     keys = ("mean_return", "ci_low", "ci_high", "success_rate", "episodes")
@@ -232,7 +274,9 @@ def test_endgames_against_stockfish_batched_equals_sequential(tmp_path):
     first = t.reset(seed=0)
     moves = t.legal_actions()
     t.close()
-    ck = tiny_checkpoint(tmp_path / "eg", "endgames", [(first, m) for m in moves[:4]], bc_steps=30, n_positions=256)
+    ck = tiny_checkpoint(
+        tmp_path / "eg", "endgames", [(first, m) for m in moves[:4]], bc_steps=30, n_positions=256
+    )
     agent = _agent(ck, "rerank")
     one = _played("endgames", agent, 3, batch_size=1)
     side = _played("endgames", agent, 3, batch_size=3)
@@ -245,8 +289,14 @@ def test_endgames_against_stockfish_batched_equals_sequential(tmp_path):
 def test_scripted_partners_sampled_batched_equals_sequential(task_id, tmp_path):
     from training.online.toy import tiny_checkpoint
 
-    ck = tiny_checkpoint(tmp_path / task_id, task_id, behaviour_pairs(task_id, 4, 24), bc_steps=10, lr=1e-2,
-                         n_positions=512)  # fmt: skip
+    ck = tiny_checkpoint(
+        tmp_path / task_id,
+        task_id,
+        behaviour_pairs(task_id, 4, 24),
+        bc_steps=10,
+        lr=1e-2,
+        n_positions=512,
+    )
     agent = _agent(ck, "sample", max_new_tokens=10)
     one = [(s, a) for s, a, _ in _played(task_id, agent, 3, batch_size=1)]
     side = [(s, a) for s, a, _ in _played(task_id, agent, 3, batch_size=2)]
@@ -263,7 +313,10 @@ def test_the_batched_draw_is_torch_multinomial_row_by_row():
     ours = [torch.Generator().manual_seed(50 + r) for r in range(24)]
     ref = [torch.Generator().manual_seed(50 + r) for r in range(24)]
     for _ in range(5):
-        want = [int(torch.multinomial(torch.softmax(z[r], dim=-1), 1, generator=ref[r])) for r in range(24)]
+        want = [
+            int(torch.multinomial(torch.softmax(z[r], dim=-1), 1, generator=ref[r]))
+            for r in range(24)
+        ]
         assert next_tokens(z, False, ours) == want
     assert next_tokens(z, True, ours) == [int(torch.argmax(z[r])) for r in range(24)]
     z[3] = float("-inf")

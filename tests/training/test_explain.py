@@ -28,7 +28,9 @@ class Checkpoints(dict):
         self.store = maze_store(folder / "maze.db", episodes=12)
 
     def __missing__(self, algo: str):
-        kw = {"qsft_target": "prob"} if algo == "qsft" else {}  # the ratio target: its own test below
+        kw = (
+            {"qsft_target": "prob"} if algo == "qsft" else {}
+        )  # the ratio target: its own test below
         self[algo] = tiny_checkpoint(self.folder, algo, self.store, **kw)
         return self[algo]
 
@@ -69,7 +71,9 @@ def test_ilql_values_are_the_models_q_and_v(checkpoints):
     for c in expl.candidates:
         h, _, a = per_token(agent, prompt, c.action)
         with torch.no_grad():
-            q = torch.minimum(m.target_q_heads[0](h), m.target_q_heads[1](h)).gather(-1, a[:, None])[:, 0]
+            q = torch.minimum(m.target_q_heads[0](h), m.target_q_heads[1](h)).gather(
+                -1, a[:, None]
+            )[:, 0]
             v = m.v_head(h)[:, 0]
         assert c.v == pytest.approx(float(v[0]), abs=1e-4)
         assert c.advantage == pytest.approx(float((q - v).sum()), abs=1e-4)
@@ -86,7 +90,9 @@ def test_mc_qsft_and_policy_checkpoints(checkpoints):
         task = state_after(agent, seed=2, moves=1)
         legal = task.legal_actions()
         expl = explain(agent, task.history(), legal, top=2)
-        assert expl.total == 4 and {expl.rl_choice, expl.bc_choice} <= {c.action for c in expl.candidates}
+        assert expl.total == 4 and {expl.rl_choice, expl.bc_choice} <= {
+            c.action for c in expl.candidates
+        }
         full = explain(agent, task.history(), legal, top=4).candidates
         assert sum(c.beta_prob for c in full) == pytest.approx(1.0)
         if algo == "mc":  # V is π_β's expectation of Q over the candidates
@@ -122,7 +128,7 @@ def test_a_long_history_is_cut_to_what_training_read(checkpoints):
     long = "move up\nYou bump into a wall.\n" * 200
     rows = dec._rows(long, ["move up\n", "move left\n"])
     assert all(len(p) + len(a) == 128 for p, a in rows)
-    assert rows[0][0] == encode(dec.tok, long)[-(128 - len(rows[0][1])):]  # cut from the left
+    assert rows[0][0] == encode(dec.tok, long)[-(128 - len(rows[0][1])) :]  # cut from the left
     assert dec.sample(long, torch.Generator().manual_seed(0)).endswith("\n")
 
 
@@ -133,7 +139,10 @@ def test_logit_weight_adds_pi_betas_log_probability_to_the_reranker(checkpoints)
     assert weighted.decoder.cfg.logit_weight == 0.5 and plain.decoder.cfg.logit_weight == 0.0
     task = state_after(plain, 2, 1)
     prompt, acts = history_to_str(task.history()), task.legal_actions()
-    diff = weighted.decoder.action_scores(prompt, acts)[0] - plain.decoder.action_scores(prompt, acts)[0]
+    diff = (
+        weighted.decoder.action_scores(prompt, acts)[0]
+        - plain.decoder.action_scores(prompt, acts)[0]
+    )
     beta = torch.stack([t["logp_beta"].sum() for t in token_terms(plain.decoder, prompt, acts)])
     assert torch.allclose(diff, 0.5 * beta, atol=1e-4)
 
@@ -152,7 +161,9 @@ def test_qsft_ratio_checkpoint_scores_and_explains_p_over_pi_beta(tmp_path):
         h, logits, a = per_token(agent, prompt, action)
         with torch.no_grad():
             beta = m.beta_head(h)
-        want.append(float(torch.log_softmax(logits[-1], -1)[a[-1]] - torch.log_softmax(beta[-1], -1)[a[-1]]))
+        want.append(
+            float(torch.log_softmax(logits[-1], -1)[a[-1]] - torch.log_softmax(beta[-1], -1)[a[-1]])
+        )
     scores, _ = agent.decoder.action_scores(prompt, legal)
     assert [float(s) for s in scores] == pytest.approx(want, abs=1e-4)
     full = explain(agent, task.history(), legal, top=len(legal)).candidates

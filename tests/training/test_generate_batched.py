@@ -34,17 +34,24 @@ def maze_checkpoint(tmp_path_factory):
 def _stored(store: Store) -> list[tuple]:
     return store.db.execute(
         "SELECT e.seed, e.return, e.agent_kind, s.idx, s.action, s.observation, s.reward FROM steps s "
-        "JOIN episodes e ON e.id = s.episode_id ORDER BY e.id, s.idx").fetchall()
+        "JOIN episodes e ON e.id = s.episode_id ORDER BY e.id, s.idx"
+    ).fetchall()
 
 
-@pytest.mark.parametrize("decoding", ["rerank", pytest.param("sample", marks=pytest.mark.slow)])  # sample: ~32 s
-def test_side_by_side_stores_what_one_at_a_time_does(maze_checkpoint, tmp_path, monkeypatch, decoding):
+@pytest.mark.parametrize(
+    "decoding", ["rerank", pytest.param("sample", marks=pytest.mark.slow)]
+)  # sample: ~32 s
+def test_side_by_side_stores_what_one_at_a_time_does(
+    maze_checkpoint, tmp_path, monkeypatch, decoding
+):
     from training.agents.checkpoint_agent import CheckpointAgent, load_agent
 
     agent = load_agent(maze_checkpoint, decoding=decoding)
     calls = []
     play_many = CheckpointAgent.play_many
-    monkeypatch.setattr(CheckpointAgent, "play_many", lambda self, *a: calls.append(a[1]) or play_many(self, *a))
+    monkeypatch.setattr(
+        CheckpointAgent, "play_many", lambda self, *a: calls.append(a[1]) or play_many(self, *a)
+    )
     monkeypatch.setattr(gen, "SIDE_BY_SIDE", 2)
     seen = []
     batched = Store(tmp_path / "batched.db")

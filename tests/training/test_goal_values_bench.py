@@ -45,6 +45,11 @@ def test_a_checkpoints_predictions_are_reported_per_goal(tmp_path, capsys):
     generate(store, "guess-city", make_agent("guess-city", "behaviour"), 3, seed=0)
     store.close()
     figures = bench.checkpoint_figures("guess-city", str(ck.parent), Store(held))
-    assert set(figures) == {"values_loss_held_out", "values_q_mean_found", "values_q_spread_found",
-                            "values_q_mean_not_found", "values_q_spread_not_found"}  # fmt: skip
+    assert set(figures) == {
+        "values_loss_held_out",
+        "values_q_mean_found",
+        "values_q_spread_found",
+        "values_q_mean_not_found",
+        "values_q_spread_not_found",
+    }
     assert 0.0 <= figures["values_loss_held_out"] <= 0.5

@@ -45,8 +45,20 @@ def test_a_checkpoints_figures(tmp_path, capsys):
 
     store = Store(tmp_path / "gc.db")
     generate(store, "guess-city", envs.make_policy("guess-city", "behaviour"), 30, seed=100)
-    base = dict(algo="mc", task="guess-city", max_steps=2, batch_size=4, n_embd=32, n_head=2, n_layer=1,
-                vocab_size=300, eval_episodes=0, progress=False, log_every=1, lr=1e-2)  # fmt: skip
+    base = dict(
+        algo="mc",
+        task="guess-city",
+        max_steps=2,
+        batch_size=4,
+        n_embd=32,
+        n_head=2,
+        n_layer=1,
+        vocab_size=300,
+        eval_episodes=0,
+        progress=False,
+        log_every=1,
+        lr=1e-2,
+    )
     cfg = resolve(TrainConfig(**base), set(base) - {"algo", "task"})
     run = str(tmp_path / "mc")
     train(cfg, store, DatasetQuery(task="guess-city"), run)

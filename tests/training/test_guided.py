@@ -25,7 +25,11 @@ def test_goals_read_from_the_episode_and_the_last_info():
     assert [g.name for g in goals_for("twenty-questions")] == ["found", "not found"]
     assert achieved("twenty-questions", True, None) == {"found": True, "not found": False}
     sold = {"decision": {"car_bought": True, "msrp": 30000, "buy_price": 31000}}
-    assert achieved("car-dealer", True, sold) == {"deal": True, "above list": True, "no deal": False}
+    assert achieved("car-dealer", True, sold) == {
+        "deal": True,
+        "above list": True,
+        "no deal": False,
+    }
     cheap = {"decision": {"car_bought": True, "msrp": 30000, "buy_price": 29000}}
     assert achieved("car-dealer", True, cheap)["above list"] is False
     assert achieved("maze-fo", False, None) == {"success": False, "failure": True}
@@ -36,9 +40,15 @@ def test_relabel_one_chain_per_goal_reward_on_the_last_action():
     goals = goals_for("twenty-questions")
     out = relabel(wins, {"found": False, "not found": True}, goals)
     assert len(out) == 4
-    assert out[0].segments[0][0] == "s\nGoal: the secret is found\n" and out[0].segments[1] == ("A\n", True, 0.0)
+    assert out[0].segments[0][0] == "s\nGoal: the secret is found\n" and out[0].segments[1] == (
+        "A\n",
+        True,
+        0.0,
+    )
     assert out[1].segments[1] == ("B\n", True, 0.0)  # not found: no reward for "found"
-    assert out[3].segments[1] == ("B\n", True, 1.0) and out[3].segments[0][0].endswith(goals[1].text + "\n")
+    assert out[3].segments[1] == ("B\n", True, 1.0) and out[3].segments[0][0].endswith(
+        goals[1].text + "\n"
+    )
     assert out[0].next_prompt == "s\nA\nx\nGoal: the secret is found\n"
     ds = PackedDataset(out, lambda t: [ord(c) % 50 for c in t], 0, gamma=1.0)
     acts = [int(p) for p in torch.nonzero(ds.act).squeeze(1)]  # 2 tokens per action, 4 actions
@@ -54,7 +64,10 @@ def test_goals_are_for_mc_on_step_windows():
     with pytest.raises(ValueError, match="lmrl train mc --goals"):
         resolve(TrainConfig(algo="ilql", task="twenty-questions", goals=True), {"goals"})
     with pytest.raises(ValueError, match="--windows history"):
-        resolve(TrainConfig(algo="mc", task="twenty-questions", goals=True, windows="episode"), {"goals", "windows"})
+        resolve(
+            TrainConfig(algo="mc", task="twenty-questions", goals=True, windows="episode"),
+            {"goals", "windows"},
+        )
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +102,13 @@ def test_the_guided_agent_plays_and_stores_what_it_weighed(guided_parts, tmp_pat
     assert agent.step_notes() is None  # once
     h = history_to_str(task.history())
     for goal in agent.goals:
-        q = [float(x["q"][-1]) for x in token_terms(agent.values.decoder, goal_prompt(h, goal), notes["candidates"])]
-        assert notes["predictions"][goal.name] == pytest.approx([min(1, max(0, v)) for v in q], abs=1e-4)
+        q = [
+            float(x["q"][-1])
+            for x in token_terms(agent.values.decoder, goal_prompt(h, goal), notes["candidates"])
+        ]
+        assert notes["predictions"][goal.name] == pytest.approx(
+            [min(1, max(0, v)) for v in q], abs=1e-4
+        )
     expl = agent.explain(task.history())
     assert expl.algo == "guided" and len(expl.candidates) == len(notes["candidates"])
     assert expl.notes[0].startswith("A value model predicts")
@@ -104,9 +122,11 @@ def test_the_guided_agent_plays_and_stores_what_it_weighed(guided_parts, tmp_pat
 
 def test_guided_choices_explain_what_is_wrong(guided_parts, tmp_path):
     ckpt, llm = guided_parts
-    for choice, msg in [("guided:hf:x", "guided:LLM+CHECKPOINT"),
-                        (f"guided:{llm}+{ckpt}", "hf:MODEL or http:MODEL@BASE_URL"),
-                        (f"guided:hf:{llm}+{tmp_path / 'none'}", "no value checkpoint")]:  # fmt: skip
+    for choice, msg in [
+        ("guided:hf:x", "guided:LLM+CHECKPOINT"),
+        (f"guided:{llm}+{ckpt}", "hf:MODEL or http:MODEL@BASE_URL"),
+        (f"guided:hf:{llm}+{tmp_path / 'none'}", "no value checkpoint"),
+    ]:
         with pytest.raises(AgentChoiceError, match=re.escape(msg)):
             make_agent("twenty-questions", choice)
     from training.errors import TrainingError
@@ -170,7 +190,9 @@ def test_the_guided_agent_stores_how_like_its_data_each_candidate_is(guided_part
         h = history_to_str(task.history())
         want = [0.0] * len(g["candidates"])
         for goal in agent.goals:
-            for i, t in enumerate(token_terms(agent.values.decoder, goal_prompt(h, goal), g["candidates"])):
+            for i, t in enumerate(
+                token_terms(agent.values.decoder, goal_prompt(h, goal), g["candidates"])
+            ):
                 want[i] += float(t["logp_beta"].mean()) / len(agent.goals)
         assert g["logp_beta"] == pytest.approx(want, abs=2e-3)
         if not expect_all:
@@ -181,11 +203,19 @@ def test_values_that_learnt_only_the_mean_are_reported(tmp_path, capsys):
     from training.offline.common import constant_q_loss, flat_values_note
 
     assert flat_values_note([0.126, 0.125], 0.125) is not None
-    assert flat_values_note([0.101, 0.099], 0.125) is None  # Twenty Questions' goal values at 2,400 steps
+    assert (
+        flat_values_note([0.101, 0.099], 0.125) is None
+    )  # Twenty Questions' goal values at 2,400 steps
     assert flat_values_note([], 0.125) is None and flat_values_note([0.1], 0.0) is None
-    wins = [w for g in ({"found": True, "not found": False}, {"found": False, "not found": True})
-            for w in relabel(episode_windows("s\n", [("A\n", "x\n", 0.0), ("B\n", "", 1.0)], True, "history", 3),
-                             g, goals_for("twenty-questions"))]  # fmt: skip
+    wins = [
+        w
+        for g in ({"found": True, "not found": False}, {"found": False, "not found": True})
+        for w in relabel(
+            episode_windows("s\n", [("A\n", "x\n", 0.0), ("B\n", "", 1.0)], True, "history", 3),
+            g,
+            goals_for("twenty-questions"),
+        )
+    ]
     ds = PackedDataset(wins, lambda t: [ord(c) % 50 for c in t], 0, gamma=1.0)
     rets = ds.ret[ds.act]
     assert constant_q_loss(ds) == pytest.approx(0.5 * float(rets.double().var(unbiased=False)))

@@ -42,7 +42,10 @@ def test_act_returns_one_line_ending_in_newline(tiny_model: str) -> None:
 
 def test_greedy_is_deterministic_and_sampling_is_seeded(tiny_model: str) -> None:
     hist = (Text("The goal is at position 8, 6.\n", False),)
-    a, b = HFAgent(tiny_model, device="cpu", max_new_tokens=8), HFAgent(tiny_model, device="cpu", max_new_tokens=8)
+    a, b = (
+        HFAgent(tiny_model, device="cpu", max_new_tokens=8),
+        HFAgent(tiny_model, device="cpu", max_new_tokens=8),
+    )
     assert a.act(hist) == b.act(hist)
     s1 = HFAgent(tiny_model, device="cpu", max_new_tokens=8, do_sample=True)
     s2 = HFAgent(tiny_model, device="cpu", max_new_tokens=8, do_sample=True)
@@ -78,7 +81,9 @@ def test_a_pickled_model_is_never_unpickled(tiny_model: str, tmp_path, monkeypat
     folder = tmp_path / "pickled"
     shutil.copytree(tiny_model, folder)
     (folder / "model.safetensors").unlink()
-    torch.save(AutoModelForCausalLM.from_pretrained(tiny_model).state_dict(), folder / "pytorch_model.bin")
+    torch.save(
+        AutoModelForCausalLM.from_pretrained(tiny_model).state_dict(), folder / "pytorch_model.bin"
+    )
     assert (folder / "pytorch_model.bin").exists() and not (folder / "model.safetensors").exists()
 
     def no_unpickling(*a, **kw):
@@ -100,7 +105,11 @@ def test_broken_model_folders_are_one_line(tiny_model: str, tmp_path, damage: st
         folder.mkdir()
     else:
         shutil.copytree(tiny_model, folder)
-        target = {"config": "config.json", "weights": "model.safetensors", "tokenizer": "tokenizer.json"}[damage]
+        target = {
+            "config": "config.json",
+            "weights": "model.safetensors",
+            "tokenizer": "tokenizer.json",
+        }[damage]
         (folder / target).write_text("{ not json")
     with pytest.raises(TrainingError) as err:
         HFAgent(str(folder), device="cpu").load()
@@ -124,8 +133,10 @@ def test_in_its_own_process_it_answers_as_here(tiny_model: str) -> None:
         there.close(wait=True)
 
 
-CHATML = ("{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
-          "{% if add_generation_prompt %}<|assistant|>{% endif %}")  # fmt: skip
+CHATML = (
+    "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +152,9 @@ def chat_model(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(folder)
 
 
-def test_a_chat_model_reads_the_tasks_instructions_and_the_dialogue_as_chat_turns(chat_model: str, tiny_model: str) -> None:
+def test_a_chat_model_reads_the_tasks_instructions_and_the_dialogue_as_chat_turns(
+    chat_model: str, tiny_model: str
+) -> None:
     """SmolLM2-Instruct given LMRL's bare history (``Start\\n``) wrote empty lines on every turn of
     Car Dealer; a chat model now gets its role's instructions as the system message and the
     dialogue as turns. A model without a chat template still reads LMRL's plain history."""
@@ -158,7 +171,10 @@ def test_a_chat_model_reads_the_tasks_instructions_and_the_dialogue_as_chat_turn
     hist = (*task.history(), Text("Is it alive?\n", True), Text("No.\n", False))
     prompt = agent._tok.decode(agent._prompt_ids(hist)[0])
     rules = task.spec.instructions["guesser"]
-    assert prompt == f"<|system|>{rules}\n<|user|>Questions:\n<|assistant|>Is it alive?\n<|user|>No.\n<|assistant|>"
+    assert (
+        prompt
+        == f"<|system|>{rules}\n<|user|>Questions:\n<|assistant|>Is it alive?\n<|user|>No.\n<|assistant|>"
+    )
     plain = HFAgent(tiny_model, device="cpu", role="guesser")
     plain.reset(task, 0)
     plain.load()
@@ -166,7 +182,9 @@ def test_a_chat_model_reads_the_tasks_instructions_and_the_dialogue_as_chat_turn
     assert plain._tok.decode(plain._prompt_ids(hist)[0]) == "Questions:\nIs it alive?\nNo.\n"
 
 
-def test_a_chat_models_reply_skips_its_leading_blank_lines(chat_model: str, tiny_model: str) -> None:
+def test_a_chat_models_reply_skips_its_leading_blank_lines(
+    chat_model: str, tiny_model: str
+) -> None:
     """The reply is the first line with text in it (a chat model often opens with a newline); a
     plain model's reply stays LMRL's: up to its first newline."""
     replies = {}
@@ -174,7 +192,9 @@ def test_a_chat_models_reply_skips_its_leading_blank_lines(chat_model: str, tiny
         agent = HFAgent(folder, device="cpu", max_new_tokens=20)
         agent.load()
         tok = agent._tok
-        written = torch.tensor([tok("\n \nIs it a dog?\nNo.", add_special_tokens=False)["input_ids"]])
+        written = torch.tensor(
+            [tok("\n \nIs it a dog?\nNo.", add_special_tokens=False)["input_ids"]]
+        )
         agent._model.generate = lambda ids, written=written, **kw: torch.cat([ids, written], dim=1)
         replies[name] = agent.act((Text("Questions:\n", False),))
     assert replies == {"chat": "Is it a dog?\n", "plain": "\n"}
@@ -187,8 +207,12 @@ def test_a_chat_models_reply_skips_its_leading_blank_lines(chat_model: str, tiny
     assert _StopAtNewline(tok, 2, skip_blank=True)(ids, None)[0]
 
 
-def test_a_long_chat_prompt_loses_its_oldest_turns_and_keeps_the_system_message(chat_model: str) -> None:
-    agent = HFAgent(chat_model, device="cpu", role="guesser", system_prompt="RULES", max_prompt_tokens=120)
+def test_a_long_chat_prompt_loses_its_oldest_turns_and_keeps_the_system_message(
+    chat_model: str,
+) -> None:
+    agent = HFAgent(
+        chat_model, device="cpu", role="guesser", system_prompt="RULES", max_prompt_tokens=120
+    )
     agent.load()
     hist = [Text("Questions:\n", False)]
     for i in range(20):
@@ -196,7 +220,9 @@ def test_a_long_chat_prompt_loses_its_oldest_turns_and_keeps_the_system_message(
     ids = agent._prompt_ids(hist)
     prompt = agent._tok.decode(ids[0])
     assert ids.shape[1] <= 120
-    assert prompt.startswith("<|system|>RULES\n") and prompt.endswith("Question number 19?\n<|user|>No.\n<|assistant|>")
+    assert prompt.startswith("<|system|>RULES\n") and prompt.endswith(
+        "Question number 19?\n<|user|>No.\n<|assistant|>"
+    )
     assert "Question number 0?" not in prompt
 
 
@@ -207,7 +233,9 @@ def test_in_its_own_process_a_chat_model_is_told_the_tasks_instructions(chat_mod
     from training.agents.server import AgentServer
 
     server = AgentServer()
-    server.handle({"op": "load", "task": "guess-city", "choice": f"hf:{chat_model}", "role": "guesser"})
+    server.handle(
+        {"op": "load", "task": "guess-city", "choice": f"hf:{chat_model}", "role": "guesser"}
+    )
     server.handle({"op": "reset", "seed": 0})
     assert server.agent.system_prompt == envs.spec("guess-city").instructions["guesser"]
     reply = server.handle({"op": "act", "history": [["Questions:\n", False]]})
@@ -215,7 +243,9 @@ def test_in_its_own_process_a_chat_model_is_told_the_tasks_instructions(chat_mod
 
 
 @pytest.mark.slow  # a chat model in its own process (~16 s)
-def test_what_the_model_sees_is_a_chat_models_messages(chat_model: str, tiny_model: str, tmp_path) -> None:
+def test_what_the_model_sees_is_a_chat_models_messages(
+    chat_model: str, tiny_model: str, tmp_path
+) -> None:
     """The play screen's "What the model sees" (``model_text``) shows a chat model's system message
     and turns, made in the app's process as the agent's own process makes them; a plain model
     still shows LMRL's text history."""

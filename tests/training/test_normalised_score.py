@@ -15,7 +15,9 @@ from training.evaluation.evaluate import lmrl_score, normalise
 ENDGAMES = NormConstants(-1.0, 0.586, 1.0)
 
 
-@pytest.mark.parametrize(("ret", "score"), [(-1.0, 0.0), (0.586, 50.0), (1.0, 100.0), (0.112, 35.06)])
+@pytest.mark.parametrize(
+    ("ret", "score"), [(-1.0, 0.0), (0.586, 50.0), (1.0, 100.0), (0.112, 35.06)]
+)
 def test_endgame_constants_match_lmrl_table2(ret, score):
     # LMRL's raw BC return 0.112 is Table 2's 35.1
     assert lmrl_score(ret, ENDGAMES) == pytest.approx(score, abs=0.01)

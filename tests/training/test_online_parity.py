@@ -26,7 +26,11 @@ def _episodes():
     out = []
     for i in range(96):
         a = acts[(i * 7) % len(acts)]
-        out.append(RolloutEpisode("bandit-toy", i, "s\n", [Transition(a, "", float(a == "A\n"), True, False, {})]))
+        out.append(
+            RolloutEpisode(
+                "bandit-toy", i, "s\n", [Transition(a, "", float(a == "A\n"), True, False, {})]
+            )
+        )
     return out
 
 
@@ -37,9 +41,23 @@ def worker(out: str, init: str) -> None:
     from training.online.toy import register_bandit
 
     register_bandit()
-    cfg = resolve_online(OnlineConfig(algo="ppo", task="bandit-toy", init=init, rounds=1, n_rollouts=96,
-                                      batch_size=32, lr=1e-3, kl_coef=0.05, eval_every=0, save_every=0,
-                                      progress=False, shuffle=False, grad_clip=0.0))
+    cfg = resolve_online(
+        OnlineConfig(
+            algo="ppo",
+            task="bandit-toy",
+            init=init,
+            rounds=1,
+            n_rollouts=96,
+            batch_size=32,
+            lr=1e-3,
+            kl_coef=0.05,
+            eval_every=0,
+            save_every=0,
+            progress=False,
+            shuffle=False,
+            grad_clip=0.0,
+        )
+    )
     tr = OnlineTrainer(cfg, None, Path(out) / "run")
     rank, world = tr.acc.process_index, tr.acc.num_processes
     mine = _episodes()[rank::world]
@@ -51,13 +69,16 @@ def worker(out: str, init: str) -> None:
             loss, st = loss_fn(b, ix, d, vd, bcb)
             losses.append(float(loss.detach()))
             return loss, st
+
         return orig(ds, rnd, wrapped, vflat)
 
     tr._minibatches = spy
     stats = tr.ppo_update(mine, 0)
     flat = torch.cat([p.detach().flatten() for p in tr.inner.parameters()])
-    torch.save({"params": flat, "losses": torch.tensor(losses), "kl_k3": stats["kl_k3"]},
-               Path(out) / f"rank{rank}_of{world}.pt")
+    torch.save(
+        {"params": flat, "losses": torch.tensor(losses), "kl_k3": stats["kl_k3"]},
+        Path(out) / f"rank{rank}_of{world}.pt",
+    )
 
 
 @pytest.mark.slow
@@ -67,16 +88,45 @@ def test_t13_two_process_parity(tmp_path):
     from training.online.toy import BANDIT_ACTIONS, register_bandit, tiny_checkpoint
 
     register_bandit()
-    init = tiny_checkpoint(tmp_path / "init", "bandit-toy", [("s\n", a) for a in BANDIT_ACTIONS], bc_steps=20)
+    init = tiny_checkpoint(
+        tmp_path / "init", "bandit-toy", [("s\n", a) for a in BANDIT_ACTIONS], bc_steps=20
+    )
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
     me = str(Path(__file__).resolve())
-    subprocess.run([sys.executable, me, "--worker", str(tmp_path / "one"), str(init)], check=True, env=env,
-                   cwd=ROOT, timeout=300)
+    subprocess.run(
+        [sys.executable, me, "--worker", str(tmp_path / "one"), str(init)],
+        check=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+    )
     port = str(29500 + os.getpid() % 1000)
-    subprocess.run([sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
-                    "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-                    "--main_process_port", port, me, "--worker", str(tmp_path / "two"), str(init)],
-                   check=True, env=env, cwd=ROOT, timeout=300)  # fmt: skip
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "accelerate.commands.launch",
+            "--multi_gpu",
+            "--num_processes",
+            "2",
+            "--num_machines",
+            "1",
+            "--mixed_precision",
+            "no",
+            "--dynamo_backend",
+            "no",
+            "--main_process_port",
+            port,
+            me,
+            "--worker",
+            str(tmp_path / "two"),
+            str(init),
+        ],
+        check=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+    )
     one = torch.load(tmp_path / "one" / "rank0_of1.pt")
     r0 = torch.load(tmp_path / "two" / "rank0_of2.pt")
     r1 = torch.load(tmp_path / "two" / "rank1_of2.pt")
@@ -102,5 +152,9 @@ def test_ready_accelerate_configs_parse():
     kinds = {}
     for f in sorted((ROOT / "configs" / "accelerate").glob("*.yaml")):
         kinds[f.stem] = str(load_config_from_file(str(f)).distributed_type).split(".")[-1]
-    assert kinds == {"deepspeed_zero2": "DEEPSPEED", "fsdp": "FSDP", "multi_gpu": "MULTI_GPU",
-                     "multi_node": "MULTI_GPU"}
+    assert kinds == {
+        "deepspeed_zero2": "DEEPSPEED",
+        "fsdp": "FSDP",
+        "multi_gpu": "MULTI_GPU",
+        "multi_node": "MULTI_GPU",
+    }

@@ -37,9 +37,17 @@ def stores(tmp_path_factory):
     folder = tmp_path_factory.mktemp("side")
     store = Store(folder / "side.db")
     generate(store, "car-dealer", envs.make_policy("car-dealer", "behaviour"), 12, seed=100)
-    generate(store, "twenty-questions", envs.make_policy("twenty-questions", "behaviour"), 4, seed=200,
-             partner=YesOracle())  # fmt: skip
-    generate(store, "twenty-questions", envs.make_policy("twenty-questions", "behaviour"), 3, seed=300)
+    generate(
+        store,
+        "twenty-questions",
+        envs.make_policy("twenty-questions", "behaviour"),
+        4,
+        seed=200,
+        partner=YesOracle(),
+    )
+    generate(
+        store, "twenty-questions", envs.make_policy("twenty-questions", "behaviour"), 3, seed=300
+    )
     yield folder, store
     store.close()
 
@@ -52,17 +60,25 @@ def test_each_buyer_reply_is_a_window_on_the_buyers_view(stores):
     assert len(views) >= len(ep.steps)  # one reply a step (two when the decision was forced)
     task = envs.make("car-dealer")
     task.reset(ep.episode["seed"])
-    assert views[0][0] == history_to_str(task.buyer_history()[:2]) + ep.steps[0]["action"].strip() + "\n"
+    assert (
+        views[0][0]
+        == history_to_str(task.buyer_history()[:2]) + ep.steps[0]["action"].strip() + "\n"
+    )
     assert views[0][0].startswith("Start\nPersonality: ")  # the buyer sees its persona
     assert ep.steps[0]["observation"].strip() in views[0][1]
     wins, skipped = partner_windows(store, ids)
-    assert skipped == 0 and wins[0].segments == [(views[0][0], False, 0.0), (views[0][1], True, 0.0)]
+    assert skipped == 0 and wins[0].segments == [
+        (views[0][0], False, 0.0),
+        (views[0][1], True, 0.0),
+    ]
     assert wins[0].next_prompt == wins[1].segments[0][0]
 
 
 def test_question_episodes_give_the_outside_oracles_answers_only(stores):
     _, store = stores
-    ids = select_episode_ids(store, DatasetQuery(task="twenty-questions", partner_kinds=["scripted"]))
+    ids = select_episode_ids(
+        store, DatasetQuery(task="twenty-questions", partner_kinds=["scripted"])
+    )
     assert len(ids) == 7
     wins, skipped = partner_windows(store, ids)
     assert skipped == 3 and wins  # the embedded oracle's answers are not recorded: left out
@@ -80,11 +96,27 @@ def test_partner_side_is_behaviour_cloning_on_a_task_with_a_partner(tmp_path):
     with pytest.raises(ValueError, match="lmrl train bc --side partner"):
         resolve(TrainConfig(algo="mc", task="car-dealer", side="partner"), {"side"})
     store = Store(tmp_path / "embedded.db")
-    generate(store, "twenty-questions", envs.make_policy("twenty-questions", "behaviour"), 3, seed=300)
+    generate(
+        store, "twenty-questions", envs.make_policy("twenty-questions", "behaviour"), 3, seed=300
+    )
     generate(store, "maze-fo", envs.make_policy("maze-fo", "behaviour"), 2, seed=300)
-    for task, message in (("twenty-questions", "none of the 3 episodes replays"), ("maze-fo", "no partner side")):
-        base = dict(algo="bc", task=task, side="partner", max_steps=1, batch_size=4, n_embd=32, n_head=2,
-                    n_layer=1, vocab_size=300, eval_episodes=0, progress=False)  # fmt: skip
+    for task, message in (
+        ("twenty-questions", "none of the 3 episodes replays"),
+        ("maze-fo", "no partner side"),
+    ):
+        base = dict(
+            algo="bc",
+            task=task,
+            side="partner",
+            max_steps=1,
+            batch_size=4,
+            n_embd=32,
+            n_head=2,
+            n_layer=1,
+            vocab_size=300,
+            eval_episodes=0,
+            progress=False,
+        )
         cfg = resolve(TrainConfig(**base), set(base) - {"algo", "task"})
         with pytest.raises(TrainingError, match=message):
             train(cfg, store, DatasetQuery(task=task), tmp_path / task)
@@ -96,14 +128,76 @@ def test_a_buyer_checkpoint_plays_the_buyer(stores, tmp_path):
     folder, store = stores
     db = str(folder / "side.db")
     out = tmp_path / "buyer"
-    assert main(["--db", db, "train", "bc", "--task", "car-dealer", "--side", "partner", "--out", str(out),
-                 "--max-steps", "2", "--batch-size", "4", "--n-embd", "32", "--n-head", "2", "--n-layer", "1",
-                 "--vocab-size", "300", "--eval-episodes", "0", "--no-progress"]) == 0  # fmt: skip
-    assert main(["--db", db, "generate", "car-dealer", "--policy", "behaviour", "--partner", str(out),
-                 "--episodes", "2", "--seed", "900", "--quiet"]) == 0  # fmt: skip
-    played = select_episode_ids(store, DatasetQuery(task="car-dealer", partner_kinds=["checkpoint"]))
+    assert (
+        main(
+            [
+                "--db",
+                db,
+                "train",
+                "bc",
+                "--task",
+                "car-dealer",
+                "--side",
+                "partner",
+                "--out",
+                str(out),
+                "--max-steps",
+                "2",
+                "--batch-size",
+                "4",
+                "--n-embd",
+                "32",
+                "--n-head",
+                "2",
+                "--n-layer",
+                "1",
+                "--vocab-size",
+                "300",
+                "--eval-episodes",
+                "0",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "--db",
+                db,
+                "generate",
+                "car-dealer",
+                "--policy",
+                "behaviour",
+                "--partner",
+                str(out),
+                "--episodes",
+                "2",
+                "--seed",
+                "900",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    played = select_episode_ids(
+        store, DatasetQuery(task="car-dealer", partner_kinds=["checkpoint"])
+    )
     assert len(played) == 2
-    assert main(["--db", db, "generate", "car-dealer", "--partner", str(tmp_path / "nothing"), "--quiet"]) == 1
+    assert (
+        main(
+            [
+                "--db",
+                db,
+                "generate",
+                "car-dealer",
+                "--partner",
+                str(tmp_path / "nothing"),
+                "--quiet",
+            ]
+        )
+        == 1
+    )
 
 
 def test_a_checkpoint_plays_only_the_side_it_learnt(stores, tmp_path, capsys):
@@ -114,9 +208,36 @@ def test_a_checkpoint_plays_only_the_side_it_learnt(stores, tmp_path, capsys):
     folder, store = stores
     db = str(folder / "side.db")
     buyer = tmp_path / "buyer"
-    assert main(["--db", db, "train", "bc", "--task", "car-dealer", "--side", "partner", "--out", str(buyer),
-                 "--max-steps", "1", "--batch-size", "4", "--n-embd", "32", "--n-head", "2", "--n-layer", "1",
-                 "--vocab-size", "300", "--no-progress"]) == 0  # no final evaluation: it would play the seller
+    assert (
+        main(
+            [
+                "--db",
+                db,
+                "train",
+                "bc",
+                "--task",
+                "car-dealer",
+                "--side",
+                "partner",
+                "--out",
+                str(buyer),
+                "--max-steps",
+                "1",
+                "--batch-size",
+                "4",
+                "--n-embd",
+                "32",
+                "--n-head",
+                "2",
+                "--n-layer",
+                "1",
+                "--vocab-size",
+                "300",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )  # no final evaluation: it would play the seller
     assert make_agent("car-dealer", str(buyer), role="buyer").meta["side"] == "partner"
     with pytest.raises(AgentChoiceError, match="choose it as the partner"):
         make_agent("car-dealer", str(buyer), role="seller")
@@ -127,7 +248,10 @@ def test_a_checkpoint_plays_only_the_side_it_learnt(stores, tmp_path, capsys):
     with pytest.raises(AgentChoiceError, match="lmrl train bc --side partner"):
         make_agent("car-dealer", str(seller), role="buyer")
     with pytest.raises(ValueError, match="--eval-episodes 0"):
-        resolve(TrainConfig(algo="bc", task="car-dealer", side="partner", eval_episodes=5), {"side", "eval_episodes"})
+        resolve(
+            TrainConfig(algo="bc", task="car-dealer", side="partner", eval_episodes=5),
+            {"side", "eval_episodes"},
+        )
 
 
 def test_a_hot_seat_oracle_is_learnt_from_what_the_person_answered(tmp_path):
@@ -138,16 +262,26 @@ def test_a_hot_seat_oracle_is_learnt_from_what_the_person_answered(tmp_path):
     store = Store(tmp_path / "hot.db")
     answers = ["Yes.", "No.", "Yes."]
     bob = HumanAgent("bob", role="oracle")
-    s = EpisodeSession("twenty-questions", partner=bob, player="ann", seed=2, listener=EpisodeRecorder(store))
+    s = EpisodeSession(
+        "twenty-questions", partner=bob, player="ann", seed=2, listener=EpisodeRecorder(store)
+    )
     s.start()
-    for question, answer in zip(("Is it alive?", "Is it a bird?", "Is it a mammal?"), answers, strict=True):
+    for question, answer in zip(
+        ("Is it alive?", "Is it a bird?", "Is it a mammal?"), answers, strict=True
+    ):
         bob.answer(answer, typed=answer.lower())
         s.human_input(question)
     s.abandon()
-    ids = select_episode_ids(store, DatasetQuery(task="twenty-questions", sources=["human"],
-                                                 partner_kinds=["human"], status="any"))  # fmt: skip
+    ids = select_episode_ids(
+        store,
+        DatasetQuery(
+            task="twenty-questions", sources=["human"], partner_kinds=["human"], status="any"
+        ),
+    )
     assert len(ids) == 1
     wins, skipped = partner_windows(store, ids)
     assert skipped == 0 and [w.segments[1][0] for w in wins] == [a + "\n" for a in answers]
-    assert "Is it a bird?" in wins[1].segments[0][0]  # the oracle's view holds the question it answered
+    assert (
+        "Is it a bird?" in wins[1].segments[0][0]
+    )  # the oracle's view holds the question it answered
     store.close()

@@ -19,7 +19,12 @@ def brute_gae(r, v, gamma, lam, last=0.0, done=True):
 def test_t8_gae_matches_brute_force_and_limits():
     g = torch.Generator().manual_seed(0)
     r, v = torch.randn(7, generator=g), torch.randn(7, generator=g)
-    for gamma, lam, done in [(0.9, 0.8, True), (1.0, 0.95, False), (0.99, 0.0, True), (0.97, 1.0, False)]:
+    for gamma, lam, done in [
+        (0.9, 0.8, True),
+        (1.0, 0.95, False),
+        (0.99, 0.0, True),
+        (0.97, 1.0, False),
+    ]:
         adv, ret = ppo.gae(r, v, gamma, lam, last_value=0.7, done=done)
         want = brute_gae(r.tolist(), v.tolist(), gamma, lam, 0.7, done)
         assert torch.allclose(adv, torch.tensor(want), atol=1e-5)
@@ -54,7 +59,9 @@ def test_t8_observation_tokens_are_skipped():
     assert torch.allclose(ppo.compress_actions(ret2, m2)[0], ret[0], atol=1e-6)
     assert float(adv2[~m2].abs().sum()) == 0.0
     # done=False bootstraps from last_value
-    a_open, _ = ppo.masked_gae(r, v, mask, 0.95, 0.9, done=torch.tensor([False]), last_value=torch.tensor([3.0]))
+    a_open, _ = ppo.masked_gae(
+        r, v, mask, 0.95, 0.9, done=torch.tensor([False]), last_value=torch.tensor([3.0])
+    )
     a1, _ = ppo.gae(r[0], v[0], 0.95, 0.9, last_value=3.0, done=False)
     assert torch.allclose(a_open[0], a1, atol=1e-6)
 
@@ -82,9 +89,13 @@ def test_t9_clipping_and_value_clip():
     assert float(lp.grad[0, 0]) == 0.0 and float(lp.grad[0, 1]) != 0.0
     # value clip: V moved 1.0 away from V_old, clipped to 0.2
     v = torch.tensor([[1.0]], requires_grad=True)
-    lv, sv = ppo.value_loss(v, torch.zeros(1, 1), torch.tensor([[-1.0]]), torch.ones(1, 1, dtype=torch.bool), clip=0.2)
+    lv, sv = ppo.value_loss(
+        v, torch.zeros(1, 1), torch.tensor([[-1.0]]), torch.ones(1, 1, dtype=torch.bool), clip=0.2
+    )
     assert float(lv.detach()) == pytest.approx(0.5 * 4.0)
-    lv2, sv2 = ppo.value_loss(v, torch.zeros(1, 1), torch.tensor([[2.0]]), torch.ones(1, 1, dtype=torch.bool), clip=0.2)
+    lv2, sv2 = ppo.value_loss(
+        v, torch.zeros(1, 1), torch.tensor([[2.0]]), torch.ones(1, 1, dtype=torch.bool), clip=0.2
+    )
     assert float(lv2.detach()) == pytest.approx(0.5 * 1.8**2) and sv2["v_clipfrac"] == 1.0
 
 
@@ -126,8 +137,15 @@ def test_token_and_utterance_credit_on_packed_episodes():
     from training.online.rollout import RolloutEpisode
     from training.online.update import advantages, utterances
 
-    ep = RolloutEpisode("toy", 0, "s\n", [Transition("AB\n", "x\n", 0.0, False, False, {}),
-                                          Transition("A\n", "", 1.0, True, False, {})])
+    ep = RolloutEpisode(
+        "toy",
+        0,
+        "s\n",
+        [
+            Transition("AB\n", "x\n", 0.0, False, False, {}),
+            Transition("A\n", "", 1.0, True, False, {}),
+        ],
+    )
     wins = episode_windows(ep.first_observation, ep.pairs(), True, "episode", 0)
     ds = PackedDataset(wins, char_encode, VOCAB["<pad>"])
     utts = utterances(ds)[0]
@@ -140,8 +158,12 @@ def test_token_and_utterance_credit_on_packed_episodes():
     r = torch.tensor([-0.5, 0, 0, 0, 1.0])
     want, _ = ppo.gae(r, v[pos], 1.0, 1.0)
     assert torch.allclose(adv[pos], want) and vmask[pos].all() and int(vmask.sum()) == 5
-    adv_u, ret_u, vmask_u, _ = advantages(ds, lp, ref, v, beta=0.5, gamma=1.0, lam=1.0, credit="utterance")
+    adv_u, ret_u, vmask_u, _ = advantages(
+        ds, lp, ref, v, beta=0.5, gamma=1.0, lam=1.0, credit="utterance"
+    )
     turn, _ = ppo.gae(torch.tensor([-0.5, 1.0]), v[[2, 7]], 1.0, 1.0)
-    assert torch.allclose(adv_u[[2, 3, 4]], turn[0].expand(3)) and torch.allclose(adv_u[[7, 8]], turn[1].expand(2))
+    assert torch.allclose(adv_u[[2, 3, 4]], turn[0].expand(3)) and torch.allclose(
+        adv_u[[7, 8]], turn[1].expand(2)
+    )
     assert vmask_u.nonzero().flatten().tolist() == [2, 7]
     assert float(ret_u[2]) == pytest.approx(float(turn[0] + v[2]))

@@ -27,8 +27,10 @@ def test_models_dir_honours_the_environment(models: Path) -> None:
 def test_missing_wheel_is_one_line_naming_the_pip_command(models, monkeypatch) -> None:
     gone = dataclasses.replace(pretrained.PRIORS["smollm2-135m"], distribution="lmrl-no-such-wheel")
     monkeypatch.setitem(pretrained.PRIORS, "smollm2-135m", gone)
-    for call in (lambda: pretrained.resolve("smollm2-135m"),
-                 lambda: pretrained.local_path("smollm2-135m")):  # fmt: skip
+    for call in (
+        lambda: pretrained.resolve("smollm2-135m"),
+        lambda: pretrained.local_path("smollm2-135m"),
+    ):
         with pytest.raises(TrainingError) as err:
             call()
         text = str(err.value)
@@ -76,8 +78,11 @@ def test_train_layers_freezes_all_but_the_top_blocks() -> None:
     train_top_layers(lm, None)
     assert all(p.requires_grad for p in lm.parameters())
     train_top_layers(lm, 1)
-    trained = {n.split(".")[1] + ("." + n.split(".")[2] if n.startswith("transformer.h.") else "")
-               for n, p in lm.named_parameters() if p.requires_grad}  # fmt: skip
+    trained = {
+        n.split(".")[1] + ("." + n.split(".")[2] if n.startswith("transformer.h.") else "")
+        for n, p in lm.named_parameters()
+        if p.requires_grad
+    }
     assert trained == {"h.2", "ln_f"}
     with pytest.raises(TrainingError, match="between 0 and 3"):
         train_top_layers(lm, 4)
@@ -158,7 +163,9 @@ def test_smollm2_gguf_end_to_end(models, tmp_path) -> None:
     assert len(lines) == 2 and time.monotonic() - start < 2.0  # reused, not converted again
 
     agent = HFAgent("smollm2-135m", device="cpu", max_new_tokens=16, role="guesser")
-    agent.reset(envs.make("twenty-questions"), 0)  # a chat model: the game's rules as its system message
+    agent.reset(
+        envs.make("twenty-questions"), 0
+    )  # a chat model: the game's rules as its system message
     assert agent.system_prompt == envs.spec("twenty-questions").instructions["guesser"]
     history = ("Questions:\n", "Is it an animal?\n", "No.\n", "Is it made of metal?\n", "Yes.\n")
     reply = agent.act(tuple(Text(x, i % 2 == 1) for i, x in enumerate(history)))
@@ -169,8 +176,18 @@ def test_smollm2_gguf_end_to_end(models, tmp_path) -> None:
 
     store = Store(tmp_path / "tq.db")
     generate(store, "twenty-questions", envs.make_policy("twenty-questions", "behaviour"), 4)
-    base = dict(algo="bc", task="twenty-questions", model="smollm2-135m", max_steps=2, batch_size=2,
-                max_length=48, eval_episodes=0, progress=False, log_every=1, lr=1e-5)  # fmt: skip
+    base = dict(
+        algo="bc",
+        task="twenty-questions",
+        model="smollm2-135m",
+        max_steps=2,
+        batch_size=2,
+        max_length=48,
+        eval_episodes=0,
+        progress=False,
+        log_every=1,
+        lr=1e-5,
+    )
     cfg = resolve(TrainConfig(**base), set(base) - {"algo", "task"})
     res = train(cfg, store, DatasetQuery(task="twenty-questions"), tmp_path / "run")
     rows = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]

@@ -32,12 +32,24 @@ def _save_tiny(path: Path, n_embd: int = 32, extra_vocab: int = 0) -> None:
     tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
     tok.decoder = decoders.Fuse()
-    PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", eos_token="<eos>", pad_token="<eos>",
-                            clean_up_tokenization_spaces=False).save_pretrained(path)  # fmt: skip
+    PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        unk_token="<unk>",
+        eos_token="<eos>",
+        pad_token="<eos>",
+        clean_up_tokenization_spaces=False,
+    ).save_pretrained(path)
     torch.manual_seed(0)
     eos = vocab["<eos>"]  # (GPT-2's default 50256 is past this vocabulary: transformers would warn)
-    cfg = GPT2Config(vocab_size=len(chars), n_positions=256, n_embd=n_embd, n_layer=2, n_head=2,
-                     bos_token_id=eos, eos_token_id=eos)  # fmt: skip
+    cfg = GPT2Config(
+        vocab_size=len(chars),
+        n_positions=256,
+        n_embd=n_embd,
+        n_layer=2,
+        n_head=2,
+        bos_token_id=eos,
+        eos_token_id=eos,
+    )
     GPT2LMHeadModel(cfg).save_pretrained(path)
 
 
@@ -80,11 +92,16 @@ DAMAGES = {
     "weights missing": lambda f, t: (f / "model.safetensors").unlink(),
     "weights cut in half": lambda f, t: _truncate(f / "model.safetensors"),
     "weights of another shape": lambda f, t: _swap_weights(f, t, n_embd=64),
-    "pickled weights only": lambda f, t: ((f / "model.safetensors").unlink(),
-                                          (f / "pytorch_model.bin").write_bytes(b"\x80\x04pickle")),
+    "pickled weights only": lambda f, t: (
+        (f / "model.safetensors").unlink(),
+        (f / "pytorch_model.bin").write_bytes(b"\x80\x04pickle"),
+    ),
     "tokenizer garbage": lambda f, t: (f / "tokenizer.json").write_text("{ not json"),
-    "tokenizer missing": lambda f, t: [(f / n).unlink() for n in ("tokenizer.json", "tokenizer_config.json",
-                                                                  "special_tokens_map.json") if (f / n).exists()],
+    "tokenizer missing": lambda f, t: [
+        (f / n).unlink()
+        for n in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
+        if (f / n).exists()
+    ],
     "tokenizer config garbage": lambda f, t: (f / "tokenizer_config.json").write_text("[1, 2"),
     "tokenizer larger than the model": lambda f, t: _swap_tokenizer(f, t),
 }
@@ -145,8 +162,12 @@ def outcomes(good: Path, tmp_path_factory) -> dict[str, dict]:
         damage(t / "model", t)
         folders[name] = str(t / "model")
     out = root / "outcomes.json"
-    proc = subprocess.run([sys.executable, "-c", WORKER, json.dumps(folders), str(out)],
-                          capture_output=True, text=True, timeout=1200)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", WORKER, json.dumps(folders), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(out.read_text())
 
@@ -161,8 +182,12 @@ KNOWN_BUGS: dict[str, str] = {}  # every broken folder is one line now
 
 @pytest.mark.parametrize(
     "damage",
-    [pytest.param(d, marks=pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[d])) if d in KNOWN_BUGS else d
-     for d in DAMAGES],
+    [
+        pytest.param(d, marks=pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[d]))
+        if d in KNOWN_BUGS
+        else d
+        for d in DAMAGES
+    ],
 )
 def test_a_broken_model_folder_is_one_line(damage: str, outcomes) -> None:
     rc, err = outcomes[damage]["rc"], outcomes[damage]["err"]

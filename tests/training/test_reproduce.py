@@ -28,7 +28,9 @@ def test_train_flags_skip_the_builtin_evaluation_and_carry_options():
     assert "--eval-every" in train_flags("maze-fo", "ppo", "smoke")
     # long offline runs save part-way, so a stopped reproduction resumes from there
     cpu = train_flags("maze-po", "ilql", "cpu")
-    assert cpu[cpu.index("--save-every") + 1] == "250" and "--save-every" not in train_flags("maze-po", "ilql", "smoke")
+    assert cpu[cpu.index("--save-every") + 1] == "250" and "--save-every" not in train_flags(
+        "maze-po", "ilql", "smoke"
+    )
     with pytest.raises(ValueError):
         train_flags("maze-fo", "bc", "huge")
 
@@ -49,9 +51,14 @@ def test_a_task_sets_its_own_steps_for_one_budget():
     assert _last(train_flags("maze-fo", "qsft", "cpu"), "--max-steps") == "3000"
     for algo in ("ppo", "online-filtered-bc"):  # maze-po's measured online recipe, each flag once
         po = train_flags("maze-po", algo, "cpu")
-        assert _last(po, "--rounds") == "24" and _last(po, "--lr") == "1e-4" and po.count("--lr") == 1
+        assert (
+            _last(po, "--rounds") == "24" and _last(po, "--lr") == "1e-4" and po.count("--lr") == 1
+        )
         assert _last(train_flags("maze-fo", algo, "cpu"), "--rounds") == "6"
-    for task, algo in (("textnav-po", "ilql"), ("maze-fo", "qsft")):  # the command shows the flag once
+    for task, algo in (
+        ("textnav-po", "ilql"),
+        ("maze-fo", "qsft"),
+    ):  # the command shows the flag once
         assert train_flags(task, algo, "cpu").count("--max-steps") == 1
 
 
@@ -72,18 +79,27 @@ def test_seed_ci_is_a_t_interval():
 
 def _row(seeds, success, normalised=None):
     """A summarised row as ``summarise`` writes it: success as a fraction, per seed."""
-    return {"seeds": list(seeds), "success_rate": seed_ci([v / 100 for v in success]),
-            "mean_return": seed_ci([0.0] * len(success)),
-            "normalised_lmrl": seed_ci(normalised or [None] * len(success))}  # fmt: skip
+    return {
+        "seeds": list(seeds),
+        "success_rate": seed_ci([v / 100 for v in success]),
+        "mean_return": seed_ci([0.0] * len(success)),
+        "normalised_lmrl": seed_ci(normalised or [None] * len(success)),
+    }
 
 
 def test_every_algorithm_is_set_against_bc_rows_and_paired():
     # textnav-po's five-seed table: MC overlaps BC by 5 points; ILQL starts from each seed's BC
-    algos = {"bc": _row(range(5), [4, 25, 64, 25, 42]), "mc": _row(range(5), [61, 78, 54, 82, 87]),
-             "ilql": _row(range(5), [67, 65, 46, 24, 68]), "%bc": _row(range(3), [90, 91, 92]),
-             "qsft": _row(range(5), [0, 0, 1, 0, 0])}  # fmt: skip
+    algos = {
+        "bc": _row(range(5), [4, 25, 64, 25, 42]),
+        "mc": _row(range(5), [61, 78, 54, 82, 87]),
+        "ilql": _row(range(5), [67, 65, 46, 24, 68]),
+        "%bc": _row(range(3), [90, 91, 92]),
+        "qsft": _row(range(5), [0, 0, 1, 0, 0]),
+    }
     vs = versus_bc("textnav-po", algos)
-    assert set(vs) == {"mc", "ilql", "%bc", "qsft"} and {v["metric"] for v in vs.values()} == {"success_rate"}
+    assert set(vs) == {"mc", "ilql", "%bc", "qsft"} and {v["metric"] for v in vs.values()} == {
+        "success_rate"
+    }
     assert vs["mc"]["cis_apart"] == "overlap" and vs["%bc"]["cis_apart"] == "above"
     assert vs["qsft"]["cis_apart"] == "below"
     assert vs["mc"]["difference"]["mean"] == pytest.approx(0.404)
@@ -94,23 +110,46 @@ def test_every_algorithm_is_set_against_bc_rows_and_paired():
     assert vs["ilql"]["paired"]["values"] == pytest.approx([0.63, 0.40, -0.18, -0.01, 0.26])
     assert vs["%bc"]["paired_seeds"] == [0, 1, 2]
     # a task with LMRL's constants is compared on them; no BC, nothing to compare
-    norm = {"bc": _row(range(3), [0, 0, 0], [20.0, 22.0, 21.0]), "mc": _row(range(3), [0, 0, 0], [5.0, 6.0, 4.0])}
+    norm = {
+        "bc": _row(range(3), [0, 0, 0], [20.0, 22.0, 21.0]),
+        "mc": _row(range(3), [0, 0, 0], [5.0, 6.0, 4.0]),
+    }
     assert versus_bc("maze-fo", norm)["mc"]["cis_apart"] == "below"
     assert versus_bc("maze-fo", norm)["mc"]["metric"] == "normalised_lmrl"
     assert versus_bc("maze-fo", {"mc": norm["mc"]}) == {}
     one = versus_bc("maze-fo", {"bc": _row([0], [1], [1.0]), "mc": _row([0], [2], [3.0])})["mc"]
-    assert one["cis_apart"] is None and one["difference"]["ci_low"] is None and one["paired"]["mean"] == 2.0
+    assert (
+        one["cis_apart"] is None
+        and one["difference"]["ci_low"] is None
+        and one["paired"]["mean"] == 2.0
+    )
 
 
 def test_the_table_says_which_rows_are_apart_from_bc():
     algos = {"bc": _row(range(3), [10, 12, 11]), "ppo": _row(range(3), [40, 45, 50])}
     for row in algos.values():
         row.update(eval_episodes=100, eval_method="sampled", wall_s=1.0, table2=None, commands=[])
-    res = {"task": "wordle", "budget": "cpu", "training_seeds": [0, 1, 2], "train_flags": [],
-           "dataset": {"episodes": 10, "seeds": "100000..100009", "mean_return": 0.0, "success_rate": 0.0,
-                       "wall_s": 1.0, "command": "lmrl generate"},
-           "evaluation_seeds": "0..99", "recipe_note": "", "versions": {}, "git_commit": "x", "table2_row": "Wordle",
-           "algorithms": algos, "versus_bc": versus_bc("wordle", algos)}  # fmt: skip
+    res = {
+        "task": "wordle",
+        "budget": "cpu",
+        "training_seeds": [0, 1, 2],
+        "train_flags": [],
+        "dataset": {
+            "episodes": 10,
+            "seeds": "100000..100009",
+            "mean_return": 0.0,
+            "success_rate": 0.0,
+            "wall_s": 1.0,
+            "command": "lmrl generate",
+        },
+        "evaluation_seeds": "0..99",
+        "recipe_note": "",
+        "versions": {},
+        "git_commit": "x",
+        "table2_row": "Wordle",
+        "algorithms": algos,
+        "versus_bc": versus_bc("wordle", algos),
+    }
     md = markdown(res)
     assert "**Against BC**, on the success rate, in points" in md
     assert "| Online PPO | **apart, above BC** | +34.0 (" in md
@@ -123,7 +162,9 @@ def test_cli_has_reproduce():
     from lmrl_tui.cli import build_parser
 
     args = build_parser().parse_args(["reproduce", "maze-fo", "--budget", "smoke", "--seeds", "2"])
-    assert args.task == "maze-fo" and args.budget == "smoke" and args.seeds == 2 and callable(args.run)
+    assert (
+        args.task == "maze-fo" and args.budget == "smoke" and args.seeds == 2 and callable(args.run)
+    )
     from training.cli import build_parser as training_parser
 
     assert training_parser().parse_args(["reproduce", "--all"]).all

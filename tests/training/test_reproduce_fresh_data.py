@@ -20,8 +20,16 @@ def _fake(calls: list[list[str]]):
         if "train" in argv:
             seed = int(argv[argv.index("--seed") + 1])
             return 0, json.dumps({"steps": 5, "run_id": seed + 1, "checkpoint_id": seed + 1})
-        return 0, json.dumps({"episodes": 2, "method": "sampled", "mean_return": -19.0, "success_rate": 0.5,
-                              "normalised_lmrl": None, "model": "utterance"})
+        return 0, json.dumps(
+            {
+                "episodes": 2,
+                "method": "sampled",
+                "mean_return": -19.0,
+                "success_rate": 0.5,
+                "normalised_lmrl": None,
+                "model": "utterance",
+            }
+        )
 
     return runner
 
@@ -31,8 +39,18 @@ def test_each_training_seed_gets_its_own_dataset_and_the_runs_their_model(tmp_pa
 
     calls: list[list[str]] = []
     out = tmp_path / "r"
-    res = Reproduction("guess-city", out, budget="smoke", seeds=2, algorithms=["bc", "mc"], runner=_fake(calls),
-                       log=lambda _line: None, model="utterance", fresh_data=True, episodes=4).run()
+    res = Reproduction(
+        "guess-city",
+        out,
+        budget="smoke",
+        seeds=2,
+        algorithms=["bc", "mc"],
+        runner=_fake(calls),
+        log=lambda _line: None,
+        model="utterance",
+        fresh_data=True,
+        episodes=4,
+    ).run()
     firsts = []
     for seed in (0, 1):
         store = Store(str(out / f"store-s{seed}.db"))
@@ -59,12 +77,30 @@ def test_each_training_seed_gets_its_own_dataset_and_the_runs_their_model(tmp_pa
     assert "a fresh one per training seed" in md and "store-s1.db generate guess-city" in md
 
 
-def test_utterance_runs_refuse_online_algorithms_and_fresh_data_keeps_clear_of_rollout_seeds(tmp_path):
+def test_utterance_runs_refuse_online_algorithms_and_fresh_data_keeps_clear_of_rollout_seeds(
+    tmp_path,
+):
     from training.reproduce.run import Reproduction
 
     with pytest.raises(TrainingError, match="offline algorithms"):
-        Reproduction("guess-city", tmp_path / "a", budget="smoke", seeds=1, algorithms=["ppo"],
-                     runner=_fake([]), model="utterance")
+        Reproduction(
+            "guess-city",
+            tmp_path / "a",
+            budget="smoke",
+            seeds=1,
+            algorithms=["ppo"],
+            runner=_fake([]),
+            model="utterance",
+        )
     with pytest.raises(TrainingError, match="online rollouts"):
-        Reproduction("guess-city", tmp_path / "b", budget="smoke", seeds=12, algorithms=["bc"], runner=_fake([]),
-                     log=lambda _line: None, fresh_data=True, episodes=2)
+        Reproduction(
+            "guess-city",
+            tmp_path / "b",
+            budget="smoke",
+            seeds=12,
+            algorithms=["bc"],
+            runner=_fake([]),
+            log=lambda _line: None,
+            fresh_data=True,
+            episodes=2,
+        )

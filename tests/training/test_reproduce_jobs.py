@@ -33,11 +33,26 @@ def test_jobs_run_side_by_side_and_an_online_run_waits_for_its_bc(tmp_path):
             running[0] -= 1
         if cmd == "train":
             return 0, json.dumps({"step": 3, "run_id": 1, "checkpoint_id": 1})
-        return 0, json.dumps({"episodes": 25, "method": "exact", "mean_return": -10.0, "success_rate": 0.5,
-                              "normalised_lmrl": 60.0})  # fmt: skip
+        return 0, json.dumps(
+            {
+                "episodes": 25,
+                "method": "exact",
+                "mean_return": -10.0,
+                "success_rate": 0.5,
+                "normalised_lmrl": 60.0,
+            }
+        )
 
-    res = Reproduction("maze-fo", tmp_path / "r", budget="smoke", seeds=3, algorithms=["ppo"], runner=runner,
-                       log=lambda _line: None, jobs=2).run()  # fmt: skip
+    res = Reproduction(
+        "maze-fo",
+        tmp_path / "r",
+        budget="smoke",
+        seeds=3,
+        algorithms=["ppo"],
+        runner=runner,
+        log=lambda _line: None,
+        jobs=2,
+    ).run()
     assert most[0] == 2
     for seed in range(3):
         bc_done = events.index(("end", "eval", f"bc-s{seed}"))
@@ -84,8 +99,23 @@ def test_reproduce_with_jobs_runs_each_command_in_its_own_process(tmp_path, caps
     from training.cli import main
 
     out = tmp_path / "r"
-    rc = main(["reproduce", "maze-fo", "--budget", "smoke", "--seeds", "2", "--algorithms", "bc", "ppo",
-               "--jobs", "2", "--out", str(out)])  # fmt: skip
+    rc = main(
+        [
+            "reproduce",
+            "maze-fo",
+            "--budget",
+            "smoke",
+            "--seeds",
+            "2",
+            "--algorithms",
+            "bc",
+            "ppo",
+            "--jobs",
+            "2",
+            "--out",
+            str(out),
+        ]
+    )
     printed = capsys.readouterr()
     assert rc == 0, printed.err
     saved = json.loads((out / "results.json").read_text())
@@ -94,7 +124,14 @@ def test_reproduce_with_jobs_runs_each_command_in_its_own_process(tmp_path, caps
     assert line["cis_apart_from_bc"] == {"ppo": saved["versus_bc"]["ppo"]["cis_apart"]}
     assert "--init runs/bc-s1" in " ".join(saved["algorithms"]["ppo"]["commands"])
     assert sorted(p.name for p in (out / "logs").iterdir()) == [
-        "eval-bc-s0.log", "eval-bc-s1.log", "eval-ppo-s0.log", "eval-ppo-s1.log",
-        "train-bc-s0.log", "train-bc-s1.log", "train-ppo-s0.log", "train-ppo-s1.log"]  # fmt: skip
+        "eval-bc-s0.log",
+        "eval-bc-s1.log",
+        "eval-ppo-s0.log",
+        "eval-ppo-s1.log",
+        "train-bc-s0.log",
+        "train-bc-s1.log",
+        "train-ppo-s0.log",
+        "train-ppo-s1.log",
+    ]
     with sqlite3.connect(out / "store.db") as db:
         assert db.execute("SELECT COUNT(*) FROM runs WHERE status = 'finished'").fetchone()[0] == 4

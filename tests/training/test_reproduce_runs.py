@@ -26,12 +26,23 @@ def test_smoke_reproduction_writes_results_and_resumes(tmp_path):
         calls.append(argv)
         return in_process(run_command)(argv)
 
-    rep = Reproduction("maze-fo", out, budget="smoke", seeds=3, algorithms=["%bc", "ppo"], runner=runner,
-                       log=lambda _line: None)  # fmt: skip
+    rep = Reproduction(
+        "maze-fo",
+        out,
+        budget="smoke",
+        seeds=3,
+        algorithms=["%bc", "ppo"],
+        runner=runner,
+        log=lambda _line: None,
+    )
     res = rep.run()
     assert rep.algorithms == ["bc", "%bc", "ppo"]  # PPO starts from BC
     assert len(calls) == 3 * 3 * 2  # train + eval per (algorithm, seed)
-    assert [c[c.index("train") + 1] for c in calls if "train" in c][:3] == ["bc", "bc", "bc"]  # by algorithm
+    assert [c[c.index("train") + 1] for c in calls if "train" in c][:3] == [
+        "bc",
+        "bc",
+        "bc",
+    ]  # by algorithm
     for name in ("results.md", "results.json", "dataset.json", "store.db"):
         assert (out / name).exists()
     saved = json.loads((out / "results.json").read_text())
@@ -50,22 +61,48 @@ def test_smoke_reproduction_writes_results_and_resumes(tmp_path):
     assert "| Online PPO |" in md and "79.7" in md and "lmrl --db store.db train ppo" in md
     assert "--seeds 3 --algorithms bc %bc ppo`" in md  # the title's command runs this table again
     assert "**Against BC**, on LMRL's normalised score" in md
-    assert saved["versus_bc"]["ppo"]["starts_from_bc"] and saved["versus_bc"]["%bc"]["paired_seeds"] == [0, 1, 2]
+    assert saved["versus_bc"]["ppo"]["starts_from_bc"] and saved["versus_bc"]["%bc"][
+        "paired_seeds"
+    ] == [0, 1, 2]
     assert str(tmp_path) not in md and str(tmp_path) not in (out / "results.json").read_text()
-    assert res["algorithms"]["bc"]["normalised_lmrl"]["values"] == saved["algorithms"]["bc"]["normalised_lmrl"]["values"]
+    assert (
+        res["algorithms"]["bc"]["normalised_lmrl"]["values"]
+        == saved["algorithms"]["bc"]["normalised_lmrl"]["values"]
+    )
     # the store has every run and evaluation
     with sqlite3.connect(out / "store.db") as db:
         assert db.execute("SELECT COUNT(*) FROM runs WHERE status = 'finished'").fetchone()[0] == 9
-        assert db.execute("SELECT COUNT(*) FROM evaluations WHERE checkpoint_id IS NOT NULL").fetchone()[0] == 9
+        assert (
+            db.execute(
+                "SELECT COUNT(*) FROM evaluations WHERE checkpoint_id IS NOT NULL"
+            ).fetchone()[0]
+            == 9
+        )
 
     # resumable: a rerun trains nothing and writes the same table; one more seed trains only it
     calls.clear()
-    again = Reproduction("maze-fo", out, budget="smoke", seeds=3, algorithms=["%bc", "ppo"], runner=runner,
-                         log=lambda _line: None).run()  # fmt: skip
+    again = Reproduction(
+        "maze-fo",
+        out,
+        budget="smoke",
+        seeds=3,
+        algorithms=["%bc", "ppo"],
+        runner=runner,
+        log=lambda _line: None,
+    ).run()
     assert calls == [] and again["algorithms"] == res["algorithms"]
-    Reproduction("maze-fo", out, budget="smoke", seeds=4, algorithms=["bc"], runner=runner,
-                 log=lambda _line: None).run()  # fmt: skip
-    assert len(calls) == 2 and "--seed" in calls[0] and calls[0][calls[0].index("--seed") + 1] == "3"
+    Reproduction(
+        "maze-fo",
+        out,
+        budget="smoke",
+        seeds=4,
+        algorithms=["bc"],
+        runner=runner,
+        log=lambda _line: None,
+    ).run()
+    assert (
+        len(calls) == 2 and "--seed" in calls[0] and calls[0][calls[0].index("--seed") + 1] == "3"
+    )
 
 
 def test_train_flags_reach_every_run_and_the_bisim_loss_the_table(tmp_path):
@@ -74,8 +111,9 @@ def test_train_flags_reach_every_run_and_the_bisim_loss_the_table(tmp_path):
     from training.cli import build_parser
     from training.reproduce.run import Reproduction
 
-    args = build_parser().parse_args(["reproduce", "maze-fo", "--train-flag=--bisim-weight=1",
-                                      "--train-flag=--max-steps=7"])  # fmt: skip
+    args = build_parser().parse_args(
+        ["reproduce", "maze-fo", "--train-flag=--bisim-weight=1", "--train-flag=--max-steps=7"]
+    )
     assert args.train_flags == ["--bisim-weight=1", "--max-steps=7"]
     trains: list[list[str]] = []
 
@@ -83,18 +121,44 @@ def test_train_flags_reach_every_run_and_the_bisim_loss_the_table(tmp_path):
         if "train" in argv:
             trains.append(argv)
             seed = int(argv[argv.index("--seed") + 1])
-            return 0, json.dumps({"step": 7, "run_id": seed + 1, "checkpoint_id": seed + 1,
-                                  "bisim_loss": 0.01 * (seed + 1)})  # fmt: skip
-        return 0, json.dumps({"episodes": 25, "method": "exact", "mean_return": -10.0, "success_rate": 0.5,
-                              "normalised_lmrl": 60.0})  # fmt: skip
+            return 0, json.dumps(
+                {
+                    "step": 7,
+                    "run_id": seed + 1,
+                    "checkpoint_id": seed + 1,
+                    "bisim_loss": 0.01 * (seed + 1),
+                }
+            )
+        return 0, json.dumps(
+            {
+                "episodes": 25,
+                "method": "exact",
+                "mean_return": -10.0,
+                "success_rate": 0.5,
+                "normalised_lmrl": 60.0,
+            }
+        )
 
-    res = Reproduction("maze-fo", tmp_path / "r", budget="smoke", seeds=3, algorithms=["bc", "ilql"],
-                       runner=runner, log=lambda _line: None, train_flags=args.train_flags).run()  # fmt: skip
+    res = Reproduction(
+        "maze-fo",
+        tmp_path / "r",
+        budget="smoke",
+        seeds=3,
+        algorithms=["bc", "ilql"],
+        runner=runner,
+        log=lambda _line: None,
+        train_flags=args.train_flags,
+    ).run()
     assert len(trains) == 6 and all(a[-2:] == ["--bisim-weight=1", "--max-steps=7"] for a in trains)
     assert res["train_flags"] == ["--bisim-weight=1", "--max-steps=7"]
     bisim = res["algorithms"]["ilql"]["bisim_loss"]
-    assert bisim["values"] == pytest.approx([0.01, 0.02, 0.03]) and bisim["ci_low"] < 0.02 < bisim["ci_high"]
-    assert "bisim_loss" in res["algorithms"]["bc"]  # the fake reports it for BC too; real BC does not
+    assert (
+        bisim["values"] == pytest.approx([0.01, 0.02, 0.03])
+        and bisim["ci_low"] < 0.02 < bisim["ci_high"]
+    )
+    assert (
+        "bisim_loss" in res["algorithms"]["bc"]
+    )  # the fake reports it for BC too; real BC does not
     md = (tmp_path / "r" / "results.md").read_text()
     assert "--train-flag=--bisim-weight=1 --train-flag=--max-steps=7`" in md
     assert "Bisimulation loss" in md and "ILQL 0.0200 (" in md
@@ -114,12 +178,27 @@ def test_a_train_flag_can_name_the_algorithms_it_is_for(tmp_path):
         if "train" in argv:
             trains[argv[argv.index("train") + 1] + argv[argv.index("--seed") + 1]] = argv
             return 0, json.dumps({"step": 3, "run_id": 1, "checkpoint_id": 1})
-        return 0, json.dumps({"episodes": 25, "method": "exact", "mean_return": -10.0, "success_rate": 0.5,
-                              "normalised_lmrl": 60.0})  # fmt: skip
+        return 0, json.dumps(
+            {
+                "episodes": 25,
+                "method": "exact",
+                "mean_return": -10.0,
+                "success_rate": 0.5,
+                "normalised_lmrl": 60.0,
+            }
+        )
 
     flags = ["ppo,online-%bc:--rounds=24", "--max-steps=5"]
-    res = Reproduction("maze-fo", tmp_path / "r", budget="smoke", seeds=1, algorithms=["ppo", "online-filtered-bc"],
-                       runner=runner, log=lambda _line: None, train_flags=flags).run()  # fmt: skip
+    res = Reproduction(
+        "maze-fo",
+        tmp_path / "r",
+        budget="smoke",
+        seeds=1,
+        algorithms=["ppo", "online-filtered-bc"],
+        runner=runner,
+        log=lambda _line: None,
+        train_flags=flags,
+    ).run()
     assert sorted(trains) == ["bc0", "online-filtered-bc0", "ppo0"]
     assert "--rounds=24" not in trains["bc0"] and trains["bc0"][-1] == "--max-steps=5"
     for algo in ("ppo0", "online-filtered-bc0"):
@@ -127,10 +206,15 @@ def test_a_train_flag_can_name_the_algorithms_it_is_for(tmp_path):
     assert "--rounds=24" in res["algorithms"]["ppo"]["commands"][0]
     assert "--rounds=24" not in res["algorithms"]["bc"]["commands"][0]
     assert "--train-flag=ppo,online-%bc:--rounds=24" in (tmp_path / "r" / "results.md").read_text()
-    for bad, says in (("dqn:--rounds=2", "unknown algorithm 'dqn'"), ("ppo:rounds=2", "ALGORITHMS:FLAG"),
-                      ("rounds=2", "ALGORITHMS:FLAG")):  # fmt: skip
+    for bad, says in (
+        ("dqn:--rounds=2", "unknown algorithm 'dqn'"),
+        ("ppo:rounds=2", "ALGORITHMS:FLAG"),
+        ("rounds=2", "ALGORITHMS:FLAG"),
+    ):
         with pytest.raises(TrainingError, match=says):
-            Reproduction("maze-fo", tmp_path / "x", budget="smoke", runner=runner, train_flags=[bad])
+            Reproduction(
+                "maze-fo", tmp_path / "x", budget="smoke", runner=runner, train_flags=[bad]
+            )
 
 
 def test_a_recipe_can_start_an_offline_run_from_its_seeds_bc(tmp_path):
@@ -155,26 +239,55 @@ def test_a_recipe_can_start_an_offline_run_from_its_seeds_bc(tmp_path):
                 trains[name.rsplit("/", 1)[-1]] = argv
         if cmd == "train":
             return 0, json.dumps({"step": 3, "run_id": 1, "checkpoint_id": 1})
-        return 0, json.dumps({"episodes": 2, "method": "sampled", "mean_return": 0.5, "success_rate": 0.5})
+        return 0, json.dumps(
+            {"episodes": 2, "method": "sampled", "mean_return": 0.5, "success_rate": 0.5}
+        )
 
     out = tmp_path / "r"
-    Reproduction("textnav-po", out, budget="smoke", seeds=2, algorithms=["ilql"], runner=runner,
-                 log=lambda _line: None, jobs=2).run()  # fmt: skip
+    Reproduction(
+        "textnav-po",
+        out,
+        budget="smoke",
+        seeds=2,
+        algorithms=["ilql"],
+        runner=runner,
+        log=lambda _line: None,
+        jobs=2,
+    ).run()
     for seed in range(2):
         argv = trains[f"ilql-s{seed}"]
-        assert argv[argv.index("--model") + 1] == str(out.resolve() / "runs" / f"bc-s{seed}" / "checkpoint")
-        assert argv[argv.index("--tau") + 1] == "0.8" and argv[argv.index("--logit-weight") + 1] == "0.1"
+        assert argv[argv.index("--model") + 1] == str(
+            out.resolve() / "runs" / f"bc-s{seed}" / "checkpoint"
+        )
+        assert (
+            argv[argv.index("--tau") + 1] == "0.8"
+            and argv[argv.index("--logit-weight") + 1] == "0.1"
+        )
         assert events.index(("train", f"ilql-s{seed}")) > events.index(("eval", f"bc-s{seed}"))
         assert "--model" not in trains[f"bc-s{seed}"]
     # listed after the runs that start from it, BC still comes first (one job: one after another)
     events.clear()
     trains.clear()
-    Reproduction("textnav-po", tmp_path / "s", budget="smoke", seeds=1, algorithms=["ilql", "bc"], runner=runner,
-                 log=lambda _line: None).run()  # fmt: skip
+    Reproduction(
+        "textnav-po",
+        tmp_path / "s",
+        budget="smoke",
+        seeds=1,
+        algorithms=["ilql", "bc"],
+        runner=runner,
+        log=lambda _line: None,
+    ).run()
     assert [e for e in events if e[0] == "train"] == [("train", "bc-s0"), ("train", "ilql-s0")]
     trains.clear()
-    Reproduction("maze-fo", tmp_path / "m", budget="smoke", seeds=1, algorithms=["ilql"], runner=runner,
-                 log=lambda _line: None).run()  # fmt: skip
+    Reproduction(
+        "maze-fo",
+        tmp_path / "m",
+        budget="smoke",
+        seeds=1,
+        algorithms=["ilql"],
+        runner=runner,
+        log=lambda _line: None,
+    ).run()
     assert "--model" not in trains["ilql-s0"] and "bc-s0" not in trains
 
 
@@ -193,12 +306,29 @@ def test_an_online_run_that_kept_its_best_is_evaluated_by_it(tmp_path):
                 (folder / "checkpoint-best").mkdir(parents=True)
                 best = {"round": 2, "mean_return": -5.0}
             return 0, json.dumps({"rounds": 3, "run_id": 1, "checkpoint_id": 1, "best": best})
-        evals[Path(argv[argv.index("eval") + 1]).parent.name] = Path(argv[argv.index("eval") + 1]).name
-        return 0, json.dumps({"episodes": 25, "method": "exact", "mean_return": -10.0, "success_rate": 0.5,
-                              "normalised_lmrl": 60.0})  # fmt: skip
+        evals[Path(argv[argv.index("eval") + 1]).parent.name] = Path(
+            argv[argv.index("eval") + 1]
+        ).name
+        return 0, json.dumps(
+            {
+                "episodes": 25,
+                "method": "exact",
+                "mean_return": -10.0,
+                "success_rate": 0.5,
+                "normalised_lmrl": 60.0,
+            }
+        )
 
-    Reproduction("maze-fo", tmp_path / "r", budget="smoke", seeds=1, algorithms=["ppo"], runner=runner,
-                 log=lambda _line: None, train_flags=["ppo:--keep-best=true"]).run()  # fmt: skip
+    Reproduction(
+        "maze-fo",
+        tmp_path / "r",
+        budget="smoke",
+        seeds=1,
+        algorithms=["ppo"],
+        runner=runner,
+        log=lambda _line: None,
+        train_flags=["ppo:--keep-best=true"],
+    ).run()
     assert evals == {"runs": "bc-s0", "ppo-s0": "checkpoint-best"}
     record = json.loads((tmp_path / "r" / "runs" / "ppo-s0" / "reproduce.json").read_text())
     assert record["kept_best"] == {"round": 2, "mean_return": -5.0}

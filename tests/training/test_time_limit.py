@@ -22,8 +22,17 @@ def store(tmp_path_factory):
 
 
 def cfg(**kw) -> TrainConfig:
-    base = dict(algo="mc", task="maze-fo", batch_size=8, n_embd=32, n_head=2, vocab_size=300,
-                eval_episodes=0, progress=False, log_every=50)  # fmt: skip
+    base = dict(
+        algo="mc",
+        task="maze-fo",
+        batch_size=8,
+        n_embd=32,
+        n_head=2,
+        vocab_size=300,
+        eval_episodes=0,
+        progress=False,
+        log_every=50,
+    )
     base.update(kw)
     return resolve(TrainConfig(**base), set(base) - {"algo", "task"})
 
@@ -33,17 +42,26 @@ def test_a_run_stops_on_time_and_keeps_its_checkpoint(store, tmp_path, capfd):
     from training.model.checkpoint import load_checkpoint
     from training.offline.loop import train
 
-    res = train(cfg(max_steps=100_000, max_minutes=1e-6), store, DatasetQuery(task="maze-fo"), tmp_path / "r")
+    res = train(
+        cfg(max_steps=100_000, max_minutes=1e-6),
+        store,
+        DatasetQuery(task="maze-fo"),
+        tmp_path / "r",
+    )
     assert res["steps"] == 1 and res["stopped_by"] == "time" and res["planned_steps"] == 100_000
     assert "stopped after 1e-06 min (--max-minutes) at step 1 of 100000" in capfd.readouterr().err
     _, _, _, meta = load_checkpoint(res["checkpoint"])
     assert meta["step"] == 1
     rows = [json.loads(x) for x in (tmp_path / "r" / "metrics.jsonl").read_text().splitlines()]
-    assert rows[-1]["kind"] == "train" and rows[-1]["step"] == 1  # the last step is logged, off the grid
+    assert (
+        rows[-1]["kind"] == "train" and rows[-1]["step"] == 1
+    )  # the last step is logged, off the grid
     run = store.db.execute("SELECT status FROM runs ORDER BY id DESC LIMIT 1").fetchone()
     assert run == ("finished",)
     # a limit that is not reached changes nothing
-    res = train(cfg(max_steps=2, max_minutes=60), store, DatasetQuery(task="maze-fo"), tmp_path / "s")
+    res = train(
+        cfg(max_steps=2, max_minutes=60), store, DatasetQuery(task="maze-fo"), tmp_path / "s"
+    )
     assert res["steps"] == 2 and "stopped_by" not in res
 
 
@@ -79,7 +97,9 @@ def test_the_end_of_run_measures_read_fewer_windows_of_a_large_model_on_a_cpu():
     assert end_windows(tiny, "cpu") == END_WINDOWS == 256
     assert end_windows(large, "cpu") == 16
     assert end_windows(middle, "cpu") == 128
-    assert end_windows(large, "cuda") == END_WINDOWS  # the device decides, not whether one exists here
+    assert (
+        end_windows(large, "cuda") == END_WINDOWS
+    )  # the device decides, not whether one exists here
 
 
 def test_top_k_keeps_only_the_behaviour_policys_likeliest_tokens():
@@ -94,7 +114,9 @@ def test_top_k_keeps_only_the_behaviour_policys_likeliest_tokens():
     # a never-sampled token (padding) does not take a place among the K
     kept = Decoder._keep_top_k(SimpleNamespace(top_k=2, banned=[0]), guided, logp_beta)
     assert torch.isfinite(kept[0, 1:3]).all() and torch.isinf(kept[0, [0, 3, 4]]).all()
-    assert torch.equal(Decoder._keep_top_k(SimpleNamespace(top_k=5, banned=[]), guided, logp_beta), guided)
+    assert torch.equal(
+        Decoder._keep_top_k(SimpleNamespace(top_k=5, banned=[]), guided, logp_beta), guided
+    )
 
 
 def test_a_value_checkpoint_sampled_at_top_k_1_writes_the_behaviour_policys_line(store, tmp_path):
@@ -108,6 +130,8 @@ def test_a_value_checkpoint_sampled_at_top_k_1_writes_the_behaviour_policys_line
     assert one.decoder.top_k == 1 and free.decoder.top_k == 0
     lines = {one.decoder.sample(prompt, torch.Generator().manual_seed(s)) for s in range(6)}
     assert len(lines) == 1  # one token allowed at each step: the draw decides nothing
-    assert len({free.decoder.sample(prompt, torch.Generator().manual_seed(s)) for s in range(6)}) > 1
+    assert (
+        len({free.decoder.sample(prompt, torch.Generator().manual_seed(s)) for s in range(6)}) > 1
+    )
     with pytest.raises(ValueError, match="--top-k"):
         cfg(top_k=-1)

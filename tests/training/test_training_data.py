@@ -62,15 +62,22 @@ def test_t1_returns_to_go_both_discount_modes():
         s, _ = ds.window_slices()[2]
         ret = ds.ret[s : s + 8].tolist()
         # tokens: s \n B \n x \n A \n ; reward 1 on the final "\n"
-        assert ret[7] == pytest.approx(1.0) and ret[6] == pytest.approx(1.0 if mode == "turn" else 0.5)
+        assert ret[7] == pytest.approx(1.0) and ret[6] == pytest.approx(
+            1.0 if mode == "turn" else 0.5
+        )
         assert ret[3] == pytest.approx(g2)
 
 
 def test_t1_segmentwise_bpe_ids_equal_whole_string_ids():
     from training.model.tokenization import build_tokenizer, encode
 
-    segs = ["The goal is at position 8, 6. Your current position is at position 1, 1.\n",
-            "move right\n", "There are walls to your left, above you.\n", "move up\n", "Success\n"]
+    segs = [
+        "The goal is at position 8, 6. Your current position is at position 1, 1.\n",
+        "move right\n",
+        "There are walls to your left, above you.\n",
+        "move up\n",
+        "Success\n",
+    ]
     tok = build_tokenizer(segs * 3, vocab_size=300)
     whole = encode(tok, "".join(segs))
     assert sum((encode(tok, s) for s in segs), []) == whole
@@ -143,7 +150,9 @@ def test_truncation_drop_bootstraps_from_the_state_before_the_timeout(tmp_path):
 
     store = Store(tmp_path / "t.db")
     steps = [StepRecord("A\n", "x\n", -1.0), StepRecord("B\n", "Failure\n", -1.0, truncated=True)]
-    (eid,) = store.write_episodes([EpisodeRecord("maze-fo", 1, 0, "s\n", steps, Who("scripted", "b"))])
+    (eid,) = store.write_episodes(
+        [EpisodeRecord("maze-fo", 1, 0, "s\n", steps, Who("scripted", "b"))]
+    )
     term = load_windows(store, [eid], "step", "terminal")
     assert len(term) == 2 and term[-1].done
     drop = load_windows(store, [eid], "step", "drop")
@@ -153,7 +162,10 @@ def test_truncation_drop_bootstraps_from_the_state_before_the_timeout(tmp_path):
 def test_history_windows_chain_whole_histories_and_keep_the_action_when_cut():
     w = episode_windows("s\n", [("A\n", "x\n", 0.0), ("B\n", "", 1.0)], True, "history")
     assert [x.segments[0][0] for x in w] == ["s\n", "s\nA\nx\n"]
-    assert [x.next_prompt for x in w] == ["s\nA\nx\n", None] and [x.done for x in w] == [False, True]
+    assert [x.next_prompt for x in w] == ["s\nA\nx\n", None] and [x.done for x in w] == [
+        False,
+        True,
+    ]
     full = PackedDataset(w, char_encode, 0, max_length=64)
     assert full.collate([1])["input_ids"][0].tolist() == char_encode("s\nA\nx\nB\n")
     cut = PackedDataset(w, char_encode, 0, max_length=3)  # cut from the left: the action stays
@@ -163,8 +175,12 @@ def test_history_windows_chain_whole_histories_and_keep_the_action_when_cut():
     assert b["next_mult"][1, -1] == 0.0 and cut.done.tolist() == [False, True]  # still the end
     assert b["next_input_ids"][0].tolist() == char_encode("s\nA\nx\n")[-3:]
     # an episode window is cut from the right and no longer ends the episode
-    ep = PackedDataset(episode_windows("s\n", [("A\n", "x\n", 0.0), ("B\n", "", 1.0)], True), char_encode, 0,
-                       max_length=3)
+    ep = PackedDataset(
+        episode_windows("s\n", [("A\n", "x\n", 0.0), ("B\n", "", 1.0)], True),
+        char_encode,
+        0,
+        max_length=3,
+    )
     assert ep.collate([0])["input_ids"][0].tolist() == char_encode("s\nA") and not ep.done[0]
     with pytest.raises(ValueError, match="windows must be one of"):
         episode_windows("s\n", [("A\n", "x\n", 0.0)], True, "turn")
@@ -202,7 +218,9 @@ def test_a_run_is_told_how_many_windows_were_cut():
     w = episode_windows("s\n", [("A\n", "x\n", 0.0), ("B\n", "", 1.0)], True, "episode")
     assert PackedDataset(w, char_encode, 0, max_length=64).cut_note(64, "episode") is None
     note = PackedDataset(w, char_encode, 0, max_length=3).cut_note(3, "episode")
-    assert note.startswith("note: 1 of 1 training windows are longer than --max-length 3 (longest 8 tokens)")
+    assert note.startswith(
+        "note: 1 of 1 training windows are longer than --max-length 3 (longest 8 tokens)"
+    )
     assert "--windows history" in note
     h = episode_windows("s\n", [("A\n", "x\n", 0.0), ("B\n", "", 1.0)], True, "history")
     assert "beginning" in PackedDataset(h, char_encode, 0, max_length=5).cut_note(5, "history")

@@ -49,8 +49,9 @@ def test_t5_td_target_is_stop_grad_and_v_uses_min_target():
     v = torch.zeros(1, 2, requires_grad=True)
     v_next = torch.tensor([[2.0, 0.0]], requires_grad=True)
     t = torch.minimum(torch.tensor([[1.0, 1.0]]), torch.tensor([[0.3, 0.3]]))
-    loss, stats = losses.ilql_loss(q1, q2, v, t, v_next, torch.tensor([[0.0, 1.0]]),
-                                   torch.tensor([[0.5, 0.5]]), m, tau=0.7)
+    loss, stats = losses.ilql_loss(
+        q1, q2, v, t, v_next, torch.tensor([[0.0, 1.0]]), torch.tensor([[0.5, 0.5]]), m, tau=0.7
+    )
     loss.backward()
     assert v_next.grad is None  # stop-grad through the bootstrap
     # y = r + d v' = [1, 1]; dL/dq1 = (q1 - y)/N
@@ -89,7 +90,9 @@ def test_t7_perturbation_identity():
     a = torch.softmax(losses.perturb_logits(logits, q, 2.5), -1)
     b = torch.softmax(losses.perturb_logits(logits, q, 2.5, v=v, normalise=True), -1)
     assert torch.allclose(a, b, atol=1e-6)
-    assert torch.allclose(torch.softmax(losses.perturb_logits(logits, q, 0.0), -1), torch.softmax(logits, -1))
+    assert torch.allclose(
+        torch.softmax(losses.perturb_logits(logits, q, 0.0), -1), torch.softmax(logits, -1)
+    )
     big = losses.perturb_logits(logits, q, 1e4)
     assert torch.equal(big.argmax(-1), q.argmax(-1))
 
@@ -113,11 +116,15 @@ def test_t12_qsft_tabular_optimum_matches_closed_form():
     def closure():
         opt.zero_grad()
         # one "sample" per action, weighted by π_β through a float mask summing to 1
-        loss = losses.qsft_loss(z.expand(1, vocab, vocab), acts, w.view(1, vocab), pi.view(1, vocab))
+        loss = losses.qsft_loss(
+            z.expand(1, vocab, vocab), acts, w.view(1, vocab), pi.view(1, vocab)
+        )
         loss.backward()
         return loss
 
     opt.step(closure)
     p = torch.softmax(z.detach().view(-1), 0)
-    spill = torch.tensor([(pi * (1 - w)).sum() - pi[a] * (1 - w[a]) for a in range(vocab)]) / (vocab - 1)
+    spill = torch.tensor([(pi * (1 - w)).sum() - pi[a] * (1 - w[a]) for a in range(vocab)]) / (
+        vocab - 1
+    )
     assert torch.allclose(p, pi * w + spill, atol=1e-3)

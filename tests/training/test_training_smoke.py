@@ -22,8 +22,19 @@ def store(tmp_path_factory):
 
 
 def small_cfg(algo: str, **kw) -> TrainConfig:
-    base = dict(algo=algo, task="maze-fo", max_steps=3, batch_size=8, n_embd=32, n_head=2,
-                vocab_size=300, eval_episodes=0, progress=False, log_every=1, lr=1e-2)  # fmt: skip
+    base = dict(
+        algo=algo,
+        task="maze-fo",
+        max_steps=3,
+        batch_size=8,
+        n_embd=32,
+        n_head=2,
+        vocab_size=300,
+        eval_episodes=0,
+        progress=False,
+        log_every=1,
+        lr=1e-2,
+    )
     base.update(kw)
     cfg = TrainConfig(**base)
     return resolve(cfg, set(base) - {"algo", "task"})
@@ -36,8 +47,15 @@ def trainable(model) -> dict[str, torch.Tensor]:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "algo,kw",
-    [("bc", {}), ("pbc", {}), ("mc", {}), ("ilql", {}), ("ilql", {"target": "full", "windows": "episode"}),
-     ("qsft", {}), ("mc", {"pi_beta": "frozen", "cql_weight": 0.01})],
+    [
+        ("bc", {}),
+        ("pbc", {}),
+        ("mc", {}),
+        ("ilql", {}),
+        ("ilql", {"target": "full", "windows": "episode"}),
+        ("qsft", {}),
+        ("mc", {"pi_beta": "frozen", "cql_weight": 0.01}),
+    ],
 )
 def test_smoke_every_trainable_parameter_changes(store, tmp_path, algo, kw):
     from training.model.checkpoint import load_checkpoint
@@ -76,10 +94,13 @@ def test_t14_resume_reproduces_the_uninterrupted_run(store, tmp_path):
     for k in ma:  # trunk, heads, target heads
         assert torch.equal(ma[k], mb[k]), k
     loss = [
-        [json.loads(x)["loss"] for x in (tmp_path / d / "metrics.jsonl").read_text().splitlines()
-         if json.loads(x)["kind"] == "train" and json.loads(x)["step"] == 4]
+        [
+            json.loads(x)["loss"]
+            for x in (tmp_path / d / "metrics.jsonl").read_text().splitlines()
+            if json.loads(x)["kind"] == "train" and json.loads(x)["step"] == 4
+        ]
         for d in "ab"
-    ]  # fmt: skip
+    ]
     assert loss[0] == loss[1]
     opt = torch.load(tmp_path / "b" / "checkpoint" / "trainer_state.pt", weights_only=True)
     assert opt["step"] == 4 and opt["optimizer"]["state"]
@@ -119,12 +140,24 @@ def test_bad_input_raises_training_error(store, tmp_path):
         load_agent(tmp_path / "missing")
     (tmp_path / "notlm").mkdir()
     with pytest.raises(TrainingError):
-        train(small_cfg("bc", model=str(tmp_path / "notlm")), store, DatasetQuery(task="maze-fo"), tmp_path / "e")
+        train(
+            small_cfg("bc", model=str(tmp_path / "notlm")),
+            store,
+            DatasetQuery(task="maze-fo"),
+            tmp_path / "e",
+        )
     from transformers import T5Config
 
-    T5Config(d_model=8, num_layers=1, num_heads=1, d_kv=8, d_ff=8, vocab_size=10).save_pretrained(tmp_path / "t5")
+    T5Config(d_model=8, num_layers=1, num_heads=1, d_kv=8, d_ff=8, vocab_size=10).save_pretrained(
+        tmp_path / "t5"
+    )
     with pytest.raises(TrainingError, match="not"):
-        train(small_cfg("bc", model=str(tmp_path / "t5")), store, DatasetQuery(task="maze-fo"), tmp_path / "e")
+        train(
+            small_cfg("bc", model=str(tmp_path / "t5")),
+            store,
+            DatasetQuery(task="maze-fo"),
+            tmp_path / "e",
+        )
     with pytest.raises(TrainingError, match="nothing to resume"):
         train(small_cfg("bc"), store, DatasetQuery(task="maze-fo"), tmp_path / "fresh", resume=True)
 
@@ -138,8 +171,12 @@ def test_corrupt_checkpoints_raise_training_error(store, tmp_path):
 
     train(small_cfg("mc", max_steps=1), store, DatasetQuery(task="maze-fo"), tmp_path / "ok")
     good = tmp_path / "ok" / "checkpoint"
-    for name, junk in (("lmrl.json", "{not json"), ("model.safetensors", "garbage"),
-                       ("heads.safetensors", "garbage"), ("trainer_state.pt", "garbage")):  # fmt: skip
+    for name, junk in (
+        ("lmrl.json", "{not json"),
+        ("model.safetensors", "garbage"),
+        ("heads.safetensors", "garbage"),
+        ("trainer_state.pt", "garbage"),
+    ):
         bad = tmp_path / f"bad-{name}"
         shutil.copytree(good, bad)
         (bad / name).write_text(junk)
@@ -151,11 +188,19 @@ def test_corrupt_checkpoints_raise_training_error(store, tmp_path):
             else:
                 load_agent(bad)
     meta = json.loads((good / "lmrl.json").read_text())
-    for field, value in (("lr", "fast"), ("max_steps", 2.5), ("progress", "yes"), ("algo", 3),
-                         ("task_options", "abc"), ("n_embd", None)):  # fmt: skip
+    for field, value in (
+        ("lr", "fast"),
+        ("max_steps", 2.5),
+        ("progress", "yes"),
+        ("algo", 3),
+        ("task_options", "abc"),
+        ("n_embd", None),
+    ):
         bad = tmp_path / f"bad-type-{field}"
         shutil.copytree(good, bad)
-        (bad / "lmrl.json").write_text(json.dumps({**meta, "config": {**meta["config"], field: value}}))
+        (bad / "lmrl.json").write_text(
+            json.dumps({**meta, "config": {**meta["config"], field: value}})
+        )
         with pytest.raises(TrainingError, match="lmrl.json is corrupt"):
             load_agent(bad)
 
@@ -170,10 +215,17 @@ def test_any_local_hf_causal_lm_trains_and_gets_a_pad_token(store, tmp_path):
     from training.offline.loop import train
 
     tok = build_tokenizer(["move up\n", "The goal is at position 8, 6.\n"], vocab_size=280)
-    no_pad = PreTrainedTokenizerFast(tokenizer_object=tok.backend_tokenizer, eos_token="<|endoftext|>")
+    no_pad = PreTrainedTokenizerFast(
+        tokenizer_object=tok.backend_tokenizer, eos_token="<|endoftext|>"
+    )
     no_pad.save_pretrained(tmp_path / "hf")
     tiny_lm(len(no_pad), 256, n_layer=1, n_embd=16, n_head=2).save_pretrained(tmp_path / "hf")
-    res = train(small_cfg("bc", model=str(tmp_path / "hf")), store, DatasetQuery(task="maze-fo"), tmp_path / "r")
+    res = train(
+        small_cfg("bc", model=str(tmp_path / "hf")),
+        store,
+        DatasetQuery(task="maze-fo"),
+        tmp_path / "r",
+    )
     model, tok2, _, _ = load_checkpoint(res["checkpoint"])
     assert tok2.pad_token == "<|pad|>" or tok2.pad_token_id is not None
     assert model.lm.get_input_embeddings().weight.shape[0] == len(tok2)
@@ -187,7 +239,12 @@ def test_kv_cached_sampling_matches_full_recompute(store, tmp_path, pi_beta):
     from training.model.tokenization import encode
     from training.offline.loop import train
 
-    train(small_cfg("ilql", max_steps=2, pi_beta=pi_beta), store, DatasetQuery(task="maze-fo"), tmp_path / "r")
+    train(
+        small_cfg("ilql", max_steps=2, pi_beta=pi_beta),
+        store,
+        DatasetQuery(task="maze-fo"),
+        tmp_path / "r",
+    )
     model, tok, cfg, _ = load_checkpoint(tmp_path / "r")
     dec = Decoder(model, tok, cfg, decoding="greedy", beta=4.0, max_new_tokens=6)
     prompt = envs.make("maze-fo").reset(seed=1)

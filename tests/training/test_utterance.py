@@ -23,22 +23,38 @@ from training.utterance.model import UtteranceModel
 
 
 def test_features_are_stable_and_read_the_answer_with_its_question():
-    yes, no = turn_features("Is it in Europe?\n", "Yes.\n"), turn_features("Is it in Europe?\n", "No.\n")
+    yes, no = (
+        turn_features("Is it in Europe?\n", "Yes.\n"),
+        turn_features("Is it in Europe?\n", "No.\n"),
+    )
     assert yes == turn_features("Is it in Europe?\n", "Yes.\n")  # cached or not, the same hashes
     assert set(yes) != set(no)
     other = turn_features("Is it in Asia?\n", "Yes.\n")
     assert set(yes) - set(other)  # (question, answer) pairs differ, not only the words
     # CRC-32, not Python's salted hash: another process hashes the same
-    code = "from training.utterance.features import turn_features as f; print(f('Is it big?', 'No.'))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    code = (
+        "from training.utterance.features import turn_features as f; print(f('Is it big?', 'No.'))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == str(turn_features("Is it big?", "No."))
     assert candidate_features("Is your city Lima?\n") != candidate_features("Is your city Oslo?\n")
 
 
 def test_history_turns_split_the_opening_and_each_action_with_its_reply():
-    h = [Text("Questions:\n", False), Text("Is it hot?\n", True), Text("No.\n", False),
-         Text("Is it Oslo?\n", True), Text("Yes.\n", False)]
-    assert history_turns(h) == [("", "Questions:\n"), ("Is it hot?\n", "No.\n"), ("Is it Oslo?\n", "Yes.\n")]
+    h = [
+        Text("Questions:\n", False),
+        Text("Is it hot?\n", True),
+        Text("No.\n", False),
+        Text("Is it Oslo?\n", True),
+        Text("Yes.\n", False),
+    ]
+    assert history_turns(h) == [
+        ("", "Questions:\n"),
+        ("Is it hot?\n", "No.\n"),
+        ("Is it Oslo?\n", "Yes.\n"),
+    ]
     assert history_turns([Text("start\n", False)]) == [("", "start\n")]
 
 
@@ -54,7 +70,14 @@ def _toy(n: int = 64) -> list[Dialogue]:
         want, said = i % 2, (i // 2) % 2
         opening = turn_features("", "say A\n" if want == 0 else "say B\n")
         reply = turn_features("A\n" if said == 0 else "B\n", "ok\n")
-        out.append(Dialogue(turns=(opening, reply), actions=(said,), rewards=(1.0 if said == want else 0.0,), ended=True))
+        out.append(
+            Dialogue(
+                turns=(opening, reply),
+                actions=(said,),
+                rewards=(1.0 if said == want else 0.0,),
+                ended=True,
+            )
+        )
     return out
 
 
@@ -69,8 +92,20 @@ def test_value_learners_prefer_the_line_that_pays_where_bc_cannot(algo):
     data = _toy()
     for _ in range(150):
         batch = make_batch(data, 0.99)
-        loss, _ = losses(algo, model, target, batch, model.candidates(cand_feats), target.candidates(cand_feats).detach(),
-                         gamma=0.99, scale=1.0, tau=0.7, cql_weight=0.1, bc_weight=1.0, return_range=(0.0, 1.0))
+        loss, _ = losses(
+            algo,
+            model,
+            target,
+            batch,
+            model.candidates(cand_feats),
+            target.candidates(cand_feats).detach(),
+            gamma=0.99,
+            scale=1.0,
+            tau=0.7,
+            cql_weight=0.1,
+            bc_weight=1.0,
+            return_range=(0.0, 1.0),
+        )
         dense.zero_grad()
         sparse.zero_grad()
         loss.backward()
@@ -88,17 +123,36 @@ def test_value_learners_prefer_the_line_that_pays_where_bc_cannot(algo):
 
 
 def _lmrl(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lmrl_tui", *args], capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "lmrl_tui", *args], capture_output=True, text=True, timeout=600
+    )
 
 
 @pytest.mark.slow
 def test_train_eval_and_play_an_utterance_checkpoint_from_the_command_line(tmp_path):
     db = str(tmp_path / "store.db")
-    gen = _lmrl("--db", db, "generate", "guess-city", "--episodes", "60", "--seed", "500", "--quiet")
+    gen = _lmrl(
+        "--db", db, "generate", "guess-city", "--episodes", "60", "--seed", "500", "--quiet"
+    )
     assert gen.returncode == 0, gen.stderr
     run = tmp_path / "u-mc"
-    tr = _lmrl("--db", db, "train", "mc", "--task", "guess-city", "--model", "utterance", "--out", str(run),
-               "--max-steps", "15", "--eval-episodes", "2", "--no-progress")
+    tr = _lmrl(
+        "--db",
+        db,
+        "train",
+        "mc",
+        "--task",
+        "guess-city",
+        "--model",
+        "utterance",
+        "--out",
+        str(run),
+        "--max-steps",
+        "15",
+        "--eval-episodes",
+        "2",
+        "--no-progress",
+    )
     assert tr.returncode == 0, tr.stderr
     final = json.loads(tr.stdout.strip().splitlines()[-1])
     assert final["steps"] == 15 and final["eval"]["episodes"] == 2 and final["candidates"] > 126
@@ -135,9 +189,18 @@ def test_train_then_play_in_process_records_the_run_and_loads_as_a_checkpoint(tm
 
     store = Store(str(tmp_path / "s.db"))
     try:
-        generate(store, "twenty-questions", make_agent("twenty-questions", "behaviour"), 12, seed=900)
-        cfg = TrainConfig(algo="ilql", task="twenty-questions", model="utterance", max_steps=4, batch_size=4,
-                          eval_episodes=1, progress=False)
+        generate(
+            store, "twenty-questions", make_agent("twenty-questions", "behaviour"), 12, seed=900
+        )
+        cfg = TrainConfig(
+            algo="ilql",
+            task="twenty-questions",
+            model="utterance",
+            max_steps=4,
+            batch_size=4,
+            eval_episodes=1,
+            progress=False,
+        )
         res = train_utterance(cfg, store, DatasetQuery(task="twenty-questions"), tmp_path / "run")
         assert res["steps"] == 4 and res["eval"]["episodes"] == 1
         (run,) = [r for r in runs.recent_runs(store) if r["kind"] == "train"]
@@ -155,6 +218,8 @@ def test_train_then_play_in_process_records_the_run_and_loads_as_a_checkpoint(tm
 def test_a_damaged_utterance_checkpoint_is_one_clear_error(tmp_path):
     folder = tmp_path / "ckpt"
     folder.mkdir()
-    (folder / "lmrl.json").write_text(json.dumps({"utterance": {"dim": 8}, "config": {"algo": "mc"}}))
+    (folder / "lmrl.json").write_text(
+        json.dumps({"utterance": {"dim": 8}, "config": {"algo": "mc"}})
+    )
     with pytest.raises(TrainingError, match="not a readable utterance-level checkpoint"):
         load_utterance_agent(folder)

@@ -25,7 +25,9 @@ def test_a_relu_head_below_zero_is_constant_and_gets_no_gradient_and_a_gelu_head
         assert (float(q.detach().std(0).max()) == 0.0) is dead
         q.sum().backward()
         assert (float(head.fc1.weight.grad.abs().sum()) == 0.0) is dead
-        assert torch.allclose(head.gathered(h, torch.zeros(64, dtype=torch.long)), q[:, 0].detach(), atol=1e-5)
+        assert torch.allclose(
+            head.gathered(h, torch.zeros(64, dtype=torch.long)), q[:, 0].detach(), atol=1e-5
+        )
 
 
 def _train(tmp_path: Path, **kw):
@@ -35,8 +37,19 @@ def _train(tmp_path: Path, **kw):
     from training.offline.toy import maze_store
 
     store = maze_store(tmp_path / "m.db", episodes=6)
-    base = dict(algo="mc", task="maze-fo", max_steps=3, batch_size=8, vocab_size=300, eval_episodes=0,
-                progress=False, n_embd=32, n_head=2, n_layer=1, **kw)  # fmt: skip
+    base = dict(
+        algo="mc",
+        task="maze-fo",
+        max_steps=3,
+        batch_size=8,
+        vocab_size=300,
+        eval_episodes=0,
+        progress=False,
+        n_embd=32,
+        n_head=2,
+        n_layer=1,
+        **kw,
+    )
     cfg = resolve(TrainConfig(**base), set(base) - {"algo", "task"})
     return train(cfg, store, DatasetQuery(task="maze-fo"), tmp_path / "run")
 
@@ -56,7 +69,9 @@ def test_a_run_whose_q_head_died_says_so(tmp_path, capsys, monkeypatch):
 
     real = common.end_measures
 
-    def killed(model, *a, **k):  # the head as Guess My City's goal values ended: every unit negative
+    def killed(
+        model, *a, **k
+    ):  # the head as Guess My City's goal values ended: every unit negative
         with torch.no_grad():
             model.q_heads[0].fc1.bias.fill_(-1e4)
         return real(model, *a, **k)

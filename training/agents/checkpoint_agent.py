@@ -29,8 +29,14 @@ class CheckpointAgent:
 
     kind = "checkpoint"
 
-    def __init__(self, decoder: Decoder, name: str, meta: dict[str, Any],
-                 candidates: Sequence[str] | None = None, partner_model: Any = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        decoder: Decoder,
+        name: str,
+        meta: dict[str, Any],
+        candidates: Sequence[str] | None = None,
+        partner_model: Any = None,
+    ) -> None:
         self.decoder = decoder
         self.name = name
         self.meta = meta
@@ -50,7 +56,9 @@ class CheckpointAgent:
         self._task = task
         self._gen = self.generator_for(seed)
 
-    def play_many(self, task_id: str, seeds: Sequence[int], options: dict[str, Any] | None = None) -> list:
+    def play_many(
+        self, task_id: str, seeds: Sequence[int], options: dict[str, Any] | None = None
+    ) -> list:
         """The episodes of the consecutive ``seeds``, played side by side with one batched forward
         per turn (what ``lmrl generate`` stores for a checkpoint); each episode draws from its
         seed's generator, so they are those that playing one at a time gives."""
@@ -72,7 +80,9 @@ class CheckpointAgent:
         if history and self.decoder.cfg.no_repeat:
             said = {t.text for t in history if t.is_action}
             fresh = [a for a in self.candidates if a not in said]
-            return fresh or self.candidates  # every one said already: repeat rather than fall silent
+            return (
+                fresh or self.candidates
+            )  # every one said already: repeat rather than fall silent
         return self.candidates
 
     def prompt(self, history: Sequence[Text]) -> str:
@@ -92,8 +102,12 @@ class CheckpointAgent:
             return self.decoder.choose(prompt, choices, self._gen)
         return self.decoder.sample(prompt, self._gen)
 
-    def act_batch(self, tasks: Sequence, generators: Sequence[torch.Generator],
-                  memos: Sequence[dict] | None = None) -> tuple[list[str], list[bool]]:
+    def act_batch(
+        self,
+        tasks: Sequence,
+        generators: Sequence[torch.Generator],
+        memos: Sequence[dict] | None = None,
+    ) -> tuple[list[str], list[bool]]:
         """:meth:`act` for many episodes at once (each task's own history and legal actions, each
         episode's own generator): the reranked ones in one scoring pass, the rest generated in one
         batch. ``memos``: one dict per episode, kept by the caller for the episode's length (the
@@ -106,8 +120,11 @@ class CheckpointAgent:
         actions: list[str] = [""] * len(tasks)
         cuts = [False] * len(tasks)
         if ranked:
-            chosen = self.decoder.choose_batch([prompts[i] for i in ranked], [legal[i] for i in ranked],
-                                               [generators[i] for i in ranked])  # fmt: skip
+            chosen = self.decoder.choose_batch(
+                [prompts[i] for i in ranked],
+                [legal[i] for i in ranked],
+                [generators[i] for i in ranked],
+            )
             for i, a in zip(ranked, chosen, strict=True):
                 actions[i] = a
         if free:
@@ -116,8 +133,9 @@ class CheckpointAgent:
                 from training.decoding.free_text import RowState
 
                 states = [memos[i].setdefault("decode", RowState()) for i in free]
-            texts, cut = self.decoder.sample_batch([prompts[i] for i in free], [generators[i] for i in free],
-                                                   states=states)  # fmt: skip
+            texts, cut = self.decoder.sample_batch(
+                [prompts[i] for i in free], [generators[i] for i in free], states=states
+            )
             for i, a, c in zip(free, texts, cut, strict=True):
                 actions[i], cuts[i] = a, c
         return actions, cuts
@@ -127,12 +145,19 @@ class CheckpointAgent:
         :class:`envs.players.explanation.Explanation` (``training.agents.explain.explain``)."""
         from training.agents.explain import explain
 
-        data = None if legal else self.choices(None, history)  # the data's actions (a reranking decoding)
+        data = (
+            None if legal else self.choices(None, history)
+        )  # the data's actions (a reranking decoding)
         if data:  # the ones the agent ranks highest (all of them: thousands of rows to score)
             scores, _ = self.decoder.action_scores(self.prompt(history), data)
             best = torch.topk(scores, min(len(data), 3 * top)).indices.tolist()
-            return explain(self, history, [data[i] for i in best], top=top,
-                           source=f"top-ranked of the data's {len(data)} actions")  # fmt: skip
+            return explain(
+                self,
+                history,
+                [data[i] for i in best],
+                top=top,
+                source=f"top-ranked of the data's {len(data)} actions",
+            )
         return explain(self, history, legal, top=top)
 
     def policy_map(self, task) -> dict[tuple[int, int], str]:
@@ -158,18 +183,30 @@ def agent_device() -> torch.device:
     try:
         dev = torch.device(want)
     except (RuntimeError, ValueError):
-        raise TrainingError(f"LMRL_DEVICE={want!r} is not a device: cpu, cuda, cuda:1, ... or auto") from None
+        raise TrainingError(
+            f"LMRL_DEVICE={want!r} is not a device: cpu, cuda, cuda:1, ... or auto"
+        ) from None
     if dev.type == "cuda" and not torch.cuda.is_available():
-        raise TrainingError(f"LMRL_DEVICE={want!r}, but torch sees no GPU on this machine: use cpu or auto")
+        raise TrainingError(
+            f"LMRL_DEVICE={want!r}, but torch sees no GPU on this machine: use cpu or auto"
+        )
     if dev.type not in ("cpu", "cuda"):
         raise TrainingError(f"LMRL_DEVICE={want!r}: checkpoints play on cpu or cuda")
     return dev
 
 
-def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | None = None,
-               temperature: float = 1.0, max_new_tokens: int | None = None,
-               logit_weight: float | None = None, top_k: int | None = None, no_repeat: bool | None = None,
-               **_: Any) -> CheckpointAgent:  # fmt: skip
+def load_agent(
+    path: str | Path,
+    *,
+    decoding: str | None = None,
+    beta: float | None = None,
+    temperature: float = 1.0,
+    max_new_tokens: int | None = None,
+    logit_weight: float | None = None,
+    top_k: int | None = None,
+    no_repeat: bool | None = None,
+    **_: Any,
+) -> CheckpointAgent:
     """Load a checkpoint folder (or a run folder holding ``checkpoint/``) as an Agent
     (``logit_weight``: the reranker's weight of π_β's log-probability, instead of the checkpoint's;
     ``max_new_tokens``: the longest action it generates, by default its task's bound; ``top_k``:
@@ -193,18 +230,36 @@ def load_agent(path: str | Path, *, decoding: str | None = None, beta: float | N
         cfg.no_repeat = bool(no_repeat)
     if max_new_tokens is None:
         max_new_tokens = action_token_limit(cfg.task)
-    dec = Decoder(model, tok, cfg, decoding=decoding, beta=beta, temperature=temperature,
-                  max_new_tokens=max_new_tokens, top_k=top_k)
+    dec = Decoder(
+        model,
+        tok,
+        cfg,
+        decoding=decoding,
+        beta=beta,
+        temperature=temperature,
+        max_new_tokens=max_new_tokens,
+        top_k=top_k,
+    )
     name = f"{cfg.algo}:{Path(meta['path']).resolve().parent.name}/{Path(meta['path']).name}"
     meta = {**meta, "task_options": dict(cfg.task_options), "side": getattr(cfg, "side", "agent")}
-    given = {"decoding": decoding, "beta": beta, "temperature": None if temperature == 1.0 else temperature,
-             "logit_weight": logit_weight, "top_k": top_k, "no_repeat": no_repeat,
-             "max_new_tokens": None if max_new_tokens == action_token_limit(cfg.task) else max_new_tokens}
+    given = {
+        "decoding": decoding,
+        "beta": beta,
+        "temperature": None if temperature == 1.0 else temperature,
+        "logit_weight": logit_weight,
+        "top_k": top_k,
+        "no_repeat": no_repeat,
+        "max_new_tokens": None
+        if max_new_tokens == action_token_limit(cfg.task)
+        else max_new_tokens,
+    }
     given = {k: v for k, v in given.items() if v is not None}
     if given:  # played with other settings than the checkpoint's: the name and meta say which
         name = f"{name} {settings_text(given)}"
         meta["settings"] = given
-    return CheckpointAgent(dec, name, meta, _data_actions(Path(meta["path"])), _partner_model(Path(meta["path"])))
+    return CheckpointAgent(
+        dec, name, meta, _data_actions(Path(meta["path"])), _partner_model(Path(meta["path"]))
+    )
 
 
 def _partner_model(folder: Path) -> Any:
@@ -229,7 +284,9 @@ def _data_actions(folder: Path) -> list[str]:
     return [a for a in actions if isinstance(a, str)]
 
 
-def evaluate_model(model, tok, cfg, store=None, episodes: int | None = None, seed: int = 0) -> dict[str, Any]:
+def evaluate_model(
+    model, tok, cfg, store=None, episodes: int | None = None, seed: int = 0
+) -> dict[str, Any]:
     """Evaluate a model being trained (offline or online) against its task, as a checkpoint
     agent would play it (exact DP for maze-fo)."""
     from training.evaluation.evaluate import evaluate
@@ -237,7 +294,13 @@ def evaluate_model(model, tok, cfg, store=None, episodes: int | None = None, see
     was = model.training
     try:
         agent = CheckpointAgent(Decoder(model, tok, cfg), f"{cfg.algo}:training", {})
-        return evaluate(agent, cfg.task, episodes or cfg.eval_episodes, seed=seed, store=store,
-                        task_options=cfg.task_options)  # fmt: skip
+        return evaluate(
+            agent,
+            cfg.task,
+            episodes or cfg.eval_episodes,
+            seed=seed,
+            store=store,
+            task_options=cfg.task_options,
+        )
     finally:
         model.train(was)

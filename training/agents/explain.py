@@ -34,7 +34,15 @@ from envs.core import Text, history_to_str
 from envs.players.explanation import ARROWS, Candidate, Explanation
 
 VALUE_ALGOS = ("ilql", "mc", "qsft")
-__all__ = ["ARROWS", "VALUE_ALGOS", "Candidate", "Explanation", "explain", "policy_map", "token_terms"]
+__all__ = [
+    "ARROWS",
+    "VALUE_ALGOS",
+    "Candidate",
+    "Explanation",
+    "explain",
+    "policy_map",
+    "token_terms",
+]
 
 
 @torch.no_grad()
@@ -89,8 +97,9 @@ def _prompt(agent, history: Sequence[Text]) -> str:
     return prompt(history) if callable(prompt) else history_to_str(history)
 
 
-def candidate_actions(agent, history: Sequence[Text], legal: Sequence[str] | None,
-                      samples: int = 6) -> tuple[list[str], str]:  # fmt: skip
+def candidate_actions(
+    agent, history: Sequence[Text], legal: Sequence[str] | None, samples: int = 6
+) -> tuple[list[str], str]:
     """(candidates, where from): the legal actions, else up to ``samples`` distinct utterances
     sampled from the checkpoint with a fixed generator (the greedy one first)."""
     if legal:
@@ -111,8 +120,13 @@ def _softmax(xs: Sequence[float]) -> list[float]:
     return [e / total for e in ex]
 
 
-def explain(agent, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5,
-            source: str | None = None) -> Explanation:  # fmt: skip
+def explain(
+    agent,
+    history: Sequence[Text],
+    legal: Sequence[str] | None = None,
+    top: int = 5,
+    source: str | None = None,
+) -> Explanation:
     """The top ``top`` candidates of the state ``history`` for a checkpoint agent
     (:class:`training.agents.checkpoint_agent.CheckpointAgent`); see the module docstring for what is computed.
     ``source``: where ``legal`` came from, in words (default: ``legal actions``)."""
@@ -151,9 +165,16 @@ def explain(agent, history: Sequence[Text], legal: Sequence[str] | None = None, 
         qs, vs = list(p_theta), [state_value] * len(actions)
     kind = "value" if algo in VALUE_ALGOS else "policy"
     cands = [
-        Candidate(a, qs[i], vs[i], None if qs[i] is None else qs[i] - vs[i], float(policy[i]), beta_prob[i])
+        Candidate(
+            a,
+            qs[i],
+            vs[i],
+            None if qs[i] is None else qs[i] - vs[i],
+            float(policy[i]),
+            beta_prob[i],
+        )
         for i, a in enumerate(actions)
-    ]  # fmt: skip
+    ]
     key = (lambda c: c.advantage) if kind == "value" else (lambda c: c.prob)
     ranked = sorted(cands, key=key, reverse=True)
     shown = ranked[:top]
@@ -161,7 +182,6 @@ def explain(agent, history: Sequence[Text], legal: Sequence[str] | None = None, 
         if all(c.action != must for c in shown):
             shown.append(next(c for c in ranked if c.action == must))
     return Explanation(algo, kind, shown, rl_choice, bc_choice, state_value, source, len(actions))
-
 
 
 @torch.no_grad()
@@ -173,8 +193,9 @@ def policy_map(agent, task) -> dict[tuple[int, int], str]:
 
     if getattr(task.spec, "window", None) != "step" or not hasattr(task, "tables"):
         raise ValueError("a policy map needs a fully observed maze")
-    probe = envs.make(task.spec.id, **{k: v for k, v in dict(task.spec.options or {}).items()
-                                        if k != "partner"})  # fmt: skip
+    probe = envs.make(
+        task.spec.id, **{k: v for k, v in dict(task.spec.options or {}).items() if k != "partner"}
+    )
     cells, prompts = [], []
     for cell in probe.tables.starts:
         rc = tuple(probe.tables.cells[cell])
@@ -185,4 +206,7 @@ def policy_map(agent, task) -> dict[tuple[int, int], str]:
     dec = agent.decoder
     scored = dec.action_scores_batch(prompts, [legal] * len(prompts))
     rerank = dec.decoding in ("rerank", "rerank_sample")
-    return {rc: legal[int(torch.argmax(sc if rerank else lp))] for rc, (sc, lp) in zip(cells, scored, strict=True)}
+    return {
+        rc: legal[int(torch.argmax(sc if rerank else lp))]
+        for rc, (sc, lp) in zip(cells, scored, strict=True)
+    }

@@ -39,17 +39,27 @@ class GuidedAgent:
 
     kind = "guided"
 
-    def __init__(self, proposer: Any, values: Any, *, n: int = 4, name: str | None = None,
-                 support: float | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        proposer: Any,
+        values: Any,
+        *,
+        n: int = 4,
+        name: str | None = None,
+        support: float | None = None,
+    ) -> None:
         cfg = values.decoder.cfg
         if not getattr(cfg, "goals", False):
-            raise TrainingError("the value checkpoint of a guided agent must be trained with "
-                                "lmrl train mc --goals")  # fmt: skip
+            raise TrainingError(
+                "the value checkpoint of a guided agent must be trained with lmrl train mc --goals"
+            )
         self.proposer = proposer
         self.values = values
         self.n = max(1, int(n))
         self.goals: tuple[Goal, ...] = goals_for(cfg.task)
-        self.support = -math.log(max(2, len(values.decoder.tok))) if support is None else float(support)
+        self.support = (
+            -math.log(max(2, len(values.decoder.tok))) if support is None else float(support)
+        )
         """A candidate is in the value model's data when its mean log-probability per token under
         the data's behaviour (the checkpoint's π_β, after the goal line) is at least this; the
         default is a uniform guess's, −ln(vocabulary size). The values never pick a candidate
@@ -65,7 +75,9 @@ class GuidedAgent:
     def reset(self, task: Any = None, seed: int | None = None) -> None:
         spec = getattr(task, "spec", None)
         if spec is not None and spec.id != self.task_id:
-            raise TrainingError(f"this guided agent's values were trained on {self.task_id}, not {spec.id}")
+            raise TrainingError(
+                f"this guided agent's values were trained on {self.task_id}, not {spec.id}"
+            )
         self.proposer.reset(task, seed)
         self.values.reset(task, seed)
         self._notes, self._last = None, None
@@ -77,9 +89,16 @@ class GuidedAgent:
         answer = self._ask(history, text, len(cands))
         best = best_candidate(preds, self.goals, ok)
         pick, chosen_by = (answer, "model") if answer is not None else (best, "values")
-        self._notes = {"candidates": cands, "predictions": {g: [round(p, 4) for p in ps] for g, ps in preds.items()},
-                       "critique": text, "choice": pick, "chosen_by": chosen_by, "value_choice": best,
-                       "logp_beta": [round(lp, 3) for lp in logp], "supported": ok}  # fmt: skip
+        self._notes = {
+            "candidates": cands,
+            "predictions": {g: [round(p, 4) for p in ps] for g, ps in preds.items()},
+            "critique": text,
+            "choice": pick,
+            "chosen_by": chosen_by,
+            "value_choice": best,
+            "logp_beta": [round(lp, 3) for lp in logp],
+            "supported": ok,
+        }
         self._last = (history_to_str(history), self._explanation(cands, preds, pick, best, text))
         return cands[pick]
 
@@ -106,7 +125,9 @@ class GuidedAgent:
         """Per goal name: each candidate's predicted probability that the episode reaches it."""
         return self.assess(history, candidates)[0]
 
-    def assess(self, history: Sequence[Text], candidates: Sequence[str]) -> tuple[dict[str, list[float]], list[float]]:
+    def assess(
+        self, history: Sequence[Text], candidates: Sequence[str]
+    ) -> tuple[dict[str, list[float]], list[float]]:
         """(:meth:`predict`, each candidate's mean log-probability per token under the data's
         behaviour, averaged over the goals' prompts: how like the value model's data it is)."""
         from training.agents.explain import token_terms
@@ -128,7 +149,10 @@ class GuidedAgent:
 
     def _ask(self, history: Sequence[Text], text: str, n: int) -> int | None:
         """The proposer's final choice after the critique (0-based), or None if it names none."""
-        prompt = (*history, Text(text + f"Answer with the number of the best reply (1-{n}): ", False))
+        prompt = (
+            *history,
+            Text(text + f"Answer with the number of the best reply (1-{n}): ", False),
+        )
         try:
             reply = self.proposer.act(prompt)
         except Exception:  # noqa: BLE001 - a failing final answer falls back to the values
@@ -138,7 +162,9 @@ class GuidedAgent:
         return k - 1 if 1 <= k <= n else None
 
     # -- the overlay -----------------------------------------------------------------------------
-    def explain(self, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5) -> Explanation:
+    def explain(
+        self, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5
+    ) -> Explanation:
         """The last turn's candidates and predictions when ``history`` is the state it acted in;
         else a fresh proposal and prediction (no final question)."""
         h = history_to_str(history)
@@ -149,15 +175,34 @@ class GuidedAgent:
         best = best_candidate(preds, self.goals, ok)
         return self._explanation(cands, preds, None, best, critique(cands, preds, self.goals, ok))
 
-    def _explanation(self, cands: list[str], preds: dict[str, list[float]], pick: int | None, best: int,
-                     text: str) -> Explanation:  # fmt: skip
+    def _explanation(
+        self,
+        cands: list[str],
+        preds: dict[str, list[float]],
+        pick: int | None,
+        best: int,
+        text: str,
+    ) -> Explanation:
         score = outcome_scores(preds, self.goals)
         mean = sum(score) / len(score)
-        rows = [Candidate(a, score[i], mean, score[i] - mean, 1.0 if i == pick else 0.0, 1.0 / len(cands))
-                for i, a in enumerate(cands)]  # fmt: skip
+        rows = [
+            Candidate(
+                a, score[i], mean, score[i] - mean, 1.0 if i == pick else 0.0, 1.0 / len(cands)
+            )
+            for i, a in enumerate(cands)
+        ]
         order = sorted(range(len(rows)), key=lambda i: -score[i])
-        return Explanation("guided", "value", [rows[i] for i in order], cands[pick] if pick is not None else None,
-                           cands[best], mean, "samples", len(cands), text.strip().splitlines())  # fmt: skip
+        return Explanation(
+            "guided",
+            "value",
+            [rows[i] for i in order],
+            cands[pick] if pick is not None else None,
+            cands[best],
+            mean,
+            "samples",
+            len(cands),
+            text.strip().splitlines(),
+        )
 
 
 def outcome_scores(preds: dict[str, list[float]], goals: Sequence[Goal]) -> list[float]:
@@ -174,8 +219,9 @@ def outcome_scores(preds: dict[str, list[float]], goals: Sequence[Goal]) -> list
     return out
 
 
-def best_candidate(preds: dict[str, list[float]], goals: Sequence[Goal],
-                   supported: Sequence[bool] | None = None) -> int:  # fmt: skip
+def best_candidate(
+    preds: dict[str, list[float]], goals: Sequence[Goal], supported: Sequence[bool] | None = None
+) -> int:
     """The candidate with the best predicted outcome among those in the value model's data; the
     proposer's own line (0) when none is."""
     score = outcome_scores(preds, goals)
@@ -183,8 +229,12 @@ def best_candidate(preds: dict[str, list[float]], goals: Sequence[Goal],
     return max(pool, key=lambda i: score[i]) if pool else 0
 
 
-def critique(cands: Sequence[str], preds: dict[str, list[float]], goals: Sequence[Goal],
-             supported: Sequence[bool] | None = None) -> str:  # fmt: skip
+def critique(
+    cands: Sequence[str],
+    preds: dict[str, list[float]],
+    goals: Sequence[Goal],
+    supported: Sequence[bool] | None = None,
+) -> str:
     """The predictions as a few lines of text: each candidate with each goal's probability and its
     change against the candidates' mean (the value function's view of how the task unfolds)."""
     lines = ["\nA value model predicts how the conversation ends after each possible reply:"]
@@ -199,8 +249,9 @@ def critique(cands: Sequence[str], preds: dict[str, list[float]], goals: Sequenc
     return "\n".join(lines) + "\n"
 
 
-def load_guided(llm: str, checkpoint: str, *, task: str | None = None, role: str = "agent",
-                n: int = 4, **_: Any) -> GuidedAgent:  # fmt: skip
+def load_guided(
+    llm: str, checkpoint: str, *, task: str | None = None, role: str = "agent", n: int = 4, **_: Any
+) -> GuidedAgent:
     """The ``guided`` agent kind's loader: ``llm`` is ``hf:MODEL`` or ``http:MODEL@URL`` (the
     choice was checked by :func:`envs.players.agents.split_guided`)."""
     from envs.players.agents import make_model_agent
@@ -208,7 +259,9 @@ def load_guided(llm: str, checkpoint: str, *, task: str | None = None, role: str
 
     values = load_agent(str(Path(checkpoint).expanduser()))  # a missing one: load_agent's own error
     if task is not None and values.decoder.cfg.task != task:
-        raise TrainingError(f"the value checkpoint {checkpoint} was trained on {values.decoder.cfg.task}, not {task}")
+        raise TrainingError(
+            f"the value checkpoint {checkpoint} was trained on {values.decoder.cfg.task}, not {task}"
+        )
     proposer = make_model_agent(llm, role)
     if hasattr(proposer, "do_sample"):
         proposer.do_sample = False  # its own line is greedy; propose() samples the rest

@@ -126,7 +126,9 @@ class HFAgent:
     def model_view(self, history: Sequence[Text]) -> str | None:
         """A chat model's messages for ``history`` as text (:func:`envs.players.remote.chat_view`);
         None for a plain model (it reads the history itself) or one not loaded yet."""
-        return chat_view(history, self.system_prompt) if self.chat and self._tok is not None else None
+        return (
+            chat_view(history, self.system_prompt) if self.chat and self._tok is not None else None
+        )
 
     def act(self, history: Sequence[Text]) -> str:
         """Generate the next line for ``history``."""
@@ -160,8 +162,12 @@ class HFAgent:
             if self._seed is not None:
                 torch.manual_seed(self._seed * 100_003 + self._calls)
             out = model.generate(ids, **kwargs)
-        texts = [tok.decode(row[ids.shape[1] :], skip_special_tokens=True, clean_up_tokenization_spaces=False)
-                 for row in out]  # fmt: skip
+        texts = [
+            tok.decode(
+                row[ids.shape[1] :], skip_special_tokens=True, clean_up_tokenization_spaces=False
+            )
+            for row in out
+        ]
         return [(t.lstrip() if self.chat else t).split("\n", 1)[0] + "\n" for t in texts]
 
     def _prompt_ids(self, history: Sequence[Text]) -> Any:
@@ -178,7 +184,9 @@ class HFAgent:
                     break
                 del msgs[1]  # the oldest turn; the system message stays
         else:
-            ids = tok(history_to_str(history), return_tensors="pt", add_special_tokens=False)["input_ids"]
+            ids = tok(history_to_str(history), return_tensors="pt", add_special_tokens=False)[
+                "input_ids"
+            ]
         if ids.shape[1] == 0:
             start = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
             ids = torch.tensor([[start if start is not None else 0]])
@@ -197,6 +205,8 @@ class _StopAtNewline:
     def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
         import torch
 
-        texts = (self.tok.decode(row[self.prompt_len :], skip_special_tokens=True) for row in input_ids)
+        texts = (
+            self.tok.decode(row[self.prompt_len :], skip_special_tokens=True) for row in input_ids
+        )
         done = ["\n" in (t.lstrip() if self.skip_blank else t) for t in texts]
         return torch.tensor(done, dtype=torch.bool, device=input_ids.device)

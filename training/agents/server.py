@@ -105,13 +105,20 @@ class AgentServer:
         self.legal.spec = envs.spec(req["task"]) if req["task"] in envs.ids() else None
         if getattr(agent, "kind", None) == "hf":
             agent.load()  # now, while the app shows it loading, not on the first move
-        if getattr(agent, "kind", None) not in MODEL_KINDS:  # a scripted policy needs the task itself
-            raise ValueError(f"{req['choice']!r} is not a model: this process serves checkpoints and models only")
+        if (
+            getattr(agent, "kind", None) not in MODEL_KINDS
+        ):  # a scripted policy needs the task itself
+            raise ValueError(
+                f"{req['choice']!r} is not a model: this process serves checkpoints and models only"
+            )
         self.agent = agent
         meta = getattr(agent, "meta", None)
-        return {"name": str(getattr(agent, "name", req["choice"])), "kind": str(getattr(agent, "kind", "agent")),
-                "meta": json.loads(json.dumps(meta, default=str)) if meta is not None else None,
-                "chat": getattr(agent, "chat", None) is True}  # fmt: skip
+        return {
+            "name": str(getattr(agent, "name", req["choice"])),
+            "kind": str(getattr(agent, "kind", "agent")),
+            "meta": json.loads(json.dumps(meta, default=str)) if meta is not None else None,
+            "chat": getattr(agent, "chat", None) is True,
+        }
 
 
 def serve(requests: IO[str], replies: IO[str]) -> None:

@@ -37,15 +37,19 @@ class Goal:
 
 _SUCCESS = Goal("success", "the episode is won", True)
 _FAILURE = Goal("failure", "the episode is not won", False)
-_QUESTIONS = (Goal("found", "the secret is found", True),
-              Goal("not found", "the questions run out before the secret is found", False))  # fmt: skip
+_QUESTIONS = (
+    Goal("found", "the secret is found", True),
+    Goal("not found", "the questions run out before the secret is found", False),
+)
 GOALS: dict[str, tuple[Goal, ...]] = {
     "twenty-questions": _QUESTIONS,
     "guess-city": _QUESTIONS,
-    "car-dealer": (Goal("deal", "the buyer buys a car", True),
-                   Goal("above list", "the car sells above its list price", True),
-                   Goal("no deal", "the buyer leaves without buying", False)),
-}  # fmt: skip
+    "car-dealer": (
+        Goal("deal", "the buyer buys a car", True),
+        Goal("above list", "the car sells above its list price", True),
+        Goal("no deal", "the buyer leaves without buying", False),
+    ),
+}
 
 
 def goals_for(task_id: str) -> tuple[Goal, ...]:
@@ -62,7 +66,9 @@ def goal_prompt(history_text: str, goal: Goal) -> str:
     return history_text + goal_line(goal)
 
 
-def achieved(task_id: str, success: bool | None, last_info: Mapping[str, Any] | None) -> dict[str, bool]:
+def achieved(
+    task_id: str, success: bool | None, last_info: Mapping[str, Any] | None
+) -> dict[str, bool]:
     """Which of the task's goals an episode reached, from its success flag and last step's info."""
     won = bool(success)
     out: dict[str, bool] = {}
@@ -72,13 +78,17 @@ def achieved(task_id: str, success: bool | None, last_info: Mapping[str, Any] | 
             out[g.name] = won
         elif g.name == "above list":
             price, msrp = decision.get("buy_price"), decision.get("msrp")
-            out[g.name] = bool(decision.get("car_bought") and price is not None and msrp and price > msrp)
+            out[g.name] = bool(
+                decision.get("car_bought") and price is not None and msrp and price > msrp
+            )
         else:  # the negative twins
             out[g.name] = not won
     return out
 
 
-def relabel(windows: Sequence[Window], reached: Mapping[str, bool], goals: Sequence[Goal]) -> list[Window]:
+def relabel(
+    windows: Sequence[Window], reached: Mapping[str, bool], goals: Sequence[Goal]
+) -> list[Window]:
     """One copy of an episode's one-action windows per goal: each prompt followed by the goal's
     line, reward 1 on the episode's last action when the goal was reached, else 0 everywhere. An
     episode that did not end (cut by the data, not by the task) keeps its bootstrap and gets no

@@ -94,23 +94,41 @@ class PartnerModel:
         return f"{self.who} model: {parts}\n"
 
     def to_json(self) -> dict[str, Any]:
-        return {"task": self.task, "who": self.who, "labels": self.labels, "log_prior": self.log_prior,
-                "log_word": self.log_word, "log_unseen": self.log_unseen}  # fmt: skip
+        return {
+            "task": self.task,
+            "who": self.who,
+            "labels": self.labels,
+            "log_prior": self.log_prior,
+            "log_word": self.log_word,
+            "log_unseen": self.log_unseen,
+        }
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> PartnerModel:
-        return cls(str(obj["task"]), str(obj["who"]), list(obj["labels"]), dict(obj["log_prior"]),
-                   {k: dict(v) for k, v in obj["log_word"].items()}, dict(obj.get("log_unseen") or {}))  # fmt: skip
+        return cls(
+            str(obj["task"]),
+            str(obj["who"]),
+            list(obj["labels"]),
+            dict(obj["log_prior"]),
+            {k: dict(v) for k, v in obj["log_word"].items()},
+            dict(obj.get("log_unseen") or {}),
+        )
 
 
-def fit(task_id: str, episodes: Sequence[tuple[Sequence[str], str]], alpha: float = 1.0) -> PartnerModel:
+def fit(
+    task_id: str, episodes: Sequence[tuple[Sequence[str], str]], alpha: float = 1.0
+) -> PartnerModel:
     """Fit the model on ``(partner texts of an episode, its partner type)`` pairs."""
     if task_id not in PARTNER_TYPES:
-        raise ValueError(f"--partner-model needs a task whose stored episodes record the partner's type "
-                         f"({', '.join(PARTNER_TYPES)}), not {task_id}")  # fmt: skip
+        raise ValueError(
+            f"--partner-model needs a task whose stored episodes record the partner's type "
+            f"({', '.join(PARTNER_TYPES)}), not {task_id}"
+        )
     if not episodes:
-        raise ValueError("--partner-model found no episode with a recorded partner type (Car Dealer: "
-                         "generate the data with --option buyer_bias=mixed)")  # fmt: skip
+        raise ValueError(
+            "--partner-model found no episode with a recorded partner type (Car Dealer: "
+            "generate the data with --option buyer_bias=mixed)"
+        )
     labels = sorted({lab for _, lab in episodes})
     per_label: dict[str, Counter[str]] = {lab: Counter() for lab in labels}
     n_label: Counter[str] = Counter()
@@ -140,7 +158,9 @@ def said_by_partner(history: Sequence[Any]) -> list[str]:
     return [t.text for t in history[1:] if not t.is_action]
 
 
-def condition(windows: Sequence[Window], model: PartnerModel, observations: Sequence[str]) -> list[Window]:
+def condition(
+    windows: Sequence[Window], model: PartnerModel, observations: Sequence[str]
+) -> list[Window]:
     """An episode's one-action windows (window k: the prompt before its k-th action), each prompt
     and next prompt followed by the model's line after what the partner had said by then (the
     observations of the steps before)."""
@@ -155,6 +175,13 @@ def condition(windows: Sequence[Window], model: PartnerModel, observations: Sequ
         nxt = None
         if w.next_prompt is not None:
             nxt = w.next_prompt + model.line(list(observations[: k + 1]))
-        out.append(Window([(prompt + model.line(said), False, r0), action], w.done, nxt, w.episode,
-                          keep_end=w.keep_end))  # fmt: skip
+        out.append(
+            Window(
+                [(prompt + model.line(said), False, r0), action],
+                w.done,
+                nxt,
+                w.episode,
+                keep_end=w.keep_end,
+            )
+        )
     return out

@@ -63,7 +63,9 @@ def recorded_replies(info: Any) -> list[str]:
     return replies
 
 
-def partner_views(episode: dict[str, Any], steps: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+def partner_views(
+    episode: dict[str, Any], steps: Sequence[dict[str, Any]]
+) -> list[tuple[str, str]]:
     """(the partner's view, its reply) for every reply of a stored episode, by replaying it; raises
     :class:`ValueError` when the episode does not replay (no seed, no recorded replies, another
     version of the task, a step that does not replay as recorded)."""
@@ -74,7 +76,11 @@ def partner_views(episode: dict[str, Any], steps: Sequence[dict[str, Any]]) -> l
         raise ValueError("it has no seed to replay from")
     if episode.get("task_version") != envs.spec(task_id).version:
         raise ValueError("it was played with another version of the task")
-    options = {k: v for k, v in dict(episode.get("options") or {}).items() if k not in ("partner", "partner_replies")}
+    options = {
+        k: v
+        for k, v in dict(episode.get("options") or {}).items()
+        if k not in ("partner", "partner_replies")
+    }
     rec = _Recorder()
     task = envs.make(task_id, **options, partner=rec)
     try:
@@ -85,7 +91,9 @@ def partner_views(episode: dict[str, Any], steps: Sequence[dict[str, Any]]) -> l
             try:
                 st = task.step(s["action"])
             except _NoReplay:
-                raise ValueError("a step has no recorded partner reply (the embedded partner answered)") from None
+                raise ValueError(
+                    "a step has no recorded partner reply (the embedded partner answered)"
+                ) from None
             if rec.replies or (st.observation, st.reward) != (s["observation"], s["reward"]):
                 raise ValueError("a step does not replay as recorded")
     finally:
@@ -110,5 +118,7 @@ def partner_windows(store, ids: Sequence[int]) -> tuple[list[Window], int]:
         for k, (view, reply) in enumerate(seen):
             last = k == len(seen) - 1
             nxt = None if last else seen[k + 1][0]
-            out.append(Window([(view, False, 0.0), (reply, True, 0.0)], last, nxt, ep.id, keep_end=True))
+            out.append(
+                Window([(view, False, 0.0), (reply, True, 0.0)], last, nxt, ep.id, keep_end=True)
+            )
     return out, skipped

@@ -34,14 +34,26 @@ def select_ids(store, query: DatasetQuery, top_mode: str = "ties") -> list[int]:
         if query.task and store.count(task=query.task) == 0:
             raise TrainingError(f"the store has no episodes of task {query.task!r}")
         rollouts = left_out_rollouts(store, query)
-        hint = (f" ({rollouts} episodes of models' own rollouts are left out: --source agent, --source any "
-                "or --run ID takes them)") if rollouts else ""  # fmt: skip
+        hint = (
+            (
+                f" ({rollouts} episodes of models' own rollouts are left out: --source agent, --source any "
+                "or --run ID takes them)"
+            )
+            if rollouts
+            else ""
+        )
         raise TrainingError(f"the dataset is empty: no episodes match the query{hint}")
     return ids
 
 
-def load_windows(store, ids: list[int], mode: str, truncation: str = "terminal",
-                 goals_of: str | None = None, partner_model: Any = None) -> list[Window]:  # fmt: skip
+def load_windows(
+    store,
+    ids: list[int],
+    mode: str,
+    truncation: str = "terminal",
+    goals_of: str | None = None,
+    partner_model: Any = None,
+) -> list[Window]:
     """LMRL windows of the episodes (agent steps only; ``mode`` is ``step``, ``history`` or
     ``episode``).
 
@@ -71,7 +83,9 @@ def load_windows(store, ids: list[int], mode: str, truncation: str = "terminal",
             wins = condition(wins, partner_model, [p[1] for p in pairs])
         if goals_of is not None:
             info = ep.steps[-1].get("info") if ep.steps else None
-            reached = achieved(goals_of, ep.episode.get("success"), info if isinstance(info, dict) else None)
+            reached = achieved(
+                goals_of, ep.episode.get("success"), info if isinstance(info, dict) else None
+            )
             wins = relabel(wins, reached, goals)
         out.extend(wins)
     if not out:
@@ -141,16 +155,21 @@ def checkpoint_dataset(path: str) -> dict[str, Any] | None:
     if comp:
         return {"episodes": comp["total"]["episodes"], "selected_by": comp.get("selected_by")}
     query = info.get("query")
-    return {"episodes": len(info.get("episode_ids") or []),
-            "selected_by": describe_query(DatasetQuery(**query)) if query else None}  # fmt: skip
+    return {
+        "episodes": len(info.get("episode_ids") or []),
+        "selected_by": describe_query(DatasetQuery(**query)) if query else None,
+    }
 
 
 def online_dataset(cfg, bc_composition: dict[str, Any] | None) -> dict[str, Any]:
     """An online run's data (JSON-ready): its own rollouts, the initial policy and what that was
     trained on, and the composition of the BC term's stored episodes if it has one."""
-    info: dict[str, Any] = {"trains_on": "rollouts",
-                            "rollouts": {"source": "agent", "per_round": cfg.n_rollouts, "rounds": cfg.rounds},
-                            "init": cfg.init, "init_dataset": checkpoint_dataset(cfg.init)}  # fmt: skip
+    info: dict[str, Any] = {
+        "trains_on": "rollouts",
+        "rollouts": {"source": "agent", "per_round": cfg.n_rollouts, "rounds": cfg.rounds},
+        "init": cfg.init,
+        "init_dataset": checkpoint_dataset(cfg.init),
+    }
     if bc_composition is not None:
         info["bc_term"] = bc_composition
     return info
@@ -159,14 +178,18 @@ def online_dataset(cfg, bc_composition: dict[str, Any] | None) -> dict[str, Any]
 def format_online_dataset(cfg, info: dict[str, Any], run_id: int | None) -> str:
     """What :func:`online_dataset` says, for a person (stderr at the start of the run)."""
     stored = f"stored with source agent, run {run_id}" if run_id is not None else "not stored"
-    lines = [f"{cfg.algo} on {cfg.task}: no dataset, trains on its own rollouts "
-             f"({cfg.n_rollouts} episodes a round, {cfg.rounds} round{'s' if cfg.rounds != 1 else ''}; {stored})"]  # fmt: skip
+    lines = [
+        f"{cfg.algo} on {cfg.task}: no dataset, trains on its own rollouts "
+        f"({cfg.n_rollouts} episodes a round, {cfg.rounds} round{'s' if cfg.rounds != 1 else ''}; {stored})"
+    ]
     init = info.get("init_dataset")
     if init and init.get("online"):
         lines.append(f"  initial policy: {cfg.init}, trained online (run {init.get('run_id')})")
     elif init:
-        lines.append(f"  initial policy: {cfg.init}, trained on {init['episodes']:,} episodes"
-                     + (f" ({init['selected_by']})" if init.get("selected_by") else ""))  # fmt: skip
+        lines.append(
+            f"  initial policy: {cfg.init}, trained on {init['episodes']:,} episodes"
+            + (f" ({init['selected_by']})" if init.get("selected_by") else "")
+        )
     else:
         lines.append(f"  initial policy: {cfg.init}")
     if info.get("bc_term"):

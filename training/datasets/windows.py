@@ -77,8 +77,15 @@ def episode_windows(
         last = i == len(pairs) - 1
         after = prev + action + obs if history else obs
         nxt = None if (last and ended) or not obs else after  # not ended: bootstrap from obs
-        out.append(Window([(prev, False, 0.0), (action, True, float(reward))], last and ended, nxt, episode,
-                          keep_end=True))
+        out.append(
+            Window(
+                [(prev, False, 0.0), (action, True, float(reward))],
+                last and ended,
+                nxt,
+                episode,
+                keep_end=True,
+            )
+        )
         prev = after
     return out
 
@@ -211,11 +218,16 @@ class PackedDataset(torch.utils.data.Dataset):
         if not self.n_cut:
             return None
         n = self.n_built
-        lost = ("their beginning (the action and the most recent context stay)" if mode != "episode"
-                else "their end: the actions, rewards and episode ends after the cut are not trained on; "
-                "--windows history cuts from the left instead")
-        return (f"note: {self.n_cut:,} of {n:,} training windows are longer than --max-length {max_length} "
-                f"(longest {self.longest:,} tokens) and lose {lost}")
+        lost = (
+            "their beginning (the action and the most recent context stay)"
+            if mode != "episode"
+            else "their end: the actions, rewards and episode ends after the cut are not trained on; "
+            "--windows history cuts from the left instead"
+        )
+        return (
+            f"note: {self.n_cut:,} of {n:,} training windows are longer than --max-length {max_length} "
+            f"(longest {self.longest:,} tokens) and lose {lost}"
+        )
 
     def __getitem__(self, i: int) -> int:
         return i
@@ -253,11 +265,18 @@ class PackedDataset(torch.utils.data.Dataset):
         ids, rew, nids = self.ids.tolist(), self.rew.tolist(), self.next_ids.tolist()
         done = self.done.tolist()
         for i in range(len(self)):
-            key = (tuple(ids[off[i]:off[i + 1]]), tuple(rew[off[i]:off[i + 1]]),
-                   tuple(nids[noff[i]:noff[i + 1]]), done[i], bool(self.has_next[i]))  # fmt: skip
+            key = (
+                tuple(ids[off[i] : off[i + 1]]),
+                tuple(rew[off[i] : off[i + 1]]),
+                tuple(nids[noff[i] : noff[i + 1]]),
+                done[i],
+                bool(self.has_next[i]),
+            )
             groups.setdefault(key, []).append(i)
         keep = [g[0] for g in groups.values()]
-        ret = [torch.stack([self.ret[off[j]:off[j + 1]] for j in g]).mean(0) for g in groups.values()]
+        ret = [
+            torch.stack([self.ret[off[j] : off[j + 1]] for j in g]).mean(0) for g in groups.values()
+        ]
         sl = [slice(off[i], off[i + 1]) for i in keep]
         nsl = [slice(noff[i], noff[i + 1]) for i in keep]
         for name in ("ids", "act", "rew", "disc"):
@@ -283,7 +302,9 @@ class PackedDataset(torch.utils.data.Dataset):
         return list(zip(off[:-1], off[1:], strict=True))
 
     @staticmethod
-    def _gather(flat: torch.Tensor, start: torch.Tensor, lengths: torch.Tensor, pad) -> tuple[torch.Tensor, torch.Tensor]:
+    def _gather(
+        flat: torch.Tensor, start: torch.Tensor, lengths: torch.Tensor, pad
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         width = int(lengths.max()) if len(lengths) else 0
         j = torch.arange(width).unsqueeze(0)
         mask = j < lengths.unsqueeze(1)

@@ -23,8 +23,18 @@ from training.model.tokenization import encode, never_sampled, newline_id
 class Decoder:
     """Turns a prompt (the model's context text) into the next utterance."""
 
-    def __init__(self, model, tokenizer, cfg, *, decoding: str | None = None, beta: float | None = None,
-                 temperature: float = 1.0, max_new_tokens: int = 32, top_k: int | None = None) -> None:
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        cfg,
+        *,
+        decoding: str | None = None,
+        beta: float | None = None,
+        temperature: float = 1.0,
+        max_new_tokens: int = 32,
+        top_k: int | None = None,
+    ) -> None:
         self.model = model.eval()
         self.tok = tokenizer
         self.cfg = cfg
@@ -39,13 +49,17 @@ class Decoder:
         self.eos = newline_id(tokenizer)
         self.pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         self.banned = never_sampled(tokenizer)
-        self.n_positions = int(getattr(model.lm.config, "n_positions", 0) or
-                               getattr(model.lm.config, "max_position_embeddings", 1024))
+        self.n_positions = int(
+            getattr(model.lm.config, "n_positions", 0)
+            or getattr(model.lm.config, "max_position_embeddings", 1024)
+        )
         self.context = min(self.n_positions, int(getattr(cfg, "max_length", 0) or self.n_positions))
         """Longest prompt + action it reads: the training windows' ``max_length`` (positions past it
         were never trained; a longer history is cut from the left)."""
         self._cache: dict[tuple[str, tuple[str, ...]], torch.Tensor] = {}
-        self._action_ids: dict[str, list[int]] = {}  # the actions' tokens (the data's are scored every turn)
+        self._action_ids: dict[
+            str, list[int]
+        ] = {}  # the actions' tokens (the data's are scored every turn)
         self._scratch: list = []  # the memory the reranker's caches are built in, reused (decode_cache.cache_from)
 
     # -- per-token quantities -------------------------------------------------------------------
@@ -143,25 +157,49 @@ class Decoder:
         span = max(len(a) for _, a in seqs)
         tail = [a[:-1] for _, a in seqs]  # the action tokens fed after the prompt
         width = max(1, max(len(t) for t in tail))
-        t_ids = torch.tensor([list(t) + [self.pad] * (width - len(t)) for t in tail], dtype=torch.long)
-        t_attn = torch.tensor([[1] * len(t) + [0] * (width - len(t)) for t in tail], dtype=torch.long)
-        t_pos = (plen[row_of].unsqueeze(1) + torch.arange(width).unsqueeze(0)).clamp(max=self.n_positions - 1)
+        t_ids = torch.tensor(
+            [list(t) + [self.pad] * (width - len(t)) for t in tail], dtype=torch.long
+        )
+        t_attn = torch.tensor(
+            [[1] * len(t) + [0] * (width - len(t)) for t in tail], dtype=torch.long
+        )
+        t_pos = (plen[row_of].unsqueeze(1) + torch.arange(width).unsqueeze(0)).clamp(
+            max=self.n_positions - 1
+        )
         full_attn = torch.cat([attn[row_of], t_attn], dim=1)
         outs = []
         for k, lm in enumerate(lms):
-            first, cache = _cached_step(lm, ids.to(dev), None, hidden=(k == 0), last_only=True,
-                                        attention_mask=attn.to(dev), position_ids=pos.to(dev))  # fmt: skip
+            first, cache = _cached_step(
+                lm,
+                ids.to(dev),
+                None,
+                hidden=(k == 0),
+                last_only=True,
+                attention_mask=attn.to(dev),
+                position_ids=pos.to(dev),
+            )
             past = cache_from(kv_of(cache), width, rows=row_of.tolist(), scratch=self._scratch)
-            rest, _ = _cached_step(lm, t_ids.to(dev), past, hidden=(k == 0),
-                                   attention_mask=full_attn.to(dev), position_ids=t_pos.to(dev))  # fmt: skip
+            rest, _ = _cached_step(
+                lm,
+                t_ids.to(dev),
+                past,
+                hidden=(k == 0),
+                attention_mask=full_attn.to(dev),
+                position_ids=t_pos.to(dev),
+            )
             lg = torch.cat([first.logits[:, -1:][row_of.to(dev)], rest.logits], dim=1)[:, :span]
             h = None
             if k == 0:
-                h = torch.cat([first.hidden_states[-1][:, -1:][row_of.to(dev)], rest.hidden_states[-1]],
-                              dim=1)[:, :span]  # fmt: skip
+                h = torch.cat(
+                    [first.hidden_states[-1][:, -1:][row_of.to(dev)], rest.hidden_states[-1]], dim=1
+                )[:, :span]
             outs.append((lg, h))
         logits, hidden = outs[0]
-        beta_logits = outs[1][0] if len(outs) > 1 else (m.beta_head(hidden) if m.beta_head is not None else None)
+        beta_logits = (
+            outs[1][0]
+            if len(outs) > 1
+            else (m.beta_head(hidden) if m.beta_head is not None else None)
+        )
         return self._heads(logits, hidden, beta_logits)
 
     def _row_scores(self, seqs, guided, logp_beta, score) -> tuple[list, list]:
@@ -171,17 +209,23 @@ class Decoder:
         logp_pol = F.log_softmax(guided / max(self.temperature, 1e-6), dim=-1)
         n = torch.tensor([len(a) for _, a in seqs])
         span = int(n.max())
-        tgt = torch.tensor([list(a) + [0] * (span - len(a)) for _, a in seqs], dtype=torch.long).unsqueeze(-1)
+        tgt = torch.tensor(
+            [list(a) + [0] * (span - len(a)) for _, a in seqs], dtype=torch.long
+        ).unsqueeze(-1)
         mask = torch.arange(span).unsqueeze(0) < n.unsqueeze(1)
 
-        def taken(x: torch.Tensor) -> torch.Tensor:  # each position's action token, 0 past the action
+        def taken(
+            x: torch.Tensor,
+        ) -> torch.Tensor:  # each position's action token, 0 past the action
             return torch.where(mask, x[:, :span].gather(-1, tgt).squeeze(-1), 0.0)
 
         tok_score, lb = taken(score), taken(logp_beta)
         if self.algo == "mc":
             s = tok_score.gather(1, (n - 1).clamp(min=0).unsqueeze(1)).squeeze(1)
         elif self.algo == "qsft" and self.cfg.qsft_target == "ratio":
-            last = (n - 1).clamp(min=0).unsqueeze(1)  # p_θ/π_β estimates Q (training/offline/qsft.py)
+            last = (
+                (n - 1).clamp(min=0).unsqueeze(1)
+            )  # p_θ/π_β estimates Q (training/offline/qsft.py)
             s = (tok_score - lb).gather(1, last).squeeze(1)
         elif self.algo == "qsft" and self.cfg.extra.get("qsft_policy") == "ratio":
             s = tok_score.sum(1) - lb.sum(1)
@@ -214,13 +258,16 @@ class Decoder:
         self._cache[key] = out
 
     @torch.no_grad()
-    def action_scores(self, prompt: str, actions: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+    def action_scores(
+        self, prompt: str, actions: Sequence[str]
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """(reranker score, exact log-probability under the sampling policy) of each action."""
         return self.action_scores_batch([prompt], [actions])[0]
 
     @torch.no_grad()
-    def action_scores_batch(self, prompts: Sequence[str], action_lists: Sequence[Sequence[str]],
-                            max_tokens: int = 4096) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    def action_scores_batch(
+        self, prompts: Sequence[str], action_lists: Sequence[Sequence[str]], max_tokens: int = 4096
+    ) -> list[tuple[torch.Tensor, torch.Tensor]]:
         """:meth:`action_scores` of many prompts, their (prompt, action) rows in few forwards of at
         most about ``max_tokens`` tokens (one prompt's rows are never split)."""
         keys = [(p, tuple(a)) for p, a in zip(prompts, action_lists, strict=True)]
@@ -234,8 +281,10 @@ class Decoder:
                 scores, logps = self._score_rows([r for _, rs in chunk for r in rs])
                 at = 0
                 for k, rs in chunk:
-                    found[k] = (torch.stack(scores[at: at + len(rs)]).float(),
-                                torch.stack(logps[at: at + len(rs)]).float())
+                    found[k] = (
+                        torch.stack(scores[at : at + len(rs)]).float(),
+                        torch.stack(logps[at : at + len(rs)]).float(),
+                    )
                     self._remember(k, found[k])
                     at += len(rs)
                 chunk = []
@@ -260,8 +309,12 @@ class Decoder:
             return self.choose_batch([prompt], [actions], [generator])[0]
         return self.sample(prompt, generator)
 
-    def choose_batch(self, prompts: Sequence[str], action_lists: Sequence[Sequence[str]],
-                     generators: Sequence[torch.Generator]) -> list[str]:
+    def choose_batch(
+        self,
+        prompts: Sequence[str],
+        action_lists: Sequence[Sequence[str]],
+        generators: Sequence[torch.Generator],
+    ) -> list[str]:
         """:meth:`choose` for many prompts: their actions scored together, each drawn with its own
         generator (so a choice does not depend on the batch it was made in)."""
         if self.decoding not in ("rerank", "greedy", "rerank_sample"):
@@ -274,9 +327,13 @@ class Decoder:
         return out
 
     # -- free-text generation -------------------------------------------------------------------
-    def sample_batch(self, prompts: Sequence[str], generators: Sequence[torch.Generator],
-                     greedy: bool | None = None, states: Sequence[RowState | None] | None = None,
-                     ) -> tuple[list[str], list[bool]]:
+    def sample_batch(
+        self,
+        prompts: Sequence[str],
+        generators: Sequence[torch.Generator],
+        greedy: bool | None = None,
+        states: Sequence[RowState | None] | None = None,
+    ) -> tuple[list[str], list[bool]]:
         """:meth:`sample` of many prompts in one batch: (utterances, cut flags); ``states`` keep
         each episode's cache between turns (:mod:`training.decoding.free_text`)."""
         return sample_batch(self, prompts, generators, greedy, states)
@@ -288,7 +345,9 @@ class Decoder:
         m = self.model
         keep = max(self.context - self.max_new_tokens, 1)
         dev = _device(m)
-        ids = torch.tensor([encode(self.tok, prompt)[-keep:] or [self.pad]], dtype=torch.long, device=dev)
+        ids = torch.tensor(
+            [encode(self.tok, prompt)[-keep:] or [self.pad]], dtype=torch.long, device=dev
+        )
         lms = [m.lm] + ([m.pi_beta_lm] if m.pi_beta_lm is not None else [])
         pasts: list = [None] * len(lms)
         out_ids: list[int] = []
@@ -300,8 +359,11 @@ class Decoder:
                 outs.append(o)
             logits = outs[0].logits[:, -1:]
             h = outs[0].hidden_states[-1][:, -1:]
-            beta_logits = outs[1].logits[:, -1:] if len(outs) > 1 else (
-                m.beta_head(h) if m.beta_head is not None else None)
+            beta_logits = (
+                outs[1].logits[:, -1:]
+                if len(outs) > 1
+                else (m.beta_head(h) if m.beta_head is not None else None)
+            )
             guided, _, _ = self._heads(logits, h, beta_logits)
             z = (guided[0, -1] / max(self.temperature, 1e-6)).cpu()  # the generator is a CPU one
             if self.banned:

@@ -53,7 +53,7 @@ def _packed(lengths: Sequence[int], dev) -> torch.Tensor:
     wide = max(lengths)
     mask = torch.zeros((len(lengths), wide), dtype=torch.long)
     for i, c in enumerate(lengths):
-        mask[i, wide - c:] = 1
+        mask[i, wide - c :] = 1
     return mask.to(dev)
 
 
@@ -70,9 +70,13 @@ def _groups(order: list[int], n_new: Sequence[int], slack: int = 32) -> list[lis
 
 
 @torch.no_grad()
-def sample_batch(dec, prompts: Sequence[str], generators: Sequence[torch.Generator],
-                 greedy: bool | None = None, states: Sequence[RowState | None] | None = None,
-                 ) -> tuple[list[str], list[bool]]:
+def sample_batch(
+    dec,
+    prompts: Sequence[str],
+    generators: Sequence[torch.Generator],
+    greedy: bool | None = None,
+    states: Sequence[RowState | None] | None = None,
+) -> tuple[list[str], list[bool]]:
     """:meth:`Decoder.sample` of many prompts at once; ``states`` (one per prompt, or None) carry
     each row's cache from one turn to the next. Returns (utterances, cut flags: the row hit
     ``max_new_tokens``).
@@ -103,13 +107,21 @@ def sample_batch(dec, prompts: Sequence[str], generators: Sequence[torch.Generat
     groups = _groups(sorted(range(b), key=n_new.__getitem__), n_new)
     for group in groups:  # one group (the usual case): its cache goes on into the decoding below
         room = max(n_new[i] for i in group) + (dec.max_new_tokens if len(groups) == 1 else 0)
-        pasts = [RowsCache.merge([states[i].kv[k] if reuse[i] else None for i in group], [reuse[i] for i in group],
-                                 n_layers[k], room, dev) for k in range(len(lms))]  # fmt: skip
-        ids, attn = left_pad([rows[i][reuse[i]:] for i in group], dec.pad)
+        pasts = [
+            RowsCache.merge(
+                [states[i].kv[k] if reuse[i] else None for i in group],
+                [reuse[i] for i in group],
+                n_layers[k],
+                room,
+                dev,
+            )
+            for k in range(len(lms))
+        ]
+        ids, attn = left_pad([rows[i][reuse[i] :] for i in group], dec.pad)
         width = ids.shape[1]
         pos = torch.zeros_like(ids)
         for j, i in enumerate(group):
-            pos[j, width - n_new[i]:] = torch.arange(reuse[i], len(rows[i]))
+            pos[j, width - n_new[i] :] = torch.arange(reuse[i], len(rows[i]))
         wide = max(reuse[i] for i in group)
         attn = torch.cat([_packed([reuse[i] for i in group], dev), attn.to(dev)], dim=1)
         z = _step(dec, lms, ids.to(dev), pasts, attn, pos.to(dev))
@@ -125,36 +137,69 @@ def sample_batch(dec, prompts: Sequence[str], generators: Sequence[torch.Generat
         _keep(states, rows, out_ids, {i: kv_rows[i] for i in range(b) if i not in going})
         if active:
             lengths = [len(rows[i]) for i in active]
-            pasts = [RowsCache.merge([kv_rows[i][k] for i in active], lengths, n_layers[k], dec.max_new_tokens, dev)
-                     for k in range(len(lms))]  # fmt: skip
+            pasts = [
+                RowsCache.merge(
+                    [kv_rows[i][k] for i in active], lengths, n_layers[k], dec.max_new_tokens, dev
+                )
+                for k in range(len(lms))
+            ]
             attn = _packed(lengths, dev)
             for i in active:
                 spans[i] = [(attn.shape[1] - len(rows[i]), attn.shape[1])]
         at: list[int | None] = list(active)  # the episode in each cache row (None: it has left)
     else:
         at = [i if i in going else None for i in groups[0]]
-        _keep(states, rows, out_ids, {i: [p.row(j, spans[i]) for p in pasts] for j, i in enumerate(groups[0])
-                                      if i not in going and states[i] is not None})  # fmt: skip
+        _keep(
+            states,
+            rows,
+            out_ids,
+            {
+                i: [p.row(j, spans[i]) for p in pasts]
+                for j, i in enumerate(groups[0])
+                if i not in going and states[i] is not None
+            },
+        )
     if active:
         fed_from = pasts[0].n  # the columns of the tokens fed while decoding
-        pos = torch.tensor([[len(rows[i]) if i is not None else 0] for i in at], dtype=torch.long, device=dev)
+        pos = torch.tensor(
+            [[len(rows[i]) if i is not None else 0] for i in at], dtype=torch.long, device=dev
+        )
         for _ in range(dec.max_new_tokens - 1):
             if 2 * len(going) <= len(at):  # keep only the rows still writing
                 kept = [j for j, i in enumerate(at) if i is not None]
                 sel = torch.tensor(kept, dtype=torch.long, device=dev)
                 pasts = [p.select(sel) for p in pasts]
                 attn, pos, at = attn[sel], pos[sel], [at[j] for j in kept]
-            step_ids = torch.tensor([[out_ids[i][-1] if i is not None else dec.pad] for i in at], dtype=torch.long,
-                                    device=dev)  # fmt: skip
+            step_ids = torch.tensor(
+                [[out_ids[i][-1] if i is not None else dec.pad] for i in at],
+                dtype=torch.long,
+                device=dev,
+            )
             attn = torch.cat([attn, attn.new_ones((len(at), 1))], dim=1)
             z = _step(dec, lms, step_ids, pasts, attn, pos)
             live = [j for j, i in enumerate(at) if i is not None]
-            going = set(_drawn(dec, z if len(live) == len(at) else z[live], greedy, generators, out_ids,
-                               [at[j] for j in live]))  # fmt: skip
+            going = set(
+                _drawn(
+                    dec,
+                    z if len(live) == len(at) else z[live],
+                    greedy,
+                    generators,
+                    out_ids,
+                    [at[j] for j in live],
+                )
+            )
             leave = [j for j in live if at[j] not in going]
             if leave:  # rows that said "\n" leave, keeping their cache
-                _keep(states, rows, out_ids, {at[j]: [p.row(j, [*spans[at[j]], (fed_from, p.n)]) for p in pasts]
-                                              for j in leave if states[at[j]] is not None})  # fmt: skip
+                _keep(
+                    states,
+                    rows,
+                    out_ids,
+                    {
+                        at[j]: [p.row(j, [*spans[at[j]], (fed_from, p.n)]) for p in pasts]
+                        for j in leave
+                        if states[at[j]] is not None
+                    },
+                )
                 for j in leave:
                     at[j] = None
                 if not going:
@@ -169,14 +214,24 @@ def _step(dec, lms, ids, pasts, attn, pos):
     m = dec.model
     outs = []
     for k, lm in enumerate(lms):
-        o, returned = _cached_step(lm, ids, pasts[k].model_cache(), hidden=(k == 0), last_only=True,
-                                   attention_mask=attn, position_ids=pos)  # fmt: skip
+        o, returned = _cached_step(
+            lm,
+            ids,
+            pasts[k].model_cache(),
+            hidden=(k == 0),
+            last_only=True,
+            attention_mask=attn,
+            position_ids=pos,
+        )
         pasts[k].absorb(returned)
         outs.append(o)
     logits = outs[0].logits[:, -1:]
     h = outs[0].hidden_states[-1][:, -1:]
-    beta_logits = outs[1].logits[:, -1:] if len(outs) > 1 else (
-        m.beta_head(h) if m.beta_head is not None else None)
+    beta_logits = (
+        outs[1].logits[:, -1:]
+        if len(outs) > 1
+        else (m.beta_head(h) if m.beta_head is not None else None)
+    )
     guided, _, _ = dec._heads(logits, h, beta_logits)
     z = (guided[:, -1] / max(dec.temperature, 1e-6)).cpu()
     if dec.banned:
@@ -196,14 +251,18 @@ def next_tokens(z: torch.Tensor, greedy: bool, generators: Sequence[torch.Genera
         return z.argmax(dim=-1).tolist()
     p = torch.softmax(z, dim=-1)
     if not bool(torch.isfinite(p).all()):
-        raise RuntimeError("sampling scores with no finite token (every token banned or NaN scores)")
+        raise RuntimeError(
+            "sampling scores with no finite token (every token banned or NaN scores)"
+        )
     q = torch.empty_like(p)
     for row, g in zip(q, generators, strict=True):
         row.exponential_(1, generator=g)
     return (p / q).argmax(dim=-1).tolist()
 
 
-def _drawn(dec, z: torch.Tensor, greedy: bool, generators, out_ids: list[list[int]], rows: list[int]) -> list[int]:
+def _drawn(
+    dec, z: torch.Tensor, greedy: bool, generators, out_ids: list[list[int]], rows: list[int]
+) -> list[int]:
     """Append each row's next token (row ``rows[j]`` from ``z[j]``, as :meth:`Decoder.sample` draws
     it) to its ``out_ids``; the rows that go on (no end of line, room left)."""
     going = []
@@ -235,7 +294,9 @@ def _cached_step(lm, ids: torch.Tensor, cache, hidden: bool, last_only: bool = F
     ``extra``: ``attention_mask`` (past and new tokens), ``position_ids`` (new tokens);
     ``last_only``: logits of the last position only (where the model can skip the others)."""
     if "attention_mask" in extra and "position_ids" in extra and fast_gpt2.supports(lm, cache):
-        out = fast_gpt2.step(lm, ids, cache, extra["attention_mask"], extra["position_ids"], last_only)
+        out = fast_gpt2.step(
+            lm, ids, cache, extra["attention_mask"], extra["position_ids"], last_only
+        )
         return out, out.cache
     params = _PARAMS.get(type(lm))
     if params is None:

@@ -30,7 +30,9 @@ def kv_of(cache) -> list[tuple[torch.Tensor, torch.Tensor]]:
     keys, values = getattr(cache, "key_cache", None), getattr(cache, "value_cache", None)
     if keys is not None and values is not None:
         return list(zip(keys, values, strict=True))
-    raise RuntimeError(f"batched decoding does not know this transformers cache ({type(cache).__name__})")
+    raise RuntimeError(
+        f"batched decoding does not know this transformers cache ({type(cache).__name__})"
+    )
 
 
 SCRATCH_BYTES = 512 * 2**20
@@ -38,8 +40,12 @@ SCRATCH_BYTES = 512 * 2**20
 for hundreds of actions, is made afresh each time rather than held between turns)."""
 
 
-def cache_from(kv: list[tuple[torch.Tensor, torch.Tensor]], room: int = 0, rows: Sequence[int] | None = None,
-               scratch: list | None = None):
+def cache_from(
+    kv: list[tuple[torch.Tensor, torch.Tensor]],
+    room: int = 0,
+    rows: Sequence[int] | None = None,
+    scratch: list | None = None,
+):
     """A transformers cache holding ``kv`` (with ``rows``: its row ``rows[r]`` as row r, the copies
     made straight into the cache), with room for ``room`` more tokens.
 
@@ -54,8 +60,12 @@ def cache_from(kv: list[tuple[torch.Tensor, torch.Tensor]], room: int = 0, rows:
     if scratch is None or n * kv[0][0].element_size() > SCRATCH_BYTES:
         buf = kv[0][0].new_empty(shape)
     else:
-        if not scratch or scratch[0].numel() < n or scratch[0].dtype != kv[0][0].dtype or \
-                scratch[0].device != kv[0][0].device:
+        if (
+            not scratch
+            or scratch[0].numel() < n
+            or scratch[0].dtype != kv[0][0].dtype
+            or scratch[0].device != kv[0][0].device
+        ):
             scratch[:] = [kv[0][0].new_empty(n)]
         buf = scratch[0][:n].view(shape)
     runs = []  # (first row, end, source row): runs of rows copying one source row
@@ -66,8 +76,8 @@ def cache_from(kv: list[tuple[torch.Tensor, torch.Tensor]], room: int = 0, rows:
             runs.append([r, r + 1, src])
     for i, (k, v) in enumerate(kv):
         for a, e, src in runs:
-            buf[0, i, a:e, :, :t] = k[src: src + 1]
-            buf[1, i, a:e, :, :t] = v[src: src + 1]
+            buf[0, i, a:e, :, :t] = k[src : src + 1]
+            buf[1, i, a:e, :, :t] = v[src : src + 1]
     return RowsCache(buf, t, room).model_cache()
 
 
@@ -88,15 +98,23 @@ _HAS_LAYERS: list[bool] = []
 class RowsCache:
     """One language model's cached keys and values for a batch of rows (see the module)."""
 
-    def __init__(self, buf: torch.Tensor | None, n: int = 0, room: int = 0, n_layers: int = 0) -> None:
+    def __init__(
+        self, buf: torch.Tensor | None, n: int = 0, room: int = 0, n_layers: int = 0
+    ) -> None:
         self.buf, self.n, self.room = buf, int(n), int(room)
         self.n_layers = int(buf.shape[1]) if buf is not None else int(n_layers)
         self._model_cache = None
 
     # -- building and reading -------------------------------------------------------------------
     @classmethod
-    def merge(cls, rows: Sequence[torch.Tensor | None], lengths: Sequence[int], n_layers: int, room: int = 0,
-              device=None) -> RowsCache:
+    def merge(
+        cls,
+        rows: Sequence[torch.Tensor | None],
+        lengths: Sequence[int],
+        n_layers: int,
+        room: int = 0,
+        device=None,
+    ) -> RowsCache:
         """Rows' keys and values ([2, layers, heads, >= length, head dim], their first ``lengths[i]``
         tokens) in one batch, each packed to the right of the widest, with ``room`` tokens to grow."""
         wide = max(lengths)
@@ -107,7 +125,7 @@ class RowsCache:
         buf = ref.new_zeros((two, layers, len(lengths), heads, wide + room, dim), device=device)
         for i, (r, c) in enumerate(zip(rows, lengths, strict=True)):
             if c:
-                buf[:, :, i, :, wide - c: wide] = r[:, :, :, :c]
+                buf[:, :, i, :, wide - c : wide] = r[:, :, :, :c]
         return cls(buf, wide, room)
 
     def row(self, j: int, spans: Sequence[tuple[int, int]]) -> torch.Tensor:
@@ -134,7 +152,10 @@ class RowsCache:
 
         if self.buf is None:
             return None
-        kv = [(self.buf[0, i, :, :, : self.n], self.buf[1, i, :, :, : self.n]) for i in range(self.n_layers)]
+        kv = [
+            (self.buf[0, i, :, :, : self.n], self.buf[1, i, :, :, : self.n])
+            for i in range(self.n_layers)
+        ]
         if "ddp_cache_data" in inspect.signature(DynamicCache.__init__).parameters:
             return DynamicCache(ddp_cache_data=kv)
         return DynamicCache.from_legacy_cache(tuple(kv))
@@ -158,7 +179,9 @@ class RowsCache:
             self.buf = keys.new_zeros((2, self.n_layers, b, h, upto + self.room, d))
         elif upto > self.buf.shape[4]:
             more = max(upto - self.buf.shape[4], self.buf.shape[4])
-            self.buf = torch.cat([self.buf, self.buf.new_zeros(self.buf.shape[:4] + (more, d))], dim=4)
+            self.buf = torch.cat(
+                [self.buf, self.buf.new_zeros(self.buf.shape[:4] + (more, d))], dim=4
+            )
 
 
 def _shared_cache(owner: RowsCache):
@@ -200,8 +223,8 @@ def _shared_classes() -> tuple[type, type]:
             self.owner._room_for(key_states, value_states, self.n + t)
             self.device, self.is_initialized = key_states.device, True
             buf = self.owner.buf
-            buf[0, self.index, :, :, self.n: self.n + t] = key_states
-            buf[1, self.index, :, :, self.n: self.n + t] = value_states
+            buf[0, self.index, :, :, self.n : self.n + t] = key_states
+            buf[1, self.index, :, :, self.n : self.n + t] = value_states
             self.n += t
             self._view()
             return self.keys, self.values

@@ -16,8 +16,8 @@ def left_pad(rows: Sequence[Sequence[int]], pad: int) -> tuple[torch.Tensor, tor
     attn = torch.zeros_like(ids)
     for i, r in enumerate(rows):
         if r:
-            ids[i, width - len(r):] = torch.tensor(list(r), dtype=torch.long)
-            attn[i, width - len(r):] = 1
+            ids[i, width - len(r) :] = torch.tensor(list(r), dtype=torch.long)
+            attn[i, width - len(r) :] = 1
     return ids, attn
 
 

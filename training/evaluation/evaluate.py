@@ -52,9 +52,17 @@ checkpoint's 100 Twenty Questions episodes in 1.87 s against 2.09 s at 32, the t
 sharing a batch instead of 4 playing alone; ``bench/bench_eval.py``)."""
 
 
-def play_episodes(task_id: str, agent, episodes: int, seed: int = 0, task_options: dict | None = None, *,
-                  batch_size: int = DEFAULT_BATCH, progress: bool | None = None,
-                  max_steps: int | None = None) -> list:
+def play_episodes(
+    task_id: str,
+    agent,
+    episodes: int,
+    seed: int = 0,
+    task_options: dict | None = None,
+    *,
+    batch_size: int = DEFAULT_BATCH,
+    progress: bool | None = None,
+    max_steps: int | None = None,
+) -> list:
     """The episodes from seeds ``seed .. seed + episodes - 1``, in seed order.
 
     An agent with ``act_batch`` (a checkpoint) plays ``batch_size`` episodes side by side, one
@@ -83,8 +91,15 @@ def play_episodes(task_id: str, agent, episodes: int, seed: int = 0, task_option
             bar.close()
 
 
-def _batched(task_id: str, agent, seeds: list[int], task_options: dict | None, batch_size: int, bar,
-             max_steps: int | None) -> list:
+def _batched(
+    task_id: str,
+    agent,
+    seeds: list[int],
+    task_options: dict | None,
+    batch_size: int,
+    bar,
+    max_steps: int | None,
+) -> list:
     from training.evaluation.play_many import TaskPool, play
 
     gens = [agent.generator_for(s) for s in seeds]
@@ -111,21 +126,44 @@ def _bar(total: int, task_id: str, progress: bool | None):
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=f"eval {task_id}", unit="episode", leave=False, file=sys.stderr,
-                mininterval=0, miniters=1)  # an episode takes long enough to draw each one
+    return tqdm(
+        total=total,
+        desc=f"eval {task_id}",
+        unit="episode",
+        leave=False,
+        file=sys.stderr,
+        mininterval=0,
+        miniters=1,
+    )  # an episode takes long enough to draw each one
 
 
-def sampled(task_id: str, agent, episodes: int, seed: int = 0, task_options: dict | None = None, *,
-            batch_size: int = DEFAULT_BATCH, progress: bool | None = False) -> dict[str, Any]:
+def sampled(
+    task_id: str,
+    agent,
+    episodes: int,
+    seed: int = 0,
+    task_options: dict | None = None,
+    *,
+    batch_size: int = DEFAULT_BATCH,
+    progress: bool | None = False,
+) -> dict[str, Any]:
     """Play ``episodes`` episodes from seeds ``seed ..`` (:func:`play_episodes`); returns
     mean/CI/success."""
-    eps = play_episodes(task_id, agent, episodes, seed, task_options, batch_size=batch_size, progress=progress)
+    eps = play_episodes(
+        task_id, agent, episodes, seed, task_options, batch_size=batch_size, progress=progress
+    )
     spec = envs.spec(task_id, **(task_options or {}))
     rets = [ep.total_return for ep in eps]
     wins = sum(spec_success(spec, ep) for ep in eps)
     mean, lo, hi = mean_ci(rets)
-    return {"episodes": episodes, "mean_return": mean, "ci_low": lo, "ci_high": hi,
-            "success_rate": wins / max(episodes, 1), "method": "sampled"}  # fmt: skip
+    return {
+        "episodes": episodes,
+        "mean_return": mean,
+        "ci_low": lo,
+        "ci_high": hi,
+        "success_rate": wins / max(episodes, 1),
+        "method": "sampled",
+    }
 
 
 def exact_result(task_id: str, agent, task_options: dict | None = None) -> dict[str, Any]:
@@ -191,8 +229,13 @@ def lmrl_score(mean_return: float, norm: NormConstants | None) -> float | None:
     return max(0.0, norm.normalise(mean_return))
 
 
-def normalise(result: dict[str, Any], task_id: str, store=None, strong: float | None = None,
-              task_options: dict | None = None) -> dict[str, Any]:
+def normalise(
+    result: dict[str, Any],
+    task_id: str,
+    store=None,
+    strong: float | None = None,
+    task_options: dict | None = None,
+) -> dict[str, Any]:
     """Add ``normalised_lmrl`` and ``normalised_store`` (None where a constant is missing)."""
     spec = envs.spec(task_id, **(task_options or {}))
     mean = result["mean_return"]
@@ -209,9 +252,19 @@ def normalise(result: dict[str, Any], task_id: str, store=None, strong: float | 
     return out
 
 
-def evaluate(agent, task_id: str, episodes: int = 32, *, seed: int = 0, exact: bool | None = None,
-             store=None, strong: float | None = None, task_options: dict | None = None,
-             batch_size: int = DEFAULT_BATCH, progress: bool | None = False) -> dict[str, Any]:
+def evaluate(
+    agent,
+    task_id: str,
+    episodes: int = 32,
+    *,
+    seed: int = 0,
+    exact: bool | None = None,
+    store=None,
+    strong: float | None = None,
+    task_options: dict | None = None,
+    batch_size: int = DEFAULT_BATCH,
+    progress: bool | None = False,
+) -> dict[str, Any]:
     """Evaluate an agent; exactly where the task offers it and the agent exposes action
     distributions, else by sampling ``episodes`` episodes, ``batch_size`` side by side
     (:func:`play_episodes`)."""
@@ -221,12 +274,15 @@ def evaluate(agent, task_id: str, episodes: int = 32, *, seed: int = 0, exact: b
     if use_exact:
         res = exact_result(task_id, agent, task_options)
     else:
-        res = sampled(task_id, agent, episodes, seed, task_options, batch_size=batch_size, progress=progress)
+        res = sampled(
+            task_id, agent, episodes, seed, task_options, batch_size=batch_size, progress=progress
+        )
     return normalise(res, task_id, store, strong, task_options)
 
 
-def record_evaluation(store, task_id: str, policy: str, result: dict[str, Any],
-                      checkpoint_id: int | None = None) -> int:
+def record_evaluation(
+    store, task_id: str, policy: str, result: dict[str, Any], checkpoint_id: int | None = None
+) -> int:
     """Insert a row in the store's ``evaluations`` table (see :func:`data.runs.add_evaluation`)."""
     from data.runs import add_evaluation
 

@@ -49,7 +49,9 @@ class RolloutEpisode:
 
     @property
     def ended(self) -> bool:
-        return bool(self.transitions) and (self.transitions[-1].terminated or self.transitions[-1].truncated)
+        return bool(self.transitions) and (
+            self.transitions[-1].terminated or self.transitions[-1].truncated
+        )
 
 
 class TaskPool:
@@ -83,9 +85,16 @@ def episode_success_of(task, ep) -> bool:
     return bool(last and last.terminated and not last.truncated)
 
 
-def play(tasks: Sequence, task_id: str, seeds: Sequence[int], act: Act, *, refill: bool = True,
-         max_steps: int | None = None,
-         on_done: Callable[[int, RolloutEpisode], None] | None = None) -> list[RolloutEpisode]:
+def play(
+    tasks: Sequence,
+    task_id: str,
+    seeds: Sequence[int],
+    act: Act,
+    *,
+    refill: bool = True,
+    max_steps: int | None = None,
+    on_done: Callable[[int, RolloutEpisode], None] | None = None,
+) -> list[RolloutEpisode]:
     """One episode per seed on ``tasks`` (at most ``len(tasks)`` at a time), in seed order.
 
     ``max_steps`` caps an episode's turns (default ``10 * max_turns + 10``, as

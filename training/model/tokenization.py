@@ -18,7 +18,9 @@ PAD = "<|pad|>"
 EOS = "<|endoftext|>"
 
 
-def build_tokenizer(texts: Iterable[str], vocab_size: int = 512, kind: str = "bpe") -> PreTrainedTokenizerFast:
+def build_tokenizer(
+    texts: Iterable[str], vocab_size: int = 512, kind: str = "bpe"
+) -> PreTrainedTokenizerFast:
     """Train a byte-level BPE (``kind="bpe"``) or the bare 256-byte alphabet (``"byte"``) locally."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
@@ -47,7 +49,9 @@ def load_tokenizer(path: str | Path) -> PreTrainedTokenizerBase:
     finally:
         hf_logging.set_verbosity(verbosity)
     if len(tok) < 2:  # a folder without tokenizer files gives an empty tokenizer, not an error
-        raise TrainingError(f"no tokenizer in {path} (expected tokenizer.json or the vocabulary files)")
+        raise TrainingError(
+            f"no tokenizer in {path} (expected tokenizer.json or the vocabulary files)"
+        )
     return tok
 
 

@@ -11,5 +11,10 @@ def loss_fn(algo: str) -> Callable[..., Any]:
     """The ``compute_loss`` of an algorithm (``pbc`` is BC on a filtered dataset)."""
     from training.offline import bc, ilql, mc, qsft
 
-    return {"bc": bc.compute_loss, "pbc": bc.compute_loss, "mc": mc.compute_loss,
-            "ilql": ilql.compute_loss, "qsft": qsft.compute_loss}[algo]  # fmt: skip
+    return {
+        "bc": bc.compute_loss,
+        "pbc": bc.compute_loss,
+        "mc": mc.compute_loss,
+        "ilql": ilql.compute_loss,
+        "qsft": qsft.compute_loss,
+    }[algo]

@@ -8,7 +8,9 @@ import torch
 from training.losses import bc_loss
 
 
-def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tensor, dict[str, float]]:
+def compute_loss(
+    model, batch: dict[str, torch.Tensor], cfg
+) -> tuple[torch.Tensor, dict[str, float]]:
     out = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=False)
     loss = bc_loss(out.logits, batch["input_ids"], batch["action_mask"])
     return loss, {"bc_loss": float(loss.detach())}

@@ -12,11 +12,17 @@ def gather_next(values_all: torch.Tensor, next_window: torch.Tensor | None, batc
     ``values_all`` is [B, T] (or [B, T, ...]); ``next_window`` is [B] (or [B, ...]) or None.
     """
     pos = batch["next_pos"]
-    inside = values_all.gather(1, pos.clamp(min=0).view(*pos.shape, *([1] * (values_all.dim() - 2)))
-                               .expand(*pos.shape, *values_all.shape[2:]))
+    inside = values_all.gather(
+        1,
+        pos.clamp(min=0)
+        .view(*pos.shape, *([1] * (values_all.dim() - 2)))
+        .expand(*pos.shape, *values_all.shape[2:]),
+    )
     if next_window is not None:
         nw = next_window.unsqueeze(1).expand_as(inside)
-        inside = torch.where((pos < 0).view(*pos.shape, *([1] * (values_all.dim() - 2))), nw, inside)
+        inside = torch.where(
+            (pos < 0).view(*pos.shape, *([1] * (values_all.dim() - 2))), nw, inside
+        )
     mult = batch["next_mult"].view(*pos.shape, *([1] * (values_all.dim() - 2)))
     return inside * mult
 
@@ -50,18 +56,29 @@ def turn_transitions(batch) -> dict[str, torch.Tensor]:
     cum_d = torch.cumsum(log_d, dim=1)
 
     def run_sum(cum: torch.Tensor) -> torch.Tensor:
-        before = torch.where(first > 0, cum[rows, (first - 1).clamp(min=0)], torch.zeros_like(first, dtype=cum.dtype))
+        before = torch.where(
+            first > 0, cum[rows, (first - 1).clamp(min=0)], torch.zeros_like(first, dtype=cum.dtype)
+        )
         return cum[rows, last] - before
 
     return {
-        "rows": rows, "first": first, "last": last,
-        "reward": run_sum(cum_r), "discount": torch.exp(run_sum(cum_d)),
-        "next_pos": batch["next_pos"][rows, last], "terminal": batch["next_mult"][rows, last] == 0,
-    }  # fmt: skip
+        "rows": rows,
+        "first": first,
+        "last": last,
+        "reward": run_sum(cum_r),
+        "discount": torch.exp(run_sum(cum_d)),
+        "next_pos": batch["next_pos"][rows, last],
+        "terminal": batch["next_mult"][rows, last] == 0,
+    }
 
 
-def bisim_term(h_all: torch.Tensor, h_next_all: torch.Tensor, next_window: torch.Tensor | None,
-               batch, tr: dict[str, torch.Tensor] | None = None) -> tuple[torch.Tensor, dict[str, float]]:  # fmt: skip
+def bisim_term(
+    h_all: torch.Tensor,
+    h_next_all: torch.Tensor,
+    next_window: torch.Tensor | None,
+    batch,
+    tr: dict[str, torch.Tensor] | None = None,
+) -> tuple[torch.Tensor, dict[str, float]]:
     """The bisimulation loss (:func:`training.losses.bisim_loss`) of a batch's turns: ``h_all``
     [B, T, d] the trunk's hidden states (trained), ``h_next_all`` the same from the target (or
     detached), ``next_window`` [B, d] the next windows' last hidden states (or None); ``tr``: the
@@ -76,8 +93,14 @@ def bisim_term(h_all: torch.Tensor, h_next_all: torch.Tensor, next_window: torch
         z_next = torch.where((pos < 0).unsqueeze(-1), next_window[rows], z_next)
     else:  # no next windows in this batch: -1 cannot occur
         assert not bool((pos < 0).any()), "a transition to a next window without its prompt"
-    return bisim_loss(z, z_next.detach(), tr["reward"], tr["discount"], tr["terminal"],
-                      half_turn_partners(len(rows)).to(rows.device))  # fmt: skip
+    return bisim_loss(
+        z,
+        z_next.detach(),
+        tr["reward"],
+        tr["discount"],
+        tr["terminal"],
+        half_turn_partners(len(rows)).to(rows.device),
+    )
 
 
 END_WINDOWS = 256
@@ -110,7 +133,9 @@ def _first_batches(model, ds, batch_size: int, device, max_windows: int):
 
 
 @torch.no_grad()
-def end_measures(model, ds, batch_size: int, device, max_windows: int = END_WINDOWS) -> dict[str, float]:
+def end_measures(
+    model, ds, batch_size: int, device, max_windows: int = END_WINDOWS
+) -> dict[str, float]:
     """Two measures of every MC and ILQL run, from one pass over the first ``max_windows`` windows
     of ``ds``:
 
@@ -149,7 +174,9 @@ def flat_values_note(q_losses: list[float], constant: float, margin: float = 0.9
     end = sum(q_losses) / len(q_losses)
     if end < margin * constant:
         return None
-    return (f"note: the Q head's loss ({end:.4f}) is still about that of predicting the data's mean "
-            f"return for every action ({constant:.4f}): its values tell actions apart hardly at all. "
-            "Train longer (--max-steps) or change the recipe, and watch q_loss in metrics.jsonl fall "
-            "before using them.")
+    return (
+        f"note: the Q head's loss ({end:.4f}) is still about that of predicting the data's mean "
+        f"return for every action ({constant:.4f}): its values tell actions apart hardly at all. "
+        "Train longer (--max-steps) or change the recipe, and watch q_loss in metrics.jsonl fall "
+        "before using them."
+    )

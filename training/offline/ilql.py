@@ -10,7 +10,9 @@ from training.losses import bc_loss, ilql_loss
 from training.offline.common import bisim_term, gather_next, last_hidden
 
 
-def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tensor, dict[str, float]]:
+def compute_loss(
+    model, batch: dict[str, torch.Tensor], cfg
+) -> tuple[torch.Tensor, dict[str, float]]:
     out = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=True)
     h_all = out.hidden
     h = h_all[:, :-1]
@@ -26,7 +28,9 @@ def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tens
     v = v_all[:, :-1]
     with torch.no_grad():
         if model.target_lm is not None:
-            ht_all = model.hidden_only(batch["input_ids"], batch["attention_mask"], lm=model.target_lm)
+            ht_all = model.hidden_only(
+                batch["input_ids"], batch["attention_mask"], lm=model.target_lm
+            )
         else:
             ht_all = h_all.detach()
         ht = ht_all[:, :-1]
@@ -36,10 +40,23 @@ def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tens
         v_next_window = model.value(hn) if hn is not None else None
         v_next = gather_next(v_all.detach(), v_next_window, batch)
     loss, stats = ilql_loss(
-        q1, q2, v, target_q, v_next, batch["rewards"], batch["discount"], batch["action_mask"],
-        tau=cfg.tau, cql_weight=cfg.cql_weight, q1_all=q1_all, q2_all=q2_all, actions=actions,
-    )  # fmt: skip
-    if cfg.bisim_weight:  # the history representation as a bisimulation metric (docs: --bisim-weight)
+        q1,
+        q2,
+        v,
+        target_q,
+        v_next,
+        batch["rewards"],
+        batch["discount"],
+        batch["action_mask"],
+        tau=cfg.tau,
+        cql_weight=cfg.cql_weight,
+        q1_all=q1_all,
+        q2_all=q2_all,
+        actions=actions,
+    )
+    if (
+        cfg.bisim_weight
+    ):  # the history representation as a bisimulation metric (docs: --bisim-weight)
         if model.target_lm is not None:  # the next histories through the same (target) trunk
             with torch.no_grad():
                 hn_t = last_hidden(model, batch, lm=model.target_lm)

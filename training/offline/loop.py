@@ -56,8 +56,15 @@ def _time_up(acc, deadline: float) -> bool:
     return bool(acc.reduce(flag, reduction="sum").item() > 0)
 
 
-def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resume: bool = False,
-          log=print) -> dict[str, Any]:
+def train(
+    cfg: TrainConfig,
+    store,
+    query: DatasetQuery,
+    out: str | Path,
+    *,
+    resume: bool = False,
+    log=print,
+) -> dict[str, Any]:
     """Train ``cfg.algo``; returns the final metrics. Raises TrainingError for bad input."""
     from accelerate import Accelerator
 
@@ -72,10 +79,14 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
     model, tok, ds = prep.model, prep.tokenizer, prep.dataset
     acc = Accelerator(cpu=not torch.cuda.is_available())
     params = [p for p in model.parameters() if p.requires_grad]
-    opt = torch.optim.AdamW(params, lr=cfg.lr, betas=(0.9, 0.95), eps=1e-8, weight_decay=cfg.weight_decay)
+    opt = torch.optim.AdamW(
+        params, lr=cfg.lr, betas=(0.9, 0.95), eps=1e-8, weight_decay=cfg.weight_decay
+    )
     world, rank = acc.num_processes, acc.process_index
     per_epoch = max(1, math.ceil(len(ds) / (cfg.batch_size * world)))
-    total = cfg.max_steps if cfg.max_steps is not None else max(1, math.ceil(cfg.epochs * per_epoch))
+    total = (
+        cfg.max_steps if cfg.max_steps is not None else max(1, math.ceil(cfg.epochs * per_epoch))
+    )
     start = 0
     state = load_trainer_state(resume_from) if resume_from is not None else None
     if state is not None:
@@ -89,18 +100,39 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
     # the loss runs through a module's forward: under DDP that is what synchronises gradients
     step_loss, opt = acc.prepare(LossModule(model, loss_fn(cfg.algo)), opt)
     inner = acc.unwrap_model(step_loss).model
-    dataset_info = {"query": json.loads(prep.query.to_json()), "episode_ids": prep.episode_ids,
-                    "composition": prep.composition, "actions": prep.actions,
-                    **({"partner_model": prep.partner_model.to_json()} if prep.partner_model else {})}  # fmt: skip
+    dataset_info = {
+        "query": json.loads(prep.query.to_json()),
+        "episode_ids": prep.episode_ids,
+        "composition": prep.composition,
+        "actions": prep.actions,
+        **({"partner_model": prep.partner_model.to_json()} if prep.partner_model else {}),
+    }
     if acc.is_main_process:
-        print(format_composition(prep.composition, f"{cfg.algo} on {cfg.task}: dataset"), file=sys.stderr)
+        print(
+            format_composition(prep.composition, f"{cfg.algo} on {cfg.task}: dataset"),
+            file=sys.stderr,
+        )
         note = ds.cut_note(cfg.max_length, cfg.windows)
         if note:
             print(note, file=sys.stderr)
-    run_config = {**cfg.to_dict(), "dataset": {k: v for k, v in prep.composition.items() if k != "query"}}
-    run_id = runs.start_run(store, kind="train", algo=cfg.algo, task=cfg.task, config=run_config,
-                            dataset_query=prep.query.to_json(), episode_ids=prep.episode_ids,
-                            out_dir=str(out.resolve())) if acc.is_main_process else None  # fmt: skip
+    run_config = {
+        **cfg.to_dict(),
+        "dataset": {k: v for k, v in prep.composition.items() if k != "query"},
+    }
+    run_id = (
+        runs.start_run(
+            store,
+            kind="train",
+            algo=cfg.algo,
+            task=cfg.task,
+            config=run_config,
+            dataset_query=prep.query.to_json(),
+            episode_ids=prep.episode_ids,
+            out_dir=str(out.resolve()),
+        )
+        if acc.is_main_process
+        else None
+    )
     metrics_path = out / "metrics.jsonl"
     if acc.is_main_process:
         (out / "config.json").write_text(cfg.to_json())
@@ -110,7 +142,9 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
     if cfg.progress and acc.is_main_process:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=total, initial=start, desc=f"{cfg.algo} {cfg.task}", unit="step", leave=False)
+        bar = tqdm(
+            total=total, initial=start, desc=f"{cfg.algo} {cfg.task}", unit="step", leave=False
+        )
     final: dict[str, Any] = {}
     t0, tokens, last_eval = time.perf_counter(), 0, None
     q_tail: list[float] = []  # MC's Q loss over the last tenth of the steps
@@ -149,18 +183,41 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
                 bar.update(1)
                 if n % max(cfg.log_every, 1) == 0:
                     bar.set_postfix(loss=f"{loss_value:.4f}")
-            stop = cfg.max_minutes is not None and n < total and _time_up(acc, t0 + 60 * cfg.max_minutes)
+            stop = (
+                cfg.max_minutes is not None
+                and n < total
+                and _time_up(acc, t0 + 60 * cfg.max_minutes)
+            )
             if acc.is_main_process and (n % max(cfg.log_every, 1) == 0 or n == total or stop):
                 el = time.perf_counter() - t0
-                _log(metrics_path, {"kind": "train", "step": n, "epoch": epoch, "loss": loss_value,
-                                    "lr": sched.get_last_lr()[0], "tokens_per_s": tokens / max(el, 1e-9),
-                                    "elapsed_s": el, **stats})  # fmt: skip
+                _log(
+                    metrics_path,
+                    {
+                        "kind": "train",
+                        "step": n,
+                        "epoch": epoch,
+                        "loss": loss_value,
+                        "lr": sched.get_last_lr()[0],
+                        "tokens_per_s": tokens / max(el, 1e-9),
+                        "elapsed_s": el,
+                        **stats,
+                    },
+                )
             if acc.is_main_process and cfg.eval_every and n % cfg.eval_every == 0 and n < total:
                 last_eval = evaluate_model(inner, tok, cfg, store)
                 _log(metrics_path, {"kind": "eval", "step": n, **last_eval})
             if acc.is_main_process and cfg.save_every and n % cfg.save_every == 0 and n < total:
-                save_checkpoint(ckpt, inner, tok, cfg, step=n, epoch=epoch, dataset=dataset_info,
-                                optimizer=opt, metrics={"eval": last_eval})  # fmt: skip
+                save_checkpoint(
+                    ckpt,
+                    inner,
+                    tok,
+                    cfg,
+                    step=n,
+                    epoch=epoch,
+                    dataset=dataset_info,
+                    optimizer=opt,
+                    metrics={"eval": last_eval},
+                )
                 runs.add_checkpoint(store, run_id, stored_ckpt, n, {"eval": last_eval})
             done = n
             if stop:
@@ -169,21 +226,34 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
         acc.wait_for_everyone()
         if acc.is_main_process:
             el = time.perf_counter() - t0
-            final = {"steps": done, "train_seconds": el, "tokens_per_s": tokens / max(el, 1e-9),
-                     "examples": len(ds), "episodes": len(prep.episode_ids)}  # fmt: skip
+            final = {
+                "steps": done,
+                "train_seconds": el,
+                "tokens_per_s": tokens / max(el, 1e-9),
+                "examples": len(ds),
+                "episodes": len(prep.episode_ids),
+            }
             if stopped:
                 final.update(stopped_by=stopped, planned_steps=total)
-                print(f"stopped after {cfg.max_minutes:g} min (--max-minutes) at step {done} of {total}",
-                      file=sys.stderr)  # fmt: skip
-            if cfg.algo in ("mc", "ilql"):  # how far the representation is from a bisimulation metric
+                print(
+                    f"stopped after {cfg.max_minutes:g} min (--max-minutes) at step {done} of {total}",
+                    file=sys.stderr,
+                )
+            if cfg.algo in (
+                "mc",
+                "ilql",
+            ):  # how far the representation is from a bisimulation metric
                 from training.offline import common
 
                 n_end = final["end_measure_windows"] = common.end_windows(inner, acc.device)
                 final.update(common.end_measures(inner, ds, cfg.batch_size, acc.device, n_end))
                 if final["q_head_live_units"] < 0.05:
-                    print(f"note: {final['q_head_live_units']:.0%} of the Q head's units are ever positive on the "
-                          "data: a dead ReLU head gives one value to everything and cannot learn again; "
-                          "train with --head-act gelu", file=sys.stderr)  # fmt: skip
+                    print(
+                        f"note: {final['q_head_live_units']:.0%} of the Q head's units are ever positive on the "
+                        "data: a dead ReLU head gives one value to everything and cannot learn again; "
+                        "train with --head-act gelu",
+                        file=sys.stderr,
+                    )
             if q_tail:
                 from training.offline.common import constant_q_loss, flat_values_note
 
@@ -192,8 +262,17 @@ def train(cfg: TrainConfig, store, query: DatasetQuery, out: str | Path, *, resu
                 flat = flat_values_note(q_tail, final["q_loss_constant"])
                 if flat:
                     print(flat, file=sys.stderr)
-            save_checkpoint(ckpt, inner, tok, cfg, step=done, epoch=max(done - 1, 0) // per_epoch,
-                            dataset=dataset_info, optimizer=opt, metrics=final)  # fmt: skip
+            save_checkpoint(
+                ckpt,
+                inner,
+                tok,
+                cfg,
+                step=done,
+                epoch=max(done - 1, 0) // per_epoch,
+                dataset=dataset_info,
+                optimizer=opt,
+                metrics=final,
+            )
             if cfg.eval_episodes > 0 and cfg.task:
                 final["eval"] = evaluate_model(inner, tok, cfg, store)
                 _log(metrics_path, {"kind": "eval", "step": done, **final["eval"]})

@@ -9,7 +9,9 @@ from training.losses import bc_loss, mc_loss
 from training.offline.common import bisim_term, last_hidden
 
 
-def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tensor, dict[str, float]]:
+def compute_loss(
+    model, batch: dict[str, torch.Tensor], cfg
+) -> tuple[torch.Tensor, dict[str, float]]:
     out = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=True)
     h = out.hidden[:, :-1]
     actions = batch["input_ids"][:, 1:]
@@ -18,9 +20,17 @@ def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tens
     else:  # only the data token's Q is needed: skip the vocabulary-wide row
         (q,) = model.q_gathered(h, actions)
         q_all = None
-    loss, stats = mc_loss(q_all, actions, batch["returns"], batch["action_mask"], cfg.cql_weight,
-                          q=None if q_all is not None else q)
-    if cfg.bisim_weight:  # the history representation as a bisimulation metric (docs: --bisim-weight)
+    loss, stats = mc_loss(
+        q_all,
+        actions,
+        batch["returns"],
+        batch["action_mask"],
+        cfg.cql_weight,
+        q=None if q_all is not None else q,
+    )
+    if (
+        cfg.bisim_weight
+    ):  # the history representation as a bisimulation metric (docs: --bisim-weight)
         with torch.no_grad():
             hn = last_hidden(model, batch)
         lbis, bstats = bisim_term(out.hidden, out.hidden.detach(), hn, batch)

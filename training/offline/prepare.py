@@ -64,8 +64,16 @@ def build_model(cfg: TrainConfig, windows, init: str | None = None):
     src = resolve(init or cfg.model)  # a prior's name (smollm2-135m) -> its converted folder
     if src == "tiny":
         tok = build_tokenizer(segment_texts(windows), cfg.vocab_size, cfg.tokenizer)
-        lm = tiny_lm(len(tok), _positions(cfg), cfg.n_layer, cfg.n_embd, cfg.n_head, cfg.dropout,
-                     tok.pad_token_id, tok.eos_token_id)  # fmt: skip
+        lm = tiny_lm(
+            len(tok),
+            _positions(cfg),
+            cfg.n_layer,
+            cfg.n_embd,
+            cfg.n_head,
+            cfg.dropout,
+            tok.pad_token_id,
+            tok.eos_token_id,
+        )
         return lm, tok
     if is_checkpoint(src):  # e.g. ILQL initialised from a BC checkpoint
         model, tok, _, _ = load_checkpoint(src, for_training=True)
@@ -90,17 +98,26 @@ def _windows(cfg: TrainConfig, store, ids: list[int], partner: PartnerModel | No
             raise TrainingError(f"{cfg.task} has no partner side to learn (--side partner)")
         windows, skipped = partner_windows(store, ids)
         if not windows:
-            raise TrainingError(f"--side partner: none of the {len(ids):,} episodes replays with recorded partner "
-                                "replies (an embedded oracle's answers are not recorded; a person's, a model's "
-                                "and the Car Dealer buyer's are)")  # fmt: skip
+            raise TrainingError(
+                f"--side partner: none of the {len(ids):,} episodes replays with recorded partner "
+                "replies (an embedded oracle's answers are not recorded; a person's, a model's "
+                "and the Car Dealer buyer's are)"
+            )
         if skipped:
-            print(f"note: --side partner leaves out {skipped:,} of {len(ids):,} episodes that do not replay "
-                  "with recorded partner replies", file=sys.stderr)  # fmt: skip
+            print(
+                f"note: --side partner leaves out {skipped:,} of {len(ids):,} episodes that do not replay "
+                "with recorded partner replies",
+                file=sys.stderr,
+            )
         return windows
-    return load_windows(store, ids, cfg.windows, cfg.truncation, cfg.task if cfg.goals else None, partner)
+    return load_windows(
+        store, ids, cfg.windows, cfg.truncation, cfg.task if cfg.goals else None, partner
+    )
 
 
-def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | None = None) -> Prepared:
+def prepare(
+    cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | None = None
+) -> Prepared:
     """Select and tokenise the data and build (or restore) the model."""
     _set_seed(cfg.seed)
     if resume_from is not None:
@@ -110,7 +127,11 @@ def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | No
         if ds_info.get("query") is not None:  # the run goes on with the data it started with
             query = DatasetQuery(**ds_info["query"])
         comp = ds_info.get("composition") or composition(store, ids, query)
-        partner = PartnerModel.from_json(ds_info["partner_model"]) if ds_info.get("partner_model") else None
+        partner = (
+            PartnerModel.from_json(ds_info["partner_model"])
+            if ds_info.get("partner_model")
+            else None
+        )
         windows = _windows(cfg, store, ids, partner)
     else:
         ids = select_ids(store, query, cfg.top_mode)
@@ -118,14 +139,26 @@ def prepare(cfg: TrainConfig, store, query: DatasetQuery, resume_from: Path | No
         partner = fit_partner_model(store, ids, cfg.task) if cfg.partner_model else None
         windows = _windows(cfg, store, ids, partner)
         lm, tok = build_model(cfg, windows)
-        model = PolicyValueModel(lm, cfg.algo, target=cfg.target, pi_beta=cfg.pi_beta, head_bias=cfg.head_bias,
-                                 head_act=cfg.head_act)
+        model = PolicyValueModel(
+            lm,
+            cfg.algo,
+            target=cfg.target,
+            pi_beta=cfg.pi_beta,
+            head_bias=cfg.head_bias,
+            head_act=cfg.head_act,
+        )
     train_top_layers(model.lm, cfg.train_layers)
     from training.model.tokenization import encode
 
-    ds = PackedDataset(windows, lambda t: encode(tok, t), tok.pad_token_id, gamma=cfg.gamma,
-                       discount_mode=cfg.discount_mode, max_length=cfg.max_length,
-                       reward_scale=cfg.reward_scale)  # fmt: skip
+    ds = PackedDataset(
+        windows,
+        lambda t: encode(tok, t),
+        tok.pad_token_id,
+        gamma=cfg.gamma,
+        discount_mode=cfg.discount_mode,
+        max_length=cfg.max_length,
+        reward_scale=cfg.reward_scale,
+    )
     if cfg.algo == "qsft":
         from training.offline.qsft import prepare_rewards
 

@@ -17,18 +17,25 @@ from training.losses import bc_loss, qsft_loss, qsft_weights
 from training.offline.common import gather_next, last_hidden
 
 
-def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tensor, dict[str, float]]:
+def compute_loss(
+    model, batch: dict[str, torch.Tensor], cfg
+) -> tuple[torch.Tensor, dict[str, float]]:
     out = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=True)
     actions = batch["input_ids"][:, 1:]
     mask = batch["action_mask"]
     ratio = cfg.qsft_target == "ratio"
     # the shared π_β head's logits, once: the ratio target reads them, the BC term trains them
-    beta_all = model.beta_head(out.hidden) if model.beta_head is not None and (ratio or cfg.bc_weight) else None
+    beta_all = (
+        model.beta_head(out.hidden)
+        if model.beta_head is not None and (ratio or cfg.bc_weight)
+        else None
+    )
     with torch.no_grad():
         h_next = last_hidden(model, batch) if (model.target_lm is None or ratio) else None
         if model.target_lm is not None:
-            tl = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=False,
-                                  lm=model.target_lm).logits
+            tl = model.forward_lm(
+                batch["input_ids"], batch["attention_mask"], hidden=False, lm=model.target_lm
+            ).logits
             hn = last_hidden(model, batch, lm=model.target_lm)
             nl = model.target_lm.get_output_embeddings()(hn) if hn is not None else None
         else:
@@ -44,7 +51,10 @@ def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tens
         p_next = gather_next(pmax, nmax, batch)
         w = qsft_weights(batch["rewards"], batch["discount"], p_next, torch.ones_like(p_next))
     loss = qsft_loss(out.logits[:, :-1], actions, w, mask)
-    stats = {"qsft_loss": float(loss.detach()), "w_mean": float((w * mask).sum() / mask.sum().clamp(min=1))}
+    stats = {
+        "qsft_loss": float(loss.detach()),
+        "w_mean": float((w * mask).sum() / mask.sum().clamp(min=1)),
+    }
     if beta_all is not None and cfg.bc_weight:
         lb = bc_loss(beta_all, batch["input_ids"], mask)
         loss = loss + cfg.bc_weight * lb
@@ -52,7 +62,9 @@ def compute_loss(model, batch: dict[str, torch.Tensor], cfg) -> tuple[torch.Tens
     return loss, stats
 
 
-def _max_ratio(target_logits: torch.Tensor, beta_logits: torch.Tensor, support: float) -> torch.Tensor:
+def _max_ratio(
+    target_logits: torch.Tensor, beta_logits: torch.Tensor, support: float
+) -> torch.Tensor:
     """max over the tokens with π_β ≥ ``support`` of p̄/π_β (0 where no token has that much)."""
     p = torch.softmax(target_logits.float(), dim=-1)
     b = torch.softmax(beta_logits.float(), dim=-1)
@@ -86,7 +98,8 @@ def prepare_rewards(ds, cfg) -> None:
     span = hi - lo if hi > lo else 1.0
     act_pos = torch.nonzero(ds.act).squeeze(1)
     last = torch.full((n_ep,), -1, dtype=torch.long).scatter_reduce(
-        0, tok_ep[act_pos], act_pos, reduce="amax")
+        0, tok_ep[act_pos], act_pos, reduce="amax"
+    )
     rew = torch.zeros_like(ds.rew)
     ok = last >= 0
     rew[last[ok]] = ((ret[ok] - lo) / span).float() if hi > lo else 1.0

@@ -29,18 +29,26 @@ def toy_windows() -> list[Window]:
     out = []
     for i, (a1, a2) in enumerate([("A", "A"), ("A", "B"), ("B", "A"), ("B", "B")]):
         r = 1.0 if (a1, a2) == ("B", "A") else 0.0
-        out.extend(episode_windows("s\n", [(a1 + "\n", "x\n", 0.0), (a2 + "\n", "", r)], True, "episode", i))
+        out.extend(
+            episode_windows(
+                "s\n", [(a1 + "\n", "x\n", 0.0), (a2 + "\n", "", r)], True, "episode", i
+            )
+        )
     return out
 
 
 def toy_dataset(gamma: float = 1.0, discount_mode: str = "turn") -> PackedDataset:
-    return PackedDataset(toy_windows(), char_encode, VOCAB["<pad>"], gamma=gamma, discount_mode=discount_mode)
+    return PackedDataset(
+        toy_windows(), char_encode, VOCAB["<pad>"], gamma=gamma, discount_mode=discount_mode
+    )
 
 
 class TabularModel(nn.Module):
     """Logits, Q1, Q2, V (and their targets) as tables over the distinct prefixes seen so far."""
 
-    def __init__(self, algo: str, vocab: int = len(VOCAB), max_prefixes: int = 64, beta: bool = False) -> None:
+    def __init__(
+        self, algo: str, vocab: int = len(VOCAB), max_prefixes: int = 64, beta: bool = False
+    ) -> None:
         """``beta``: a π_β table as well (``beta_head``), trained by the BC term of ``bc_weight``."""
         super().__init__()
         self.algo = algo
@@ -93,7 +101,9 @@ class TabularModel(nn.Module):
         n = 1 if self.algo == "mc" else 2
         return [table[i][h] for i in range(n)]
 
-    def q_gathered(self, h: torch.Tensor, idx: torch.Tensor, target: bool = False) -> list[torch.Tensor]:
+    def q_gathered(
+        self, h: torch.Tensor, idx: torch.Tensor, target: bool = False
+    ) -> list[torch.Tensor]:
         return [q.gather(-1, idx.unsqueeze(-1)).squeeze(-1) for q in self.q_values(h, target)]
 
     def value(self, h: torch.Tensor) -> torch.Tensor:
@@ -123,8 +133,18 @@ def maze_store(path, episodes: int = 40, seed: int = 0, task_id: str = "maze-fo"
     recs = []
     for i in range(episodes):
         ep = envs.run_episode(task, pol, seed=seed + i)
-        recs.append(episode_record(task_id, task.spec.version, ep.seed, ep.first_observation, ep.transitions,
-                                   Who("scripted", "behaviour"), partner=None, source="scripted",
-                                   success=bool(ep.transitions and ep.transitions[-1].terminated)))  # fmt: skip
+        recs.append(
+            episode_record(
+                task_id,
+                task.spec.version,
+                ep.seed,
+                ep.first_observation,
+                ep.transitions,
+                Who("scripted", "behaviour"),
+                partner=None,
+                source="scripted",
+                success=bool(ep.transitions and ep.transitions[-1].terminated),
+            )
+        )
     store.write_episodes(recs)
     return store

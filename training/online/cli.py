@@ -16,8 +16,12 @@ from training.args import add_config_arguments, add_task_arguments, check_task, 
 from training.errors import TrainingError
 from training.online.config import ONLINE_ALGOS, OnlineConfig
 
-ALIASES = {"online-%bc": "online-filtered-bc", "online_filtered_bc": "online-filtered-bc",
-           "online-pbc": "online-filtered-bc", "obc": "online-filtered-bc"}
+ALIASES = {
+    "online-%bc": "online-filtered-bc",
+    "online_filtered_bc": "online-filtered-bc",
+    "online-pbc": "online-filtered-bc",
+    "obc": "online-filtered-bc",
+}
 
 
 def canonical(algo: str) -> str | None:
@@ -32,16 +36,23 @@ def _help(name: str) -> str:
 
 def add_online_arguments(parser: argparse.ArgumentParser, algo: str = "ppo") -> None:
     """Arguments of ``lmrl train ppo|online-filtered-bc --task T --init CHECKPOINT --out DIR``."""
-    add_task_arguments(parser, required=True, task_help="task id, e.g. maze-fo",
-                       option_help="task option key=value (repeatable; default: the --init "
-                       "checkpoint's own)")  # fmt: skip
+    add_task_arguments(
+        parser,
+        required=True,
+        task_help="task id, e.g. maze-fo",
+        option_help="task option key=value (repeatable; default: the --init checkpoint's own)",
+    )
     parser.add_argument("--init", required=True, help=_help("init"))
     parser.add_argument("--out", required=True, help="run folder (checkpoint/, metrics.jsonl)")
     parser.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    add_config_arguments(parser, OnlineConfig, OnlineConfig(algo=algo),
-                         "online hyperparameters (a task may have its own defaults where no flag "
-                         "is given: TASK_DEFAULTS in training/online/config.py)")  # fmt: skip
+    add_config_arguments(
+        parser,
+        OnlineConfig,
+        OnlineConfig(algo=algo),
+        "online hyperparameters (a task may have its own defaults where no flag "
+        "is given: TASK_DEFAULTS in training/online/config.py)",
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> OnlineConfig:
@@ -50,10 +61,16 @@ def config_from_args(args: argparse.Namespace) -> OnlineConfig:
 
     algo = canonical(args.algo)
     if algo is None:
-        raise TrainingError(f"unknown online algorithm {args.algo!r}; choose ppo or online-filtered-bc")
-    cfg = OnlineConfig(algo=algo, task=args.task, init=args.init,
-                       task_options=dict(getattr(args, "task_options", None) or []),
-                       progress=not getattr(args, "no_progress", False))  # fmt: skip
+        raise TrainingError(
+            f"unknown online algorithm {args.algo!r}; choose ppo or online-filtered-bc"
+        )
+    cfg = OnlineConfig(
+        algo=algo,
+        task=args.task,
+        init=args.init,
+        task_options=dict(getattr(args, "task_options", None) or []),
+        progress=not getattr(args, "no_progress", False),
+    )
     given = explicit_settings(args, OnlineConfig)
     for name, value in given.items():
         setattr(cfg, name, value)

@@ -19,8 +19,14 @@ def compress_actions(x: torch.Tensor, mask: torch.Tensor) -> list[torch.Tensor]:
     return [x[b][mask[b]] for b in range(x.shape[0])]
 
 
-def gae(rewards: torch.Tensor, values: torch.Tensor, gamma: float, lam: float,
-        last_value: float | torch.Tensor = 0.0, done: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+def gae(
+    rewards: torch.Tensor,
+    values: torch.Tensor,
+    gamma: float,
+    lam: float,
+    last_value: float | torch.Tensor = 0.0,
+    done: bool = True,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(advantages, returns) of one compressed action sequence (1-D tensors of length K).
 
     δ_k = r_k + γ V_{k+1} − V_k with V_{K+1} = (1 − done)·last_value; A_k = Σ_l (γλ)^l δ_{k+l};
@@ -38,9 +44,15 @@ def gae(rewards: torch.Tensor, values: torch.Tensor, gamma: float, lam: float,
     return adv, adv + values.float()
 
 
-def masked_gae(rewards: torch.Tensor, values: torch.Tensor, mask: torch.Tensor, gamma: float, lam: float,
-               done: torch.Tensor | None = None, last_value: torch.Tensor | None = None
-               ) -> tuple[torch.Tensor, torch.Tensor]:
+def masked_gae(
+    rewards: torch.Tensor,
+    values: torch.Tensor,
+    mask: torch.Tensor,
+    gamma: float,
+    lam: float,
+    done: torch.Tensor | None = None,
+    last_value: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """GAE per row over the action positions of ``[B, T]`` tensors (0 elsewhere); observation
     positions are skipped entirely, so inserting them changes nothing."""
     b, t = rewards.shape
@@ -60,8 +72,13 @@ def masked_gae(rewards: torch.Tensor, values: torch.Tensor, mask: torch.Tensor, 
     return adv, ret
 
 
-def kl_shaped_rewards(rewards: torch.Tensor, logp: torch.Tensor, ref_logp: torch.Tensor,
-                      mask: torch.Tensor, beta: float) -> torch.Tensor:
+def kl_shaped_rewards(
+    rewards: torch.Tensor,
+    logp: torch.Tensor,
+    ref_logp: torch.Tensor,
+    mask: torch.Tensor,
+    beta: float,
+) -> torch.Tensor:
     """r̃ = r − β (log π − log π_ref) on action positions (the k1 estimator); r elsewhere."""
     kl = (logp.float() - ref_logp.float()) * mask.float()
     return rewards.float() - beta * kl
@@ -74,8 +91,13 @@ def masked_moments(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.stack([xf.sum(), (xf * x.float()).sum(), m.sum()])
 
 
-def whiten(x: torch.Tensor, mask: torch.Tensor, moments: torch.Tensor | None = None,
-           shift_mean: bool = True, eps: float = 1e-8) -> torch.Tensor:
+def whiten(
+    x: torch.Tensor,
+    mask: torch.Tensor,
+    moments: torch.Tensor | None = None,
+    shift_mean: bool = True,
+    eps: float = 1e-8,
+) -> torch.Tensor:
     """(x − μ)/σ over the masked entries (μ kept if not ``shift_mean``); ``moments`` from
     :func:`masked_moments` (summed over ranks) make it global. Unbiased variance like trl."""
     s, s2, n = (moments if moments is not None else masked_moments(x, mask)).tolist()
@@ -94,9 +116,14 @@ def _denom(mask: torch.Tensor, denom: float | torch.Tensor | None) -> torch.Tens
     return torch.as_tensor(denom, dtype=torch.float32).clamp(min=1e-8)
 
 
-def policy_loss(logp: torch.Tensor, old_logp: torch.Tensor, adv: torch.Tensor, mask: torch.Tensor,
-                clip: float = 0.2, denom: float | torch.Tensor | None = None
-                ) -> tuple[torch.Tensor, dict[str, float]]:
+def policy_loss(
+    logp: torch.Tensor,
+    old_logp: torch.Tensor,
+    adv: torch.Tensor,
+    mask: torch.Tensor,
+    clip: float = 0.2,
+    denom: float | torch.Tensor | None = None,
+) -> tuple[torch.Tensor, dict[str, float]]:
     """L_pg = Σ m max(−A ρ, −A clip(ρ, 1 ± ε)) / N with ρ = exp(log π − log π_old)."""
     m = mask.float()
     d = _denom(mask, denom)
@@ -116,9 +143,14 @@ def policy_loss(logp: torch.Tensor, old_logp: torch.Tensor, adv: torch.Tensor, m
     return loss, stats
 
 
-def value_loss(v: torch.Tensor, old_v: torch.Tensor, returns: torch.Tensor, mask: torch.Tensor,
-               clip: float = 0.2, denom: float | torch.Tensor | None = None
-               ) -> tuple[torch.Tensor, dict[str, float]]:
+def value_loss(
+    v: torch.Tensor,
+    old_v: torch.Tensor,
+    returns: torch.Tensor,
+    mask: torch.Tensor,
+    clip: float = 0.2,
+    denom: float | torch.Tensor | None = None,
+) -> tuple[torch.Tensor, dict[str, float]]:
     """L_v = Σ m ½ max((V − R)², (clip(V, V_old ± ε_v) − R)²) / N."""
     m = mask.float()
     d = _denom(mask, denom)
@@ -128,8 +160,11 @@ def value_loss(v: torch.Tensor, old_v: torch.Tensor, returns: torch.Tensor, mask
     loss = (0.5 * torch.maximum(l1, l2) * m).sum() / d
     n = m.sum().clamp(min=1.0)
     with torch.no_grad():
-        stats = {"v_loss": float(loss.detach()), "v_clipfrac": float(((l2 > l1).float() * m).sum() / n),
-                 "v_mean": float((v.detach().float() * m).sum() / n)}
+        stats = {
+            "v_loss": float(loss.detach()),
+            "v_clipfrac": float(((l2 > l1).float() * m).sum() / n),
+            "v_mean": float((v.detach().float() * m).sum() / n),
+        }
     return loss, stats
 
 

@@ -27,8 +27,15 @@ __all__ = ["BatchSampler", "RolloutEpisode", "TaskPool", "from_store", "rollout"
 class BatchSampler:
     """Samples one utterance per prompt, a batch at a time (temperature sampling, EOS = ``"\\n"``)."""
 
-    def __init__(self, lm, tokenizer, *, max_new_tokens: int = 16, temperature: float = 1.0,
-                 max_prompt_tokens: int | None = None) -> None:
+    def __init__(
+        self,
+        lm,
+        tokenizer,
+        *,
+        max_new_tokens: int = 16,
+        temperature: float = 1.0,
+        max_prompt_tokens: int | None = None,
+    ) -> None:
         self.lm = lm
         self.tok = tokenizer
         self.max_new_tokens = int(max_new_tokens)
@@ -36,7 +43,10 @@ class BatchSampler:
         self.eos = newline_id(tokenizer)
         self.pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         self.banned = never_sampled(tokenizer)
-        n_pos = int(getattr(lm.config, "n_positions", 0) or getattr(lm.config, "max_position_embeddings", 1024))
+        n_pos = int(
+            getattr(lm.config, "n_positions", 0)
+            or getattr(lm.config, "max_position_embeddings", 1024)
+        )
         limit = n_pos - self.max_new_tokens
         self.max_prompt = min(limit, max_prompt_tokens) if max_prompt_tokens else limit
 
@@ -45,7 +55,7 @@ class BatchSampler:
         """The utterances (each ending in one ``"\\n"``), using the global torch RNG."""
         if not prompts:
             return []
-        rows = [encode(self.tok, p)[-self.max_prompt:] or [self.pad] for p in prompts]
+        rows = [encode(self.tok, p)[-self.max_prompt :] or [self.pad] for p in prompts]
         ids, attn = left_pad(rows, self.pad)
         width = ids.shape[1]
         dev = next(self.lm.parameters()).device
@@ -53,11 +63,17 @@ class BatchSampler:
         self.lm.eval()
         try:
             out = self.lm.generate(
-                input_ids=ids.to(dev), attention_mask=attn.to(dev), do_sample=True,
-                temperature=self.temperature, top_k=0, top_p=1.0, max_new_tokens=self.max_new_tokens,
-                eos_token_id=self.eos, pad_token_id=self.pad,
+                input_ids=ids.to(dev),
+                attention_mask=attn.to(dev),
+                do_sample=True,
+                temperature=self.temperature,
+                top_k=0,
+                top_p=1.0,
+                max_new_tokens=self.max_new_tokens,
+                eos_token_id=self.eos,
+                pad_token_id=self.pad,
                 **({"suppress_tokens": self.banned} if self.banned else {}),
-            )  # fmt: skip
+            )
         finally:
             self.lm.train(was)
         texts, self.last_cut = [], []
@@ -70,8 +86,9 @@ class BatchSampler:
         return [t.split("\n", 1)[0] + "\n" for t in texts]
 
 
-def rollout(pool: TaskPool, sampler: BatchSampler, seeds: Sequence[int], *,
-            max_steps: int | None = None) -> list[RolloutEpisode]:
+def rollout(
+    pool: TaskPool, sampler: BatchSampler, seeds: Sequence[int], *, max_steps: int | None = None
+) -> list[RolloutEpisode]:
     """Play one episode per seed, ``len(pool)`` at a time, generating each turn in one batch
     (:func:`training.evaluation.play_many.play` in chunks: the order the global RNG is drawn in)."""
 
@@ -82,8 +99,13 @@ def rollout(pool: TaskPool, sampler: BatchSampler, seeds: Sequence[int], *,
     return play(pool.tasks, pool.task_id, seeds, act, refill=False, max_steps=max_steps)
 
 
-def to_records(episodes: Sequence[RolloutEpisode], agent_name: str, run_id: int | None,
-               options: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> list:
+def to_records(
+    episodes: Sequence[RolloutEpisode],
+    agent_name: str,
+    run_id: int | None,
+    options: dict[str, Any] | None = None,
+    meta: dict[str, Any] | None = None,
+) -> list:
     """Store records (source ``agent``, agent kind ``checkpoint``) of rollout episodes."""
     from data.records import Who, episode_record, partner_identity
     from envs.players.agents import episode_source
@@ -93,10 +115,22 @@ def to_records(episodes: Sequence[RolloutEpisode], agent_name: str, run_id: int 
     recs = []
     for ep in episodes:
         spec = envs.spec(ep.task_id)
-        recs.append(episode_record(ep.task_id, spec.version, ep.seed, ep.first_observation, ep.transitions,
-                                   agent, partner=partner_identity(None, spec), source=source,
-                                   options=options or None, run_id=run_id, success=ep.success,
-                                   meta=meta))  # fmt: skip
+        recs.append(
+            episode_record(
+                ep.task_id,
+                spec.version,
+                ep.seed,
+                ep.first_observation,
+                ep.transitions,
+                agent,
+                partner=partner_identity(None, spec),
+                source=source,
+                options=options or None,
+                run_id=run_id,
+                success=ep.success,
+                meta=meta,
+            )
+        )
     return recs
 
 
@@ -110,8 +144,25 @@ def from_store(store, run_id: int, max_round: int | None = None) -> list[Rollout
     out = []
     for ep in load_episodes(store, ids):
         row = ep.episode
-        trs = [Transition(s["action"], s["observation"], float(s["reward"]), bool(s["terminated"]),
-                          bool(s["truncated"]), {}) for s in ep.steps if s.get("role", "agent") == "agent"]
-        out.append(RolloutEpisode(row["task"], int(row["seed"] or 0), row["first_observation"], trs,
-                                  bool(row.get("success"))))
+        trs = [
+            Transition(
+                s["action"],
+                s["observation"],
+                float(s["reward"]),
+                bool(s["terminated"]),
+                bool(s["truncated"]),
+                {},
+            )
+            for s in ep.steps
+            if s.get("role", "agent") == "agent"
+        ]
+        out.append(
+            RolloutEpisode(
+                row["task"],
+                int(row["seed"] or 0),
+                row["first_observation"],
+                trs,
+                bool(row.get("success")),
+            )
+        )
     return out

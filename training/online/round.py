@@ -44,18 +44,34 @@ class OnlineRound:
     def collect(self, pool: TaskPool, rnd: int):
         """Roll out this rank's share; the main process writes the gathered round to the store."""
         acc, cfg = self.acc, self.cfg
-        sampler = BatchSampler(self.inner.policy.lm, self.tok, max_new_tokens=cfg.max_new_tokens,
-                               temperature=cfg.temperature, max_prompt_tokens=cfg.max_length)
+        sampler = BatchSampler(
+            self.inner.policy.lm,
+            self.tok,
+            max_new_tokens=cfg.max_new_tokens,
+            temperature=cfg.temperature,
+            max_prompt_tokens=cfg.max_length,
+        )
         torch.manual_seed(cfg.seed * 1_000_003 + rnd * 7919 + acc.process_index)
         with self._full_params():
-            eps = rollout(pool, sampler, round_seeds(cfg, rnd, acc.process_index, acc.num_processes),
-                          max_steps=cfg.episode_max_steps)
+            eps = rollout(
+                pool,
+                sampler,
+                round_seeds(cfg, rnd, acc.process_index, acc.num_processes),
+                max_steps=cfg.episode_max_steps,
+            )
         everything = gather_objects(acc, eps)
         if self.main and self.store is not None and not self._written(rnd + 1):
             name = f"{cfg.algo}:{self.out.resolve().name}@round{rnd + 1}"
             # one BEGIN IMMEDIATE transaction: it waits for another writer (busy timeout)
-            self.store.write_episodes(to_records(everything, name, self.state["run_id"],
-                                                 options=cfg.task_options, meta={"round": rnd + 1}))  # fmt: skip
+            self.store.write_episodes(
+                to_records(
+                    everything,
+                    name,
+                    self.state["run_id"],
+                    options=cfg.task_options,
+                    meta={"round": rnd + 1},
+                )
+            )
         return eps, everything
 
     def _full_params(self):
@@ -76,14 +92,17 @@ class OnlineRound:
 
     def ppo_update(self, eps, rnd: int) -> dict[str, float]:
         acc, cfg, dev = self.acc, self.cfg, self.acc.device
-        ds = U.episodes_dataset(eps, self.tok, cfg.windows, cfg.max_length, cfg.reward_scale, sampled_only=True)
+        ds = U.episodes_dataset(
+            eps, self.tok, cfg.windows, cfg.max_length, cfg.reward_scale, sampled_only=True
+        )
         # the unwrapped module: ranks score different numbers of batches, and a DDP forward is a
         # collective (buffer broadcast) that would pair up with another rank's all-reduce
         with self._full_params():
             old_lp, ref_lp, old_v = U.score_tokens(self.inner, self.ref_lm, ds, dev, cfg.batch_size)
         beta = float(self.kl.value)
-        adv, ret, vmask, kl = U.advantages(ds, old_lp, ref_lp, old_v, beta=beta, gamma=cfg.gamma,
-                                           lam=cfg.lam, credit=cfg.credit)  # fmt: skip
+        adv, ret, vmask, kl = U.advantages(
+            ds, old_lp, ref_lp, old_v, beta=beta, gamma=cfg.gamma, lam=cfg.lam, credit=cfg.credit
+        )
         act = ds.act
         if cfg.whiten:
             adv = ppo.whiten(adv, act, _all_sum(acc, ppo.masked_moments(adv, act)))
@@ -91,14 +110,35 @@ class OnlineRound:
         k1 = _all_sum(acc, torch.stack([kl.sum(), act.float().sum()]))
         flats = {"old_lp": old_lp, "old_v": old_v, "adv": adv, "ret": ret, "vmask": vmask.float()}
         warm = rnd < cfg.value_warmup
-        stats = self._minibatches(ds, rnd, lambda b, ix, d, vd, bcb: U.ppo_minibatch_loss(
-            self.model, b, flats, ds, ix, cfg, d, vd, None if warm else bcb, dev, value_only=warm),
-            vflat=flats["vmask"])  # fmt: skip
+        stats = self._minibatches(
+            ds,
+            rnd,
+            lambda b, ix, d, vd, bcb: U.ppo_minibatch_loss(
+                self.model,
+                b,
+                flats,
+                ds,
+                ix,
+                cfg,
+                d,
+                vd,
+                None if warm else bcb,
+                dev,
+                value_only=warm,
+            ),
+            vflat=flats["vmask"],
+        )
         stats["value_warmup"] = float(warm)
         kl_mean = float(k3[0] / k3[1].clamp(min=1))
         self.kl.update(kl_mean, cfg.n_rollouts)
-        stats.update({"kl_k1": float(k1[0] / k1[1].clamp(min=1)), "kl_k3": kl_mean, "kl_coef": beta,
-                      "tokens": int(_all_sum(acc, torch.tensor(float(ds.n_tokens))))})  # fmt: skip
+        stats.update(
+            {
+                "kl_k1": float(k1[0] / k1[1].clamp(min=1)),
+                "kl_k3": kl_mean,
+                "kl_coef": beta,
+                "tokens": int(_all_sum(acc, torch.tensor(float(ds.n_tokens)))),
+            }
+        )
         return stats
 
     def bc_update(self, everything, rnd: int) -> dict[str, float]:
@@ -116,10 +156,20 @@ class OnlineRound:
         chosen = [pool[i] for i in kept]
         mine = chosen[acc.process_index :: acc.num_processes] or chosen[:1]  # never an empty rank
         ds = U.episodes_dataset(mine, self.tok, cfg.windows, cfg.max_length, 1.0)
-        stats = self._minibatches(ds, rnd, lambda b, ix, d, vd, bcb: (
-            U.bc_minibatch_loss(self.model, b, acc.device), {}), vflat=None)
-        stats.update({"kept": len(kept), "kept_min_return": min(rets[i] for i in kept),
-                      "pool": len(pool), "tokens": int(_all_sum(acc, torch.tensor(float(ds.n_tokens))))})
+        stats = self._minibatches(
+            ds,
+            rnd,
+            lambda b, ix, d, vd, bcb: (U.bc_minibatch_loss(self.model, b, acc.device), {}),
+            vflat=None,
+        )
+        stats.update(
+            {
+                "kept": len(kept),
+                "kept_min_return": min(rets[i] for i in kept),
+                "pool": len(pool),
+                "tokens": int(_all_sum(acc, torch.tensor(float(ds.n_tokens)))),
+            }
+        )
         return stats
 
     def _minibatches(self, ds, rnd: int, loss_fn, vflat: torch.Tensor | None) -> dict[str, float]:
@@ -139,8 +189,14 @@ class OnlineRound:
         bg = torch.Generator().manual_seed(cfg.seed * 31 + rnd)
         self.model.train()
         for ep in range(cfg.epochs):
-            g = torch.Generator().manual_seed(cfg.seed * 100003 + rnd * 101 + ep * 7 + acc.process_index)
-            perm = torch.randperm(len(ds), generator=g).tolist() if cfg.shuffle else list(range(len(ds)))
+            g = torch.Generator().manual_seed(
+                cfg.seed * 100003 + rnd * 101 + ep * 7 + acc.process_index
+            )
+            perm = (
+                torch.randperm(len(ds), generator=g).tolist()
+                if cfg.shuffle
+                else list(range(len(ds)))
+            )
             perm = (perm * math.ceil(steps * mb / max(len(perm), 1) + 1))[: steps * mb]
             for k in range(steps):
                 ix = perm[k * mb : (k + 1) * mb]
@@ -156,7 +212,9 @@ class OnlineRound:
                     bcb = self.bc_data.collate(bix)
                 loss, st = loss_fn(batch, ix, d, vd, bcb)
                 if not torch.isfinite(loss):
-                    raise TrainingError(f"the loss became {float(loss)} in round {rnd + 1}; lower --lr")
+                    raise TrainingError(
+                        f"the loss became {float(loss)} in round {rnd + 1}; lower --lr"
+                    )
                 acc.backward(loss)
                 if cfg.grad_clip:
                     acc.clip_grad_norm_(self.params, cfg.grad_clip)

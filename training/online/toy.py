@@ -25,8 +25,15 @@ BANDIT_ACTIONS = ["A\n", "B\n", "C\n", "D\n"]
 class BanditTask(TaskBase):
     """One turn: say A (reward 1), B, C or D (reward 0)."""
 
-    spec = TaskSpec(BANDIT, 1, "Bandit (toy)", "Say A.", max_turns=1, reward_range=(0.0, 1.0),
-                    success_return=1.0)  # fmt: skip
+    spec = TaskSpec(
+        BANDIT,
+        1,
+        "Bandit (toy)",
+        "Say A.",
+        max_turns=1,
+        reward_range=(0.0, 1.0),
+        success_return=1.0,
+    )
 
     def __init__(self, **options: Any) -> None:
         self._history: list[Text] = []
@@ -58,9 +65,20 @@ def register_bandit() -> None:
     envs.register(BANDIT, BanditTask)
 
 
-def tiny_checkpoint(path: str | Path, task: str, pairs: Sequence[tuple[str, str]] = (), *,
-                    texts: Sequence[str] = (), bc_steps: int = 0, lr: float = 3e-3, n_layer: int = 1,
-                    n_embd: int = 32, n_head: int = 2, n_positions: int = 128, seed: int = 0) -> Path:
+def tiny_checkpoint(
+    path: str | Path,
+    task: str,
+    pairs: Sequence[tuple[str, str]] = (),
+    *,
+    texts: Sequence[str] = (),
+    bc_steps: int = 0,
+    lr: float = 3e-3,
+    n_layer: int = 1,
+    n_embd: int = 32,
+    n_head: int = 2,
+    n_positions: int = 128,
+    seed: int = 0,
+) -> Path:
     """Write a tiny BC checkpoint for ``task``: byte tokenizer, ``bc_steps`` BC steps on ``pairs``."""
     from training.config import TrainConfig
     from training.datasets.windows import PackedDataset, Window
@@ -72,10 +90,15 @@ def tiny_checkpoint(path: str | Path, task: str, pairs: Sequence[tuple[str, str]
     torch.manual_seed(seed)
     corpus = [p for p, _ in pairs] + [a for _, a in pairs] + list(texts)
     tok = build_tokenizer(corpus or [" "], kind="byte")
-    lm = tiny_lm(len(tok), n_positions, n_layer, n_embd, n_head, 0.0, tok.pad_token_id, tok.eos_token_id)
+    lm = tiny_lm(
+        len(tok), n_positions, n_layer, n_embd, n_head, 0.0, tok.pad_token_id, tok.eos_token_id
+    )
     model = PolicyValueModel(lm, "bc")
     if pairs and bc_steps:
-        wins = [Window([(p, False, 0.0), (a, True, 0.0)], True, None, i) for i, (p, a) in enumerate(pairs)]
+        wins = [
+            Window([(p, False, 0.0), (a, True, 0.0)], True, None, i)
+            for i, (p, a) in enumerate(pairs)
+        ]
         ds = PackedDataset(wins, lambda t: encode(tok, t), tok.pad_token_id, max_length=n_positions)
         opt = torch.optim.AdamW(model.parameters(), lr=lr)
         for _ in range(bc_steps):
@@ -85,8 +108,16 @@ def tiny_checkpoint(path: str | Path, task: str, pairs: Sequence[tuple[str, str]
             opt.zero_grad()
             loss.backward()
             opt.step()
-    cfg = TrainConfig(algo="bc", task=task, tokenizer="byte", n_layer=n_layer, n_embd=n_embd,
-                      n_head=n_head, decoding="sample", max_length=n_positions - 16)  # fmt: skip
+    cfg = TrainConfig(
+        algo="bc",
+        task=task,
+        tokenizer="byte",
+        n_layer=n_layer,
+        n_embd=n_embd,
+        n_head=n_head,
+        decoding="sample",
+        max_length=n_positions - 16,
+    )
     return save_checkpoint(Path(path), model, tok, cfg, step=bc_steps, epoch=0, dataset={})
 
 

@@ -30,12 +30,18 @@ class PolicyWithValue(nn.Module):
         nn.init.zeros_(self.v_head.weight)
         nn.init.constant_(self.v_head.bias, value_bias)
 
-    def forward(self, input_ids, attention_mask, with_value: bool = True, detach_value: bool = False):
+    def forward(
+        self, input_ids, attention_mask, with_value: bool = True, detach_value: bool = False
+    ):
         """(per-position token log-probs of the next token [B, T-1], values [B, T-1] or None).
 
         ``detach_value``: the value loss reaches only the head, not the shared trunk."""
-        out = self.policy.lm(input_ids=input_ids, attention_mask=attention_mask,
-                             output_hidden_states=with_value, use_cache=False)
+        out = self.policy.lm(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            output_hidden_states=with_value,
+            use_cache=False,
+        )
         logp = token_logp(out.logits, input_ids)
         v = None
         if with_value:
@@ -50,8 +56,9 @@ def token_logp(logits: torch.Tensor, input_ids: torch.Tensor) -> torch.Tensor:
     return lp.gather(-1, input_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
 
 
-def episodes_dataset(episodes, tok, windows: str, max_length: int, reward_scale: float,
-                     sampled_only: bool = False) -> PackedDataset:
+def episodes_dataset(
+    episodes, tok, windows: str, max_length: int, reward_scale: float, sampled_only: bool = False
+) -> PackedDataset:
     """Pack rollout episodes (window ``episode`` ids = their index in ``episodes``).
 
     ``sampled_only``: the ``"\n"`` appended to a generation cut at ``max_new_tokens`` is not an
@@ -61,8 +68,15 @@ def episodes_dataset(episodes, tok, windows: str, max_length: int, reward_scale:
     wins = []
     for i, ep in enumerate(episodes):
         wins.extend(episode_windows(ep.first_observation, ep.pairs(), ep.ended, windows, i))
-    ds = PackedDataset(wins, lambda t: encode(tok, t), tok.pad_token_id, gamma=1.0, discount_mode="turn",
-                       max_length=max_length, reward_scale=reward_scale)  # fmt: skip
+    ds = PackedDataset(
+        wins,
+        lambda t: encode(tok, t),
+        tok.pad_token_id,
+        gamma=1.0,
+        discount_mode="turn",
+        max_length=max_length,
+        reward_scale=reward_scale,
+    )
     if sampled_only:
         _unmark_appended_newlines(ds, episodes)
     return ds
@@ -135,8 +149,17 @@ def utterances(ds: PackedDataset) -> dict[int, list[list[int]]]:
     return out
 
 
-def advantages(ds: PackedDataset, old_lp, ref_lp, old_v, *, beta: float, gamma: float, lam: float,
-               credit: str = "token"):
+def advantages(
+    ds: PackedDataset,
+    old_lp,
+    ref_lp,
+    old_v,
+    *,
+    beta: float,
+    gamma: float,
+    lam: float,
+    credit: str = "token",
+):
     """Flat (advantages, returns, value mask, per-token KL) per docs/algorithms.md §5.2 step 3 (before whitening).
 
     ``token``: every action token is a step (KL-shaped reward per token, γ per token).
@@ -162,8 +185,19 @@ def advantages(ds: PackedDataset, old_lp, ref_lp, old_v, *, beta: float, gamma: 
     return adv, ret, vmask, kl
 
 
-def ppo_minibatch_loss(model, batch, flats: dict[str, torch.Tensor], ds, ix, cfg, denom, vdenom,
-                       bc_batch=None, device=None, value_only: bool = False):
+def ppo_minibatch_loss(
+    model,
+    batch,
+    flats: dict[str, torch.Tensor],
+    ds,
+    ix,
+    cfg,
+    denom,
+    vdenom,
+    bc_batch=None,
+    device=None,
+    value_only: bool = False,
+):
     """L = L_pg + c_v L_v (+ w_bc L_BC) on one minibatch; returns (loss, stats).
 
     ``value_only`` (value warm-up): L = c_v L_v on the head alone; the policy terms are multiplied
@@ -181,9 +215,14 @@ def ppo_minibatch_loss(model, batch, flats: dict[str, torch.Tensor], ds, ix, cfg
     stats = {**s1, **s2}
     if bc_batch is not None and cfg.bc_weight:
         inner = model.module if hasattr(model, "module") else model
-        out = inner.policy.lm(input_ids=bc_batch["input_ids"].to(device),
-                              attention_mask=bc_batch["attention_mask"].to(device), use_cache=False)
-        lbc = bc_loss(out.logits, bc_batch["input_ids"].to(device), bc_batch["action_mask"].to(device))
+        out = inner.policy.lm(
+            input_ids=bc_batch["input_ids"].to(device),
+            attention_mask=bc_batch["attention_mask"].to(device),
+            use_cache=False,
+        )
+        lbc = bc_loss(
+            out.logits, bc_batch["input_ids"].to(device), bc_batch["action_mask"].to(device)
+        )
         loss = loss + cfg.bc_weight * lbc
         stats["bc_loss"] = float(lbc.detach())
     return loss, stats
@@ -191,6 +230,8 @@ def ppo_minibatch_loss(model, batch, flats: dict[str, torch.Tensor], ds, ix, cfg
 
 def bc_minibatch_loss(model, batch, device) -> torch.Tensor:
     """The BC loss (docs/algorithms.md §1) through the (possibly DDP-wrapped) policy-with-value module."""
-    lp, _ = model(batch["input_ids"].to(device), batch["attention_mask"].to(device), with_value=False)
+    lp, _ = model(
+        batch["input_ids"].to(device), batch["attention_mask"].to(device), with_value=False
+    )
     m = batch["action_mask"].to(device).float()
     return -(lp * m).sum() / m.sum().clamp(min=1.0)

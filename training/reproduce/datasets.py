@@ -32,8 +32,10 @@ def check_fresh(seeds: int, episodes: int) -> None:
     """A TrainingError unless ``seeds`` fresh datasets of ``episodes`` fit between the data seeds
     and the online rollouts' (each seed's below the next seed's)."""
     if episodes > FRESH_STRIDE or data_seed(seeds - 1) + episodes > ROLLOUT_SEED:
-        raise TrainingError(f"--fresh-data: {seeds} datasets of {episodes} episodes would reach the online "
-                            f"rollouts' seeds ({ROLLOUT_SEED}) or overlap (at most {FRESH_STRIDE} episodes each)")
+        raise TrainingError(
+            f"--fresh-data: {seeds} datasets of {episodes} episodes would reach the online "
+            f"rollouts' seeds ({ROLLOUT_SEED}) or overlap (at most {FRESH_STRIDE} episodes each)"
+        )
 
 
 def store_for(out: Path, seed: int | None) -> Path:
@@ -41,9 +43,16 @@ def store_for(out: Path, seed: int | None) -> Path:
     return store_in(out) if seed is None else out / f"store-s{seed}.db"
 
 
-def make_dataset(out: Path, task: str, recipe: TaskRecipe, episodes: int, seed: int | None,
-                 shown: Callable[[list[str]], str], typed: Callable[[dict[str, str]], dict[str, Any]],
-                 log: Callable[[str], None]) -> dict[str, Any]:
+def make_dataset(
+    out: Path,
+    task: str,
+    recipe: TaskRecipe,
+    episodes: int,
+    seed: int | None,
+    shown: Callable[[list[str]], str],
+    typed: Callable[[dict[str, str]], dict[str, Any]],
+    log: Callable[[str], None],
+) -> dict[str, Any]:
     """Generate the dataset of training seed ``seed`` (None: the one every seed shares) unless its
     marker says it is done; its record."""
     marker = out / ("dataset.json" if seed is None else f"dataset-s{seed}.json")
@@ -54,12 +63,25 @@ def make_dataset(out: Path, task: str, recipe: TaskRecipe, episodes: int, seed: 
         done = json.loads(marker.read_text())
         if done.get("episodes") == episodes and done.get("seed") == first:
             return done
-        raise TrainingError(f"{out} holds a dataset of another size ({done.get('episodes')} episodes); "
-                            "use another --out for this budget")
+        raise TrainingError(
+            f"{out} holds a dataset of another size ({done.get('episodes')} episodes); "
+            "use another --out for this budget"
+        )
     options = {**recipe.options, **recipe.data_options}
     db = store_for(out, seed)
-    argv = ["--db", str(db), "generate", task, "--episodes", str(episodes), "--seed", str(first),
-            "--policy", "behaviour", "--quiet"]
+    argv = [
+        "--db",
+        str(db),
+        "generate",
+        task,
+        "--episodes",
+        str(episodes),
+        "--seed",
+        str(first),
+        "--policy",
+        "behaviour",
+        "--quiet",
+    ]
     for k, v in sorted(options.items()):
         argv += ["--option", f"{k}={v}"]
     which = "" if seed is None else f" for training seed {seed}"
@@ -76,9 +98,15 @@ def make_dataset(out: Path, task: str, recipe: TaskRecipe, episodes: int, seed: 
         res = generate(store, task, agent, episodes, seed=first, options=typed(options))
     finally:
         store.close()
-    done = {"episodes": episodes, "seed": first, "options": options, "command": shown(argv),
-            "wall_s": round(time.time() - t0, 1), "mean_return": res.mean_return,
-            "success_rate": res.success_rate}
+    done = {
+        "episodes": episodes,
+        "seed": first,
+        "options": options,
+        "command": shown(argv),
+        "wall_s": round(time.time() - t0, 1),
+        "mean_return": res.mean_return,
+        "success_rate": res.success_rate,
+    }
     marker.write_text(json.dumps(done, indent=1) + "\n")
     return done
 
@@ -89,9 +117,15 @@ def pooled(per_seed: Sequence[dict[str, Any]]) -> dict[str, Any]:
     rets = [d["mean_return"] for d in per_seed]
     wins = [d["success_rate"] for d in per_seed]
     n = per_seed[0]["episodes"]
-    return {"episodes": n, "fresh_per_seed": True, "per_seed": list(per_seed),
-            "mean_return": statistics.fmean(rets), "success_rate": statistics.fmean(wins),
-            "return_range": [min(rets), max(rets)], "success_range": [min(wins), max(wins)],
-            "wall_s": round(sum(d["wall_s"] for d in per_seed), 1),
-            "seeds": "; ".join(f"{d['seed']}..{d['seed'] + n - 1}" for d in per_seed),
-            "command": per_seed[0]["command"]}
+    return {
+        "episodes": n,
+        "fresh_per_seed": True,
+        "per_seed": list(per_seed),
+        "mean_return": statistics.fmean(rets),
+        "success_rate": statistics.fmean(wins),
+        "return_range": [min(rets), max(rets)],
+        "success_range": [min(wins), max(wins)],
+        "wall_s": round(sum(d["wall_s"] for d in per_seed), 1),
+        "seeds": "; ".join(f"{d['seed']}..{d['seed'] + n - 1}" for d in per_seed),
+        "command": per_seed[0]["command"],
+    }

@@ -25,8 +25,15 @@ OFFLINE = ("bc", "%bc", "mc", "ilql", "qsft")
 ONLINE = ("ppo", "online-filtered-bc")
 ALGORITHMS = OFFLINE + ONLINE
 """Every algorithm LMRL's Table 2 reports (BC, %BC, MC, ILQL, PPO, online %BC) plus Q-SFT."""
-TABLE2_KEYS = {"bc": "BC", "%bc": "%BC", "mc": "MC Returns", "ilql": "ILQL", "ppo": "Online PPO",
-               "online-filtered-bc": "Online %BC", "qsft": "Q-SFT"}  # fmt: skip
+TABLE2_KEYS = {
+    "bc": "BC",
+    "%bc": "%BC",
+    "mc": "MC Returns",
+    "ilql": "ILQL",
+    "ppo": "Online PPO",
+    "online-filtered-bc": "Online %BC",
+    "qsft": "Q-SFT",
+}
 
 # LMRL-Gym Table 2 (normalised scores; the spec's §11 transcription, cross-checked against the
 # raw returns in the official repository). Q-SFT is not in LMRL-Gym.
@@ -56,7 +63,9 @@ class TaskRecipe:
     """Task options of the data, training and evaluation (``--option k=v``)."""
     data_options: dict[str, str] = field(default_factory=dict)
     """Extra options of the dataset only (endgames: fresh random positions, never the test set)."""
-    eval_episodes: dict[str, int] = field(default_factory=lambda: {"smoke": 2, "cpu": 100, "gpu": 1000})
+    eval_episodes: dict[str, int] = field(
+        default_factory=lambda: {"smoke": 2, "cpu": 100, "gpu": 1000}
+    )
     offline_flags: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Extra ``lmrl train`` flags per algorithm (all budgets)."""
     budget_flags: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
@@ -72,46 +81,89 @@ class TaskRecipe:
 
 
 _BIG = {"smoke": 30, "cpu": 2000}
-RECIPES: dict[str, TaskRecipe] = {r.task: r for r in (
-    TaskRecipe("maze-fo", "Maze FO", {"smoke": 30, "cpu": 1500, "gpu": 1240},
-               offline_flags={"%bc": ("--top-mode", "count")},
-               budget_flags={"cpu": {"qsft": ("--max-steps", "3000")}},
-               note="behaviour policy of envs/maze (success ~0.09); exact evaluation over the 25 starts "
-               "(LMRL: 25 starts x 32 samples); %BC keeps exactly the top 10 % (ties would keep all)"),
-    TaskRecipe("maze-po", "Maze PO", {"smoke": 30, "cpu": 1500, "gpu": 1240},
-               offline_flags={"%bc": ("--top-mode", "count")},
-               # measured over 5 seeds (training/README.md): 6 rounds at 3e-4 PPO 54.9, online %BC 43.5;
-               # 24 at 3e-4 each collapsed on one seed; 24 at 1e-4 PPO 60.1, online %BC 62.9 (BC 19.9)
-               budget_flags={"cpu": {a: ("--rounds", "24", "--lr", "1e-4") for a in ("ppo", "online-filtered-bc")}},
-               note="the PO maze: LMRL's 40-text window; PPO and online %BC run 24 rounds at lr 1e-4 on "
-               "the cpu budget"),
-    TaskRecipe("textnav-fo", "Text-Nav FO", {"smoke": 30, "cpu": 1000, "gpu": 2500},
-               note="LMRL's PartialWalkthroughAgent, 15 steps"),
-    TaskRecipe("textnav-po", "Text-Nav PO", {"smoke": 30, "cpu": 1000, "gpu": 2500},
-               # measured (training/README.md): from scratch ILQL wins 0-33 %, from BC 63.7 %;
-               # MC from BC: 34.2 % at lr 1e-4 (its BC's level), 71.8 % at MC's 1e-3, as from scratch
-               # (72.4 %), so MC starts from scratch and need not wait for BC
-               offline_flags={"ilql": ("--tau", "0.8", "--lr", "1e-4", "--logit-weight", "0.1")},
-               # every textnav-po figure is at 1,000 steps; ILQL at 3,000 did worse (51 / 2 / 68 %)
-               budget_flags={"cpu": {"mc": ("--max-steps", "1000"), "ilql": ("--max-steps", "1000")}},
-               from_bc=("ilql",), note="ILQL starts from the same seed's BC, with LMRL's Text-Nav tau and lr; "
-               "MC and ILQL run 1,000 steps on the cpu budget"),
-    TaskRecipe("wordle", "Wordle", {**_BIG, "gpu": 1_000_000}, {"words": "small"},
-               note="the real feedback rule on the closed 400-word game (LMRL: its own rule, 431 words)"),
-    TaskRecipe("wordle-lmrl", "Wordle", {**_BIG, "gpu": 1_000_000}, {"words": "small"},
-               note="LMRL's feedback rule on the closed 400-word game; with `--option vocab_file=` "
-               "LMRL-Gym's wordle_official_400.txt (not shipped) it is LMRL's game, and LMRL's "
-               "normalisation applies"),
-    TaskRecipe("chess", "Chess", {"smoke": 4, "cpu": 100, "gpu": 625_000},
-               eval_episodes={"smoke": 1, "cpu": 20, "gpu": 1000},
-               note="Stockfish-vs-Stockfish games; LMRL's chess evaluation plays 1000 games"),
-    TaskRecipe("endgames", "Endgames", {"smoke": 10, "cpu": 1000, "gpu": 97_756},
-               data_options={"positions": "random"}, eval_episodes={"smoke": 2, "cpu": 100, "gpu": 645},
-               note="data from fresh random positions; evaluation on the shipped test positions"),
-    TaskRecipe("twenty-questions", "20Qs", {**_BIG, "gpu": 100_000}),
-    TaskRecipe("guess-city", "Guess My City", {**_BIG, "gpu": 100_000}),
-    TaskRecipe("car-dealer", "Car Dealer", {**_BIG, "gpu": 19_000}),
-)}  # fmt: skip
+RECIPES: dict[str, TaskRecipe] = {
+    r.task: r
+    for r in (
+        TaskRecipe(
+            "maze-fo",
+            "Maze FO",
+            {"smoke": 30, "cpu": 1500, "gpu": 1240},
+            offline_flags={"%bc": ("--top-mode", "count")},
+            budget_flags={"cpu": {"qsft": ("--max-steps", "3000")}},
+            note="behaviour policy of envs/maze (success ~0.09); exact evaluation over the 25 starts "
+            "(LMRL: 25 starts x 32 samples); %BC keeps exactly the top 10 % (ties would keep all)",
+        ),
+        TaskRecipe(
+            "maze-po",
+            "Maze PO",
+            {"smoke": 30, "cpu": 1500, "gpu": 1240},
+            offline_flags={"%bc": ("--top-mode", "count")},
+            # measured over 5 seeds (training/README.md): 6 rounds at 3e-4 PPO 54.9, online %BC 43.5;
+            # 24 at 3e-4 each collapsed on one seed; 24 at 1e-4 PPO 60.1, online %BC 62.9 (BC 19.9)
+            budget_flags={
+                "cpu": {
+                    a: ("--rounds", "24", "--lr", "1e-4") for a in ("ppo", "online-filtered-bc")
+                }
+            },
+            note="the PO maze: LMRL's 40-text window; PPO and online %BC run 24 rounds at lr 1e-4 on "
+            "the cpu budget",
+        ),
+        TaskRecipe(
+            "textnav-fo",
+            "Text-Nav FO",
+            {"smoke": 30, "cpu": 1000, "gpu": 2500},
+            note="LMRL's PartialWalkthroughAgent, 15 steps",
+        ),
+        TaskRecipe(
+            "textnav-po",
+            "Text-Nav PO",
+            {"smoke": 30, "cpu": 1000, "gpu": 2500},
+            # measured (training/README.md): from scratch ILQL wins 0-33 %, from BC 63.7 %;
+            # MC from BC: 34.2 % at lr 1e-4 (its BC's level), 71.8 % at MC's 1e-3, as from scratch
+            # (72.4 %), so MC starts from scratch and need not wait for BC
+            offline_flags={"ilql": ("--tau", "0.8", "--lr", "1e-4", "--logit-weight", "0.1")},
+            # every textnav-po figure is at 1,000 steps; ILQL at 3,000 did worse (51 / 2 / 68 %)
+            budget_flags={"cpu": {"mc": ("--max-steps", "1000"), "ilql": ("--max-steps", "1000")}},
+            from_bc=("ilql",),
+            note="ILQL starts from the same seed's BC, with LMRL's Text-Nav tau and lr; "
+            "MC and ILQL run 1,000 steps on the cpu budget",
+        ),
+        TaskRecipe(
+            "wordle",
+            "Wordle",
+            {**_BIG, "gpu": 1_000_000},
+            {"words": "small"},
+            note="the real feedback rule on the closed 400-word game (LMRL: its own rule, 431 words)",
+        ),
+        TaskRecipe(
+            "wordle-lmrl",
+            "Wordle",
+            {**_BIG, "gpu": 1_000_000},
+            {"words": "small"},
+            note="LMRL's feedback rule on the closed 400-word game; with `--option vocab_file=` "
+            "LMRL-Gym's wordle_official_400.txt (not shipped) it is LMRL's game, and LMRL's "
+            "normalisation applies",
+        ),
+        TaskRecipe(
+            "chess",
+            "Chess",
+            {"smoke": 4, "cpu": 100, "gpu": 625_000},
+            eval_episodes={"smoke": 1, "cpu": 20, "gpu": 1000},
+            note="Stockfish-vs-Stockfish games; LMRL's chess evaluation plays 1000 games",
+        ),
+        TaskRecipe(
+            "endgames",
+            "Endgames",
+            {"smoke": 10, "cpu": 1000, "gpu": 97_756},
+            data_options={"positions": "random"},
+            eval_episodes={"smoke": 2, "cpu": 100, "gpu": 645},
+            note="data from fresh random positions; evaluation on the shipped test positions",
+        ),
+        TaskRecipe("twenty-questions", "20Qs", {**_BIG, "gpu": 100_000}),
+        TaskRecipe("guess-city", "Guess My City", {**_BIG, "gpu": 100_000}),
+        TaskRecipe("car-dealer", "Car Dealer", {**_BIG, "gpu": 19_000}),
+    )
+}
 
 # Flags per budget and algorithm, before the task's own (config.RECIPES still applies where no
 # flag is given). The offline runs skip their built-in final evaluation: reproduce evaluates
@@ -120,8 +172,10 @@ _SMOKE_MODEL = ("--n-layer", "1", "--n-embd", "32", "--n-head", "2", "--vocab-si
 BUDGET_FLAGS: dict[str, dict[str, tuple[str, ...]]] = {
     "smoke": {
         **{a: (*_SMOKE_MODEL, "--max-steps", "3", "--batch-size", "8") for a in OFFLINE},
-        **{a: ("--rounds", "1", "--n-rollouts", "4", "--rollout-batch", "4", "--batch-size", "8")
-           for a in ONLINE},
+        **{
+            a: ("--rounds", "1", "--n-rollouts", "4", "--rollout-batch", "4", "--batch-size", "8")
+            for a in ONLINE
+        },
     },
     "cpu": {
         "bc": ("--max-steps", "1000"),
@@ -130,19 +184,37 @@ BUDGET_FLAGS: dict[str, dict[str, tuple[str, ...]]] = {
         "ilql": ("--max-steps", "3000"),
         "qsft": ("--max-steps", "1000"),
         "ppo": ("--rounds", "6", "--n-rollouts", "32", "--batch-size", "64", "--lr", "3e-4"),
-        "online-filtered-bc": ("--rounds", "6", "--n-rollouts", "32", "--batch-size", "64", "--lr", "3e-4"),
+        "online-filtered-bc": (
+            "--rounds",
+            "6",
+            "--n-rollouts",
+            "32",
+            "--batch-size",
+            "64",
+            "--lr",
+            "3e-4",
+        ),
     },
     "gpu": {
-        **{a: ("--n-layer", "6", "--n-embd", "256", "--n-head", "8", "--epochs", "3") for a in OFFLINE},
+        **{
+            a: ("--n-layer", "6", "--n-embd", "256", "--n-head", "8", "--epochs", "3")
+            for a in OFFLINE
+        },
         **{a: ("--rounds", "40", "--n-rollouts", "128") for a in ONLINE},
     },
-}  # fmt: skip
+}
 # ``--model utterance``: its runs' length per budget (after the budget's flags, so these win): a
 # step is a batch of whole episodes (--batch-size, 32), every turn of each a transition.
 MODEL_FLAGS: dict[str, dict[str, tuple[str, ...]]] = {
-    "utterance": {"smoke": ("--max-steps", "5"), "cpu": ("--max-steps", "2000"), "gpu": ("--max-steps", "6000")},
+    "utterance": {
+        "smoke": ("--max-steps", "5"),
+        "cpu": ("--max-steps", "2000"),
+        "gpu": ("--max-steps", "6000"),
+    },
 }
-_NO_FINAL_EVAL = {a: ("--eval-episodes", "0") for a in OFFLINE} | {a: ("--eval-every", "0") for a in ONLINE}
+_NO_FINAL_EVAL = {a: ("--eval-episodes", "0") for a in OFFLINE} | {
+    a: ("--eval-every", "0") for a in ONLINE
+}
 SAVE_EVERY = 250
 """Offline runs of the cpu and gpu budgets save a checkpoint every this many steps, so that a
 reproduction stopped part-way (killed, out of memory, the machine given back) resumes from there
@@ -155,7 +227,9 @@ def recipe(task: str, options: dict[str, str] | None = None) -> TaskRecipe:
     try:
         r = RECIPES[task]
     except KeyError:
-        raise ValueError(f"no reproduction recipe for {task!r}; tasks: {', '.join(RECIPES)}") from None
+        raise ValueError(
+            f"no reproduction recipe for {task!r}; tasks: {', '.join(RECIPES)}"
+        ) from None
     if not options:
         return r
     base = {k: v for k, v in r.options.items() if not ("vocab_file" in options and k == "words")}
@@ -172,15 +246,21 @@ def _without(pairs: tuple[str, ...], names: tuple[str, ...]) -> list[str]:
     return out
 
 
-def train_flags(task: str, algo: str, budget: str, options: dict[str, str] | None = None) -> list[str]:
+def train_flags(
+    task: str, algo: str, budget: str, options: dict[str, str] | None = None
+) -> list[str]:
     """The ``lmrl train ALGO`` flags of this task, algorithm and budget (besides task, out, seed);
     ``options`` replace the recipe's task options."""
     if budget not in BUDGETS:
         raise ValueError(f"budget must be one of {', '.join(BUDGETS)}")
     r = recipe(task, options)
     own = r.budget_flags.get(budget, {}).get(algo, ())
-    flags = [*_without(BUDGET_FLAGS[budget].get(algo, ()), own[::2]), *own,
-             *r.offline_flags.get(algo, ()), *_NO_FINAL_EVAL[algo]]
+    flags = [
+        *_without(BUDGET_FLAGS[budget].get(algo, ()), own[::2]),
+        *own,
+        *r.offline_flags.get(algo, ()),
+        *_NO_FINAL_EVAL[algo],
+    ]
     if algo in OFFLINE and budget != "smoke":
         flags += ["--save-every", str(SAVE_EVERY)]
     for k, v in sorted(r.options.items()):
@@ -196,8 +276,13 @@ def starts_from_bc(task: str, algo: str) -> bool:
 def canonical(algo: str) -> str:
     """``filtered-bc``/``pbc`` -> ``%bc`` and so on (the names of :data:`ALGORITHMS`)."""
     key = algo.lower()
-    key = {"pbc": "%bc", "filtered-bc": "%bc", "online-%bc": "online-filtered-bc", "q-sft": "qsft",
-           "online-pbc": "online-filtered-bc"}.get(key, key)  # fmt: skip
+    key = {
+        "pbc": "%bc",
+        "filtered-bc": "%bc",
+        "online-%bc": "online-filtered-bc",
+        "q-sft": "qsft",
+        "online-pbc": "online-filtered-bc",
+    }.get(key, key)
     if key not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algo!r}; choose from {', '.join(ALGORITHMS)}")
     return key

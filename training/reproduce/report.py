@@ -23,9 +23,38 @@ from training.reproduce.recipes import (
 )
 
 # two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-         2.052, 2.048, 2.045, 2.042)  # fmt: skip
+_T975 = (
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
+)
 METRICS = ("mean_return", "normalised_lmrl", "success_rate")
 
 
@@ -33,12 +62,24 @@ def seed_ci(values: Sequence[float | None]) -> dict[str, Any]:
     """Mean and 95 % CI (t interval) across training seeds; None where a value is missing."""
     vals = [float(v) for v in values if v is not None]
     if not vals or len(vals) != len(values):
-        return {"mean": None, "ci_low": None, "ci_high": None, "n": len(vals), "values": list(values)}
+        return {
+            "mean": None,
+            "ci_low": None,
+            "ci_high": None,
+            "n": len(vals),
+            "values": list(values),
+        }
     mean = math.fsum(vals) / len(vals)
     half = 0.0
     if len(vals) > 1:
         half = _t975(len(vals) - 1) * statistics.stdev(vals) / math.sqrt(len(vals))
-    return {"mean": mean, "ci_low": mean - half, "ci_high": mean + half, "n": len(vals), "values": vals}
+    return {
+        "mean": mean,
+        "ci_low": mean - half,
+        "ci_high": mean + half,
+        "n": len(vals),
+        "values": vals,
+    }
 
 
 def versions() -> dict[str, str | None]:
@@ -54,10 +95,22 @@ def versions() -> dict[str, str | None]:
 def git_commit() -> str | None:
     """This code's commit (``-dirty`` with uncommitted changes to tracked files)."""
     try:
-        res = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
-                             text=True, timeout=10, check=False)  # fmt: skip
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=Path(__file__).parent,
-                               capture_output=True, text=True, timeout=10, check=False)  # fmt: skip
+        res = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     if res.returncode != 0:
@@ -113,39 +166,72 @@ def versus_bc(task: str, algos: dict[str, Any]) -> dict[str, Any]:
         if algo == "bc" or a["mean"] is None or b["mean"] is None:
             continue
         apart = None  # with one seed on either side there is no interval
-        diff: dict[str, Any] = {"mean": a["mean"] - b["mean"], "ci_low": None, "ci_high": None,
-                                "n": min(a["n"], b["n"])}  # n: for ``_ci``
+        diff: dict[str, Any] = {
+            "mean": a["mean"] - b["mean"],
+            "ci_low": None,
+            "ci_high": None,
+            "n": min(a["n"], b["n"]),
+        }  # n: for ``_ci``
         if diff["n"] > 1:
-            apart = "above" if a["ci_low"] > b["ci_high"] else "below" if a["ci_high"] < b["ci_low"] else "overlap"
-            se = math.sqrt(statistics.variance(a["values"]) / a["n"] + statistics.variance(b["values"]) / b["n"])
+            apart = (
+                "above"
+                if a["ci_low"] > b["ci_high"]
+                else "below"
+                if a["ci_high"] < b["ci_low"]
+                else "overlap"
+            )
+            se = math.sqrt(
+                statistics.variance(a["values"]) / a["n"]
+                + statistics.variance(b["values"]) / b["n"]
+            )
             half = _t975(diff["n"] - 1) * se
             diff.update(ci_low=diff["mean"] - half, ci_high=diff["mean"] + half)
         common = [s for s in row["seeds"] if s in by_seed_b]
         by_seed_a = dict(zip(row["seeds"], a["values"], strict=True))
         paired = seed_ci([by_seed_a[s] - by_seed_b[s] for s in common]) if common else None
-        out[algo] = {"metric": metric, "cis_apart": apart, "difference": diff, "paired": paired,
-                     "paired_seeds": common, "starts_from_bc": starts_from_bc(task, algo)}  # fmt: skip
+        out[algo] = {
+            "metric": metric,
+            "cis_apart": apart,
+            "difference": diff,
+            "paired": paired,
+            "paired_seeds": common,
+            "starts_from_bc": starts_from_bc(task, algo),
+        }
     return out
 
 
-def write_report(out: Path, recipe: TaskRecipe, budget: str, data: dict[str, Any],
-                 records: list[dict[str, Any]], wall_s: float, commit: str | None = None,
-                 train_flags: Sequence[str] = (), model: str | None = None) -> dict[str, Any]:  # fmt: skip
+def write_report(
+    out: Path,
+    recipe: TaskRecipe,
+    budget: str,
+    data: dict[str, Any],
+    records: list[dict[str, Any]],
+    wall_s: float,
+    commit: str | None = None,
+    train_flags: Sequence[str] = (),
+    model: str | None = None,
+) -> dict[str, Any]:
     """Write ``results.json`` and ``results.md``; returns the JSON's content. ``commit``: the code's
     commit when the runs started (default: now); ``train_flags``: the ``--train-flag``s of every run."""
     algos = summarise(recipe, records)
     seeds = sorted({r["seed"] for r in records})
     res = {
-        "task": recipe.task, "budget": budget, "training_seeds": seeds, "train_flags": list(train_flags),
-        "dataset": {"seeds": f"{DATA_SEED}..{DATA_SEED + data['episodes'] - 1}", **data}, "model": model,
+        "task": recipe.task,
+        "budget": budget,
+        "training_seeds": seeds,
+        "train_flags": list(train_flags),
+        "dataset": {"seeds": f"{DATA_SEED}..{DATA_SEED + data['episodes'] - 1}", **data},
+        "model": model,
         "evaluation_seeds": _eval_seeds(algos),
-        "table2_row": recipe.table2_row, "recipe_note": recipe.note,
+        "table2_row": recipe.table2_row,
+        "recipe_note": recipe.note,
         "algorithms": algos,
         "versus_bc": versus_bc(recipe.task, algos),
         "wall_s_this_invocation": round(wall_s, 1),
-        "versions": versions(), "git_commit": commit or git_commit(),
+        "versions": versions(),
+        "git_commit": commit or git_commit(),
         "store": f"{store_in('.').name} (runs, checkpoints and evaluations tables)",
-    }  # fmt: skip
+    }
     (out / "results.json").write_text(json.dumps(res, indent=1, default=str) + "\n")
     (out / "results.md").write_text(markdown(res))
     return res
@@ -162,15 +248,19 @@ def _data_flags(res: dict[str, Any]) -> str:
 
 def _dataset_line(d: dict[str, Any]) -> str:
     if not d.get("fresh_per_seed"):
-        return (f"* Dataset: {d['episodes']} episodes of the behaviour policy, seeds {d['seeds']} "
-                f"(mean return {d['mean_return']:.3f}, success {d['success_rate']:.1%}, {d['wall_s']} s): "
-                f"`{d['command']}`")
+        return (
+            f"* Dataset: {d['episodes']} episodes of the behaviour policy, seeds {d['seeds']} "
+            f"(mean return {d['mean_return']:.3f}, success {d['success_rate']:.1%}, {d['wall_s']} s): "
+            f"`{d['command']}`"
+        )
     lo, hi = d["return_range"]
     wlo, whi = d["success_range"]
-    return (f"* Datasets: a fresh one per training seed, {d['episodes']} episodes of the behaviour policy each, "
-            f"seeds {d['seeds']} (mean return {d['mean_return']:.3f}, {lo:.3f} to {hi:.3f} over the draws; "
-            f"success {d['success_rate']:.1%}, {wlo:.1%} to {whi:.1%}; {d['wall_s']} s in all); the first: "
-            f"`{d['command']}`")
+    return (
+        f"* Datasets: a fresh one per training seed, {d['episodes']} episodes of the behaviour policy each, "
+        f"seeds {d['seeds']} (mean return {d['mean_return']:.3f}, {lo:.3f} to {hi:.3f} over the draws; "
+        f"success {d['success_rate']:.1%}, {wlo:.1%} to {whi:.1%}; {d['wall_s']} s in all); the first: "
+        f"`{d['command']}`"
+    )
 
 
 def _eval_seeds(algos: dict[str, Any]) -> str | None:
@@ -199,56 +289,93 @@ def _algorithms_flag(res: dict[str, Any]) -> str:
 def markdown(res: dict[str, Any]) -> str:
     d = res["dataset"]
     lines = [
-        f"# {res['task']}: LMRL-Gym Table 2 reproduction (budget `{res['budget']}`)", "",
+        f"# {res['task']}: LMRL-Gym Table 2 reproduction (budget `{res['budget']}`)",
+        "",
         f"Written by `lmrl reproduce {res['task']} --budget {res['budget']} --seeds {len(res['training_seeds'])}"
         f"{_algorithms_flag(res)}{_data_flags(res)}{''.join(f' --train-flag={f}' for f in res.get('train_flags', []))}`.",
         f"Mean across training seeds {', '.join(map(str, res['training_seeds']))} with a 95 % CI "
         "(Student's t over the seeds' evaluation means). Normalised: LMRL's constants "
-        "(0 = min, 50 = LMRL's dataset average, 100 = max; negatives clipped to 0 as in LMRL's Table 2).", "",
+        "(0 = min, 50 = LMRL's dataset average, 100 = max; negatives clipped to 0 as in LMRL's Table 2).",
+        "",
         _dataset_line(d),
         f"* Evaluation seeds: {res['evaluation_seeds']} (disjoint from the data seeds).",
         f"* Recipe: {res['recipe_note'] or 'see training/reproduce/recipes.py'}",
-        f"* Versions: {', '.join(f'{k} {v}' for k, v in res['versions'].items())}; commit {res['git_commit']}", "",
+        f"* Versions: {', '.join(f'{k} {v}' for k, v in res['versions'].items())}; commit {res['git_commit']}",
+        "",
         "| algorithm | return | **normalised** | success | LMRL Table 2 | seeds | eval | wall (train + eval, all seeds) |",
         "|---|---|---|---|---|---|---|---|",
-    ]  # fmt: skip
+    ]
     for algo, row in res["algorithms"].items():
         t2 = row["table2"]
         lines.append(
             f"| {TABLE2_KEYS[algo]} | {_ci(row['mean_return'], '.3f')} | **{_ci(row['normalised_lmrl'], '.1f')}** "
             f"| {_ci(row['success_rate'], '.1f', 100.0)} % | {'–' if t2 is None else t2} | {len(row['seeds'])} "
             f"| {row['eval_episodes']} {'exact' if row['eval_method'] == 'exact' else 'episodes'} | {row['wall_s']:.0f} s |"
-        )  # fmt: skip
-    bisim = [f"{TABLE2_KEYS[a]} {_ci(r['bisim_loss'], '.4f')}" for a, r in res["algorithms"].items() if "bisim_loss" in r]
+        )
+    bisim = [
+        f"{TABLE2_KEYS[a]} {_ci(r['bisim_loss'], '.4f')}"
+        for a, r in res["algorithms"].items()
+        if "bisim_loss" in r
+    ]
     if bisim:
-        lines += ["", "Bisimulation loss of the final value model on its first 256 training windows "
-                  f"(`training/README.md`; low: histories are represented by what matters for acting): {'; '.join(bisim)}."]  # fmt: skip
+        lines += [
+            "",
+            "Bisimulation loss of the final value model on its first 256 training windows "
+            f"(`training/README.md`; low: histories are represented by what matters for acting): {'; '.join(bisim)}.",
+        ]
     lines += _versus_lines(res.get("versus_bc") or {})
-    lines += ["", f"LMRL's Table 2 row: {res['table2_row']} (GPT-2 models, LMRL's dataset sizes).", "",
-              "## Commands (run from this folder)", ""]  # fmt: skip
-    lines += ["```", *([p["command"] for p in d["per_seed"]] if d.get("fresh_per_seed") else [d["command"]])]
+    lines += [
+        "",
+        f"LMRL's Table 2 row: {res['table2_row']} (GPT-2 models, LMRL's dataset sizes).",
+        "",
+        "## Commands (run from this folder)",
+        "",
+    ]
+    lines += [
+        "```",
+        *([p["command"] for p in d["per_seed"]] if d.get("fresh_per_seed") else [d["command"]]),
+    ]
     for row in res["algorithms"].values():
         lines += row["commands"]
     lines += ["```", ""]
     return "\n".join(lines)
 
 
-_APART = {"above": "**apart, above BC**", "below": "apart, below BC", "overlap": "overlap", None: "– (one seed)"}
+_APART = {
+    "above": "**apart, above BC**",
+    "below": "apart, below BC",
+    "overlap": "overlap",
+    None: "– (one seed)",
+}
 
 
 def _versus_lines(vs: dict[str, Any]) -> list[str]:
     if not vs:
         return []
     metric = next(iter(vs.values()))["metric"]
-    scale, measure = (100.0, "the success rate, in points") if metric == "success_rate" else (1.0, "LMRL's normalised score")
-    lines = ["", f"**Against BC**, on {measure}: the rows' 95 % CIs, the difference of the means (Welch, t with "
-             "the smaller n − 1 degrees of freedom) and the per-seed difference over the seeds both have (paired; "
-             "the fair comparison where the run starts from that seed's BC checkpoint).", "",
-             "| algorithm | the rows' 95 % CIs | difference of the means | per seed (paired) | starts from its seed's BC |",
-             "|---|---|---|---|---|"]  # fmt: skip
+    scale, measure = (
+        (100.0, "the success rate, in points")
+        if metric == "success_rate"
+        else (1.0, "LMRL's normalised score")
+    )
+    lines = [
+        "",
+        f"**Against BC**, on {measure}: the rows' 95 % CIs, the difference of the means (Welch, t with "
+        "the smaller n − 1 degrees of freedom) and the per-seed difference over the seeds both have (paired; "
+        "the fair comparison where the run starts from that seed's BC checkpoint).",
+        "",
+        "| algorithm | the rows' 95 % CIs | difference of the means | per seed (paired) | starts from its seed's BC |",
+        "|---|---|---|---|---|",
+    ]
     for algo, v in vs.items():
         p = v["paired"]
-        per_seed = "–" if p is None else f"{_ci(p, '+.1f', scale)} over seeds {', '.join(map(str, v['paired_seeds']))}"
-        lines.append(f"| {TABLE2_KEYS[algo]} | {_APART[v['cis_apart']]} | {_ci(v['difference'], '+.1f', scale)} "
-                     f"| {per_seed} | {'yes' if v['starts_from_bc'] else 'no'} |")  # fmt: skip
+        per_seed = (
+            "–"
+            if p is None
+            else f"{_ci(p, '+.1f', scale)} over seeds {', '.join(map(str, v['paired_seeds']))}"
+        )
+        lines.append(
+            f"| {TABLE2_KEYS[algo]} | {_APART[v['cis_apart']]} | {_ci(v['difference'], '+.1f', scale)} "
+            f"| {per_seed} | {'yes' if v['starts_from_bc'] else 'no'} |"
+        )
     return lines

@@ -59,11 +59,23 @@ def _under(path: str, root: Path) -> bool:
 class Reproduction:
     """One task's reproduction in ``out`` (see the module docstring)."""
 
-    def __init__(self, task: str, out: str | os.PathLike, *, budget: str = "cpu", seeds: int = 3,
-                 algorithms: Iterable[str] = ALGORITHMS, runner: Runner,
-                 log: Callable[[str], None] | None = None, options: dict[str, Any] | None = None,
-                 train_flags: Iterable[str] = (), jobs: int = 1, model: str | None = None,
-                 fresh_data: bool = False, episodes: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        task: str,
+        out: str | os.PathLike,
+        *,
+        budget: str = "cpu",
+        seeds: int = 3,
+        algorithms: Iterable[str] = ALGORITHMS,
+        runner: Runner,
+        log: Callable[[str], None] | None = None,
+        options: dict[str, Any] | None = None,
+        train_flags: Iterable[str] = (),
+        jobs: int = 1,
+        model: str | None = None,
+        fresh_data: bool = False,
+        episodes: int | None = None,
+    ) -> None:
         if budget not in BUDGETS:
             raise TrainingError(f"--budget must be one of {', '.join(BUDGETS)}")
         if seeds < 1:
@@ -85,11 +97,15 @@ class Reproduction:
         if fresh_data:
             check_fresh(seeds, self.episodes)
         if model == "utterance" and set(self.algorithms) & set(ONLINE):
-            raise TrainingError("--model utterance trains the offline algorithms: "
-                                + ", ".join(a for a in ALGORITHMS if a not in ONLINE))
+            raise TrainingError(
+                "--model utterance trains the offline algorithms: "
+                + ", ".join(a for a in ALGORITHMS if a not in ONLINE)
+            )
         self.from_bc = {a for a in self.algorithms if starts_from_bc(task, a) and model is None}
         if self.from_bc and "bc" not in self.algorithms:
-            self.algorithms.insert(0, "bc")  # the online runs (and some recipes' offline ones) start from BC
+            self.algorithms.insert(
+                0, "bc"
+            )  # the online runs (and some recipes' offline ones) start from BC
         self.algorithms.sort(key=lambda a: a != "bc")  # BC first: the others may wait for it
         self.out = Path(out).resolve()
         self.store_path = store_for(self.out, None)
@@ -103,8 +119,16 @@ class Reproduction:
     # -- steps ----------------------------------------------------------------------------------
     def dataset(self, seed: int | None = None) -> dict[str, Any]:
         """Generate the dataset once (``OUT/dataset.json``), or training seed ``seed``'s own."""
-        return make_dataset(self.out, self.task, self.recipe, self.episodes, seed, lambda a: _shown(a, self.out),
-                            _typed, self.log)
+        return make_dataset(
+            self.out,
+            self.task,
+            self.recipe,
+            self.episodes,
+            seed,
+            lambda a: _shown(a, self.out),
+            _typed,
+            self.log,
+        )
 
     def _db(self, seed: int) -> str:
         return str(store_for(self.out, seed if self.fresh_data else None))
@@ -115,10 +139,27 @@ class Reproduction:
         marker = folder / "reproduce.json"
         if marker.exists():
             return json.loads(marker.read_text())
-        model = ["--model", self.model, *MODEL_FLAGS.get(self.model, {}).get(self.budget, ())] if self.model else []
-        argv = ["--db", self._db(seed), "train", algo, "--task", self.task, "--out", str(folder),
-                "--seed", str(seed), "--no-progress", *train_flags(self.task, algo, self.budget, self.options),
-                *model, *(flag for algos, flag in self._flags if algos is None or algo in algos)]  # fmt: skip
+        model = (
+            ["--model", self.model, *MODEL_FLAGS.get(self.model, {}).get(self.budget, ())]
+            if self.model
+            else []
+        )
+        argv = [
+            "--db",
+            self._db(seed),
+            "train",
+            algo,
+            "--task",
+            self.task,
+            "--out",
+            str(folder),
+            "--seed",
+            str(seed),
+            "--no-progress",
+            *train_flags(self.task, algo, self.budget, self.options),
+            *model,
+            *(flag for algos, flag in self._flags if algos is None or algo in algos),
+        ]
         if algo in ONLINE:
             argv += ["--init", str(self.out / "runs" / f"bc-s{seed}")]
         elif algo in self.from_bc:
@@ -130,38 +171,64 @@ class Reproduction:
         rc, stdout = self.runner(argv)
         train_wall = time.time() - t0
         if rc != 0:
-            raise TrainingError(f"{_shown(argv, self.out)} failed (exit {rc}){self._see('train', folder)}")
+            raise TrainingError(
+                f"{_shown(argv, self.out)} failed (exit {rc}){self._see('train', folder)}"
+            )
         trained = last_json(stdout)
         episodes = self.recipe.eval_episodes[self.budget]
         # an online run given --keep-best=true is judged by the checkpoint it kept
         best = folder / "checkpoint-best"
         target = best if algo in ONLINE and best.exists() else folder
-        ev = ["--db", self._db(seed), "eval", str(target), "--episodes", str(episodes), "--seed", "0"]
+        ev = [
+            "--db",
+            self._db(seed),
+            "eval",
+            str(target),
+            "--episodes",
+            str(episodes),
+            "--seed",
+            "0",
+        ]
         for k, v in sorted(self.recipe.options.items()):
             ev += ["--option", f"{k}={v}"]
         t0 = time.time()
         rc, stdout = self.runner(ev)
         eval_wall = time.time() - t0
         if rc != 0:
-            raise TrainingError(f"{_shown(ev, self.out)} failed (exit {rc}){self._see('eval', folder)}")
+            raise TrainingError(
+                f"{_shown(ev, self.out)} failed (exit {rc}){self._see('eval', folder)}"
+            )
         result = last_json(stdout)
-        record = {"algorithm": algo, "seed": seed, "budget": self.budget,
-                  "train_command": _shown([a for a in argv if a != "--resume"], self.out),
-                  "eval_command": _shown(ev, self.out), "train_wall_s": round(train_wall, 1),
-                  "eval_wall_s": round(eval_wall, 1), "run_id": trained.get("run_id"),
-                  "checkpoint_id": trained.get("checkpoint_id"),
-                  "steps": trained.get("step", trained.get("steps")),
-                  "bisim_loss": trained.get("bisim_loss"), "kept_best": trained.get("best"),
-                  "evaluation": {k: v for k, v in result.items() if k != "checkpoint"}}  # fmt: skip
+        record = {
+            "algorithm": algo,
+            "seed": seed,
+            "budget": self.budget,
+            "train_command": _shown([a for a in argv if a != "--resume"], self.out),
+            "eval_command": _shown(ev, self.out),
+            "train_wall_s": round(train_wall, 1),
+            "eval_wall_s": round(eval_wall, 1),
+            "run_id": trained.get("run_id"),
+            "checkpoint_id": trained.get("checkpoint_id"),
+            "steps": trained.get("step", trained.get("steps")),
+            "bisim_loss": trained.get("bisim_loss"),
+            "kept_best": trained.get("best"),
+            "evaluation": {k: v for k, v in result.items() if k != "checkpoint"},
+        }
         folder.mkdir(parents=True, exist_ok=True)
         marker.write_text(json.dumps(record, indent=1, default=str) + "\n")
-        self.log(f"[{self.task}] {algo} seed {seed}: return {result.get('mean_return')}, "
-                 f"normalised {result.get('normalised_lmrl')} ({train_wall + eval_wall:.0f} s)")  # fmt: skip
+        self.log(
+            f"[{self.task}] {algo} seed {seed}: return {result.get('mean_return')}, "
+            f"normalised {result.get('normalised_lmrl')} ({train_wall + eval_wall:.0f} s)"
+        )
         return record
 
     def _see(self, command: str, folder: Path) -> str:
         """Where a failed command's messages are (with --jobs: a log file; else they were printed)."""
-        return f"; its messages: {self.out / 'logs' / log_name(command, folder)}" if self.jobs > 1 else ""
+        return (
+            f"; its messages: {self.out / 'logs' / log_name(command, folder)}"
+            if self.jobs > 1
+            else ""
+        )
 
     def run(self) -> dict[str, Any]:
         # Not at import: `lmrl` builds this command's parser at every start, and the report's
@@ -170,15 +237,31 @@ class Reproduction:
 
         self.out.mkdir(parents=True, exist_ok=True)
         t0, commit = time.time(), git_commit()
-        data = pooled([self.dataset(s) for s in range(self.seeds)]) if self.fresh_data else self.dataset()
+        data = (
+            pooled([self.dataset(s) for s in range(self.seeds)])
+            if self.fresh_data
+            else self.dataset()
+        )
         if self.episodes_given:
             data = {**data, "episodes_given": True}
         # algorithm by algorithm (all seeds of one before the next): a run cut short leaves whole rows
         order = [(algo, seed) for algo in self.algorithms for seed in range(self.seeds)]
-        records = ([self.run_one(*key) for key in order] if self.jobs == 1
-                   else side_by_side(order, self.jobs, self.run_one, self.from_bc))  # fmt: skip
-        return write_report(self.out, self.recipe, self.budget, data, records, time.time() - t0, commit,
-                            train_flags=self.extra_flags, model=self.model)  # fmt: skip
+        records = (
+            [self.run_one(*key) for key in order]
+            if self.jobs == 1
+            else side_by_side(order, self.jobs, self.run_one, self.from_bc)
+        )
+        return write_report(
+            self.out,
+            self.recipe,
+            self.budget,
+            data,
+            records,
+            time.time() - t0,
+            commit,
+            train_flags=self.extra_flags,
+            model=self.model,
+        )
 
 
 def _scoped_flag(text: str) -> tuple[frozenset[str] | None, str]:
@@ -188,8 +271,10 @@ def _scoped_flag(text: str) -> tuple[frozenset[str] | None, str]:
         return None, text
     algos, sep, flag = text.partition(":")
     if not sep or not flag.startswith("-"):
-        raise TrainingError(f"--train-flag {text!r}: write an lmrl train flag (--max-steps=400), or "
-                            "ALGORITHMS:FLAG for some algorithms only (ppo,online-filtered-bc:--rounds=24)")  # fmt: skip
+        raise TrainingError(
+            f"--train-flag {text!r}: write an lmrl train flag (--max-steps=400), or "
+            "ALGORITHMS:FLAG for some algorithms only (ppo,online-filtered-bc:--rounds=24)"
+        )
     try:
         return frozenset(canonical(a.strip()) for a in algos.split(",")), flag
     except ValueError as e:

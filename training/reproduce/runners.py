@@ -38,8 +38,12 @@ def log_name(command: str, folder: str | os.PathLike) -> str:
     return f"{command}-{Path(folder).name}.log"
 
 
-def side_by_side(order: Sequence[tuple[str, int]], jobs: int,
-                 one: Callable[[str, int], Any], after_bc: Collection[str] = ONLINE) -> list[Any]:  # fmt: skip
+def side_by_side(
+    order: Sequence[tuple[str, int]],
+    jobs: int,
+    one: Callable[[str, int], Any],
+    after_bc: Collection[str] = ONLINE,
+) -> list[Any]:
     """``one(algo, seed)`` of every key of ``order``, ``jobs`` at a time; the call of an algorithm
     in ``after_bc`` (the online ones, and those a recipe starts from BC) starts once its seed's BC
     call has returned (an exception there is raised in it too; a key without a BC call in ``order``
@@ -93,8 +97,14 @@ def in_subprocesses(log_dir: Path, threads: int = 1) -> Runner:
         log_dir.mkdir(parents=True, exist_ok=True)
         env = {"OMP_NUM_THREADS": str(threads), **child_env()}  # never the folder's own packages
         with (log_dir / log_name(cmd, folder)).open("w") as err:
-            done = subprocess.run([sys.executable, "-m", "lmrl_tui", *argv], stdout=subprocess.PIPE,
-                                  stderr=err, text=True, env=env, check=False)  # fmt: skip
+            done = subprocess.run(
+                [sys.executable, "-m", "lmrl_tui", *argv],
+                stdout=subprocess.PIPE,
+                stderr=err,
+                text=True,
+                env=env,
+                check=False,
+            )
         return done.returncode, done.stdout
 
     return run

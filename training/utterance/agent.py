@@ -39,8 +39,18 @@ class UtteranceAgent:
 
     kind = "checkpoint"
 
-    def __init__(self, model, candidates: Sequence[str], algo: str, name: str, meta: dict[str, Any], *,
-                 no_repeat: bool = True, beta: float = 8.0, scale: float = 1.0) -> None:
+    def __init__(
+        self,
+        model,
+        candidates: Sequence[str],
+        algo: str,
+        name: str,
+        meta: dict[str, Any],
+        *,
+        no_repeat: bool = True,
+        beta: float = 8.0,
+        scale: float = 1.0,
+    ) -> None:
         self.model = model.eval()
         self.candidates = list(candidates)
         self.algo = algo
@@ -90,8 +100,18 @@ class UtteranceAgent:
         if self.algo == "qsft":
             q = torch.log_softmax(out["q1"][0], dim=-1)
         else:
-            q = torch.minimum(out["q1"][0], out["q2"][0]) if self.algo == "ilql" else (out["q1"][0] + out["q2"][0]) / 2
-        score = logp if self.algo in ("bc", "pbc") else q if self.algo == "qsft" else logp + self.beta * q
+            q = (
+                torch.minimum(out["q1"][0], out["q2"][0])
+                if self.algo == "ilql"
+                else (out["q1"][0] + out["q2"][0]) / 2
+            )
+        score = (
+            logp
+            if self.algo in ("bc", "pbc")
+            else q
+            if self.algo == "qsft"
+            else logp + self.beta * q
+        )
         return {"logp": logp, "q": q, "v": out["v"][0].expand_as(q), "score": score}
 
     def act(self, history: Sequence[Text]) -> str:

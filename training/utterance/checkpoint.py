@@ -35,16 +35,34 @@ def is_utterance_checkpoint(folder: str | os.PathLike[str]) -> bool:
     return isinstance(meta, dict) and isinstance(meta.get("utterance"), dict)
 
 
-def save_utterance(out: Path, model, cfg: TrainConfig, corpus, *, step: int, metrics: dict[str, Any],
-                   extra: dict[str, Any], dataset: dict[str, Any]) -> Path:
+def save_utterance(
+    out: Path,
+    model,
+    cfg: TrainConfig,
+    corpus,
+    *,
+    step: int,
+    metrics: dict[str, Any],
+    extra: dict[str, Any],
+    dataset: dict[str, Any],
+) -> Path:
     tmp = out.with_name(out.name + ".tmp")
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir(parents=True)
-    save_file({k: v.detach().contiguous() for k, v in model.state_dict().items()}, str(tmp / WEIGHTS))
-    meta = {"format": FORMAT, "algo": cfg.algo, "task": cfg.task, "step": step, "epoch": 0,
-            "config": cfg.to_dict(), "metrics": metrics,
-            "utterance": {**extra, "no_repeat": cfg.no_repeat or corpus.repeats < REPEATS_RARE}}
+    save_file(
+        {k: v.detach().contiguous() for k, v in model.state_dict().items()}, str(tmp / WEIGHTS)
+    )
+    meta = {
+        "format": FORMAT,
+        "algo": cfg.algo,
+        "task": cfg.task,
+        "step": step,
+        "epoch": 0,
+        "config": cfg.to_dict(),
+        "metrics": metrics,
+        "utterance": {**extra, "no_repeat": cfg.no_repeat or corpus.repeats < REPEATS_RARE},
+    }
     (tmp / META).write_text(json.dumps(meta, indent=1, default=str))
     (tmp / "dataset.json").write_text(json.dumps(dataset, default=str))
     if out.exists():
@@ -53,8 +71,9 @@ def save_utterance(out: Path, model, cfg: TrainConfig, corpus, *, step: int, met
     return out
 
 
-def load_utterance_agent(folder: str | os.PathLike[str], *, beta: float | None = None,
-                         no_repeat: bool | None = None):
+def load_utterance_agent(
+    folder: str | os.PathLike[str], *, beta: float | None = None, no_repeat: bool | None = None
+):
     """The checkpoint at ``folder`` as an :class:`training.utterance.agent.UtteranceAgent`."""
     from training.utterance.agent import UtteranceAgent
     from training.utterance.model import UtteranceModel
@@ -64,8 +83,11 @@ def load_utterance_agent(folder: str | os.PathLike[str], *, beta: float | None =
         meta = json.loads((folder / META).read_text())
         own = meta["utterance"]
         cfg = TrainConfig.from_dict(meta["config"])
-        candidates = [a for a in json.loads((folder / "dataset.json").read_text()).get("actions") or []
-                      if isinstance(a, str)]
+        candidates = [
+            a
+            for a in json.loads((folder / "dataset.json").read_text()).get("actions") or []
+            if isinstance(a, str)
+        ]
         model = UtteranceModel(int(own["dim"]), int(own.get("buckets", BUCKETS)))
         model.load_state_dict(load_file(str(folder / WEIGHTS)))
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as e:
@@ -73,11 +95,23 @@ def load_utterance_agent(folder: str | os.PathLike[str], *, beta: float | None =
     given = {"beta": beta, "no_repeat": no_repeat}
     given = {k: v for k, v in given.items() if v is not None}
     name = f"{cfg.algo}:utterance:{folder.resolve().parent.name}/{folder.name}"
-    info = {"path": str(folder), "task": cfg.task, "task_options": dict(cfg.task_options), "side": cfg.side,
-            "model": "utterance", **({"settings": given} if given else {})}
+    info = {
+        "path": str(folder),
+        "task": cfg.task,
+        "task_options": dict(cfg.task_options),
+        "side": cfg.side,
+        "model": "utterance",
+        **({"settings": given} if given else {}),
+    }
     if given:
         name += " " + " ".join(f"{k}={v}" for k, v in given.items())
-    return UtteranceAgent(model, candidates, cfg.algo, name, info,
-                          no_repeat=bool(own.get("no_repeat", True)) if no_repeat is None else no_repeat,
-                          beta=cfg.beta if beta is None else beta,
-                          scale=float(own.get("scale", 1.0)))
+    return UtteranceAgent(
+        model,
+        candidates,
+        cfg.algo,
+        name,
+        info,
+        no_repeat=bool(own.get("no_repeat", True)) if no_repeat is None else no_repeat,
+        beta=cfg.beta if beta is None else beta,
+        scale=float(own.get("scale", 1.0)),
+    )

@@ -69,9 +69,14 @@ def load_corpus(store, ids: Sequence[int], max_candidates: int = 4096) -> Corpus
         if not keep:
             continue
         turns = dialogue_turns(opening, [(a, o) for a, o, _ in keep])
-        out.append(Dialogue(turns=tuple(turn_features(u, r) for u, r in turns),
-                            actions=tuple(index[a] for a, _, _ in keep),
-                            rewards=tuple(r for _, _, r in keep), ended=ended and len(keep) == len(pairs)))
+        out.append(
+            Dialogue(
+                turns=tuple(turn_features(u, r) for u, r in turns),
+                actions=tuple(index[a] for a, _, _ in keep),
+                rewards=tuple(r for _, _, r in keep),
+                ended=ended and len(keep) == len(pairs),
+            )
+        )
     return Corpus(out, candidates, repeating / len(raw))
 
 

@@ -20,7 +20,9 @@ BUCKETS = 1 << 18
 """Rows of the hashed embedding tables (collisions are rare at the dialogue tasks' vocabulary)."""
 
 _TOKEN = re.compile(r"[a-z]+|\d[\d,.]*\d|\d")
-_STOP = frozenset("the a an is it in of to do does there your you are what which that this be".split())
+_STOP = frozenset(
+    "the a an is it in of to do does there your you are what which that this be".split()
+)
 
 Turn = tuple[str, str]
 """(what the agent said, what came back); ``("", opening text)`` for the task's opening."""

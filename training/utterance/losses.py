@@ -54,7 +54,9 @@ def make_batch(dialogues: Sequence[Dialogue], gamma: float) -> Batch:
     def f(x: list) -> torch.Tensor:
         return torch.tensor(x, dtype=torch.float32)
 
-    return Batch(feats, lengths, st, st + 1, torch.tensor(action), f(reward), f(done), f(rets), f(totals))
+    return Batch(
+        feats, lengths, st, st + 1, torch.tensor(action), f(reward), f(done), f(rets), f(totals)
+    )
 
 
 def _taken(scores: torch.Tensor, action: torch.Tensor) -> torch.Tensor:
@@ -65,9 +67,21 @@ def _cql(q: torch.Tensor, action: torch.Tensor) -> torch.Tensor:
     return (torch.logsumexp(q, dim=1) - _taken(q, action)).mean()
 
 
-def losses(algo: str, model, target, batch: Batch, cands: torch.Tensor, cand_target: torch.Tensor | None, *,
-           gamma: float, scale: float, tau: float, cql_weight: float, bc_weight: float,
-           return_range: tuple[float, float]) -> tuple[torch.Tensor, dict[str, float]]:
+def losses(
+    algo: str,
+    model,
+    target,
+    batch: Batch,
+    cands: torch.Tensor,
+    cand_target: torch.Tensor | None,
+    *,
+    gamma: float,
+    scale: float,
+    tau: float,
+    cql_weight: float,
+    bc_weight: float,
+    return_range: tuple[float, float],
+) -> tuple[torch.Tensor, dict[str, float]]:
     """The loss of ``algo`` on ``batch`` (``cands``: the candidate vectors; ``target``: the
     polyak copy, for ILQL and Q-SFT) and its parts, for the metrics."""
     hist = model.histories(batch.turn_feats, batch.lengths)
@@ -94,7 +108,9 @@ def losses(algo: str, model, target, batch: Batch, cands: torch.Tensor, cand_tar
         diff = q_min - now["v"]
         v_loss = (torch.abs(tau - (diff < 0).float()) * diff**2).mean()
         cql = sum(_cql(now[k], batch.action) for k in ("q1", "q2"))
-        stats.update(q_loss=float(q_loss.detach()), v_loss=float(v_loss.detach()), cql=float(cql.detach()))
+        stats.update(
+            q_loss=float(q_loss.detach()), v_loss=float(v_loss.detach()), cql=float(cql.detach())
+        )
         return bc_weight * bc + q_loss + v_loss + cql_weight * cql, stats
     if algo == "qsft":
         lo, hi = return_range

@@ -60,7 +60,9 @@ class UtteranceModel(nn.Module):
         self.cand_bag = nn.EmbeddingBag(buckets, dim, mode="sum", sparse=True)
         self.count = nn.Embedding(MAX_TURNS, dim)
         self.norm = nn.LayerNorm(dim)
-        self.hist_mlp = nn.Sequential(nn.Linear(3 * dim, 2 * dim), nn.GELU(), nn.Linear(2 * dim, dim), nn.GELU())
+        self.hist_mlp = nn.Sequential(
+            nn.Linear(3 * dim, 2 * dim), nn.GELU(), nn.Linear(2 * dim, dim), nn.GELU()
+        )
         self.cand_mlp = nn.Sequential(nn.Linear(dim, dim), nn.GELU(), nn.Linear(dim, dim))
         self.pi = PairHead(dim)
         self.q1 = PairHead(dim)
@@ -96,7 +98,9 @@ class UtteranceModel(nn.Module):
         sparse = {id(p) for p in self.sparse_parameters()}
         return [p for p in self.parameters() if id(p) not in sparse]
 
-    def histories(self, turn_feats: Sequence[Sequence[int]], lengths: Sequence[int]) -> torch.Tensor:
+    def histories(
+        self, turn_feats: Sequence[Sequence[int]], lengths: Sequence[int]
+    ) -> torch.Tensor:
         """Every prefix of every dialogue: ``lengths[i]`` turns of dialogue ``i`` (its turns listed
         in order in ``turn_feats``) give ``lengths[i]`` histories, the k-th holding turns 0..k.
         Returns (sum(lengths), d)."""
@@ -105,7 +109,7 @@ class UtteranceModel(nn.Module):
         turns = self.turn_bag((flat % self.buckets).to(dev), offsets.to(dev))
         sums, counts, at = [], [], 0
         for n in lengths:
-            sums.append(torch.cumsum(turns[at:at + n], dim=0))
+            sums.append(torch.cumsum(turns[at : at + n], dim=0))
             counts.extend(range(n))
             at += n
         summed = torch.cat(sums) if sums else turns[:0]
@@ -120,5 +124,9 @@ class UtteranceModel(nn.Module):
 
     def scores(self, hist: torch.Tensor, cands: torch.Tensor) -> dict[str, torch.Tensor]:
         """The heads' (S, N) scores and V's (S,)."""
-        return {"logits": self.pi(hist, cands), "q1": self.q1(hist, cands), "q2": self.q2(hist, cands),
-                "v": self.v(hist).squeeze(-1)}
+        return {
+            "logits": self.pi(hist, cands),
+            "q1": self.q1(hist, cands),
+            "q2": self.q2(hist, cands),
+            "v": self.v(hist).squeeze(-1),
+        }

@@ -54,20 +54,35 @@ def train_utterance(cfg: TrainConfig, store, query, out: str | Path) -> dict[str
     corpus = load_corpus(store, ids)
     dialogues = corpus.dialogues
     all_returns = [g for d in dialogues for g in returns_to_go(d.rewards, cfg.gamma)]
-    scale = max(1.0, max(abs(g) for g in all_returns))  # Q heads learn returns / scale: within [-1, 1]
+    scale = max(
+        1.0, max(abs(g) for g in all_returns)
+    )  # Q heads learn returns / scale: within [-1, 1]
     totals = [sum(d.rewards) for d in dialogues]
     return_range = (min(totals), max(totals))
-    print(format_composition(comp, f"{cfg.algo} on {cfg.task} (utterance level): dataset"), file=sys.stderr)
+    print(
+        format_composition(comp, f"{cfg.algo} on {cfg.task} (utterance level): dataset"),
+        file=sys.stderr,
+    )
     model = UtteranceModel(DIM)
     target = model.target_copy() if cfg.algo in ("ilql", "qsft") else None
     cand_feats = [candidate_features(c) for c in corpus.candidates]
-    opts = [torch.optim.AdamW(model.dense_parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay),
-            torch.optim.SparseAdam(model.sparse_parameters(), lr=cfg.lr * TABLE_LR)]
+    opts = [
+        torch.optim.AdamW(model.dense_parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay),
+        torch.optim.SparseAdam(model.sparse_parameters(), lr=cfg.lr * TABLE_LR),
+    ]
     per_epoch = max(1, math.ceil(len(dialogues) / cfg.batch_size))
     total = cfg.max_steps or max(1, int(cfg.epochs * per_epoch))
     run_config = {**cfg.to_dict(), "dataset": {k: v for k, v in comp.items() if k != "query"}}
-    run_id = runs.start_run(store, kind="train", algo=cfg.algo, task=cfg.task, config=run_config,
-                            dataset_query=query.to_json(), episode_ids=ids, out_dir=str(out.resolve()))
+    run_id = runs.start_run(
+        store,
+        kind="train",
+        algo=cfg.algo,
+        task=cfg.task,
+        config=run_config,
+        dataset_query=query.to_json(),
+        episode_ids=ids,
+        out_dir=str(out.resolve()),
+    )
     (out / "config.json").write_text(cfg.to_json())
     metrics_path = out / "metrics.jsonl"
     gen = random.Random(cfg.seed)
@@ -81,13 +96,24 @@ def train_utterance(cfg: TrainConfig, store, query, out: str | Path) -> dict[str
                 fresh = list(range(len(dialogues)))
                 gen.shuffle(fresh)
                 order.extend(fresh)
-            pick, order = order[: cfg.batch_size], order[cfg.batch_size:]
+            pick, order = order[: cfg.batch_size], order[cfg.batch_size :]
             batch = make_batch([dialogues[i] for i in pick], cfg.gamma)
             cands = model.candidates(cand_feats)
             cand_t = target.candidates(cand_feats).detach() if target is not None else None
-            loss, stats = losses(cfg.algo, model, target, batch, cands, cand_t, gamma=cfg.gamma, scale=scale,
-                                 tau=cfg.tau, cql_weight=cfg.cql_weight, bc_weight=cfg.bc_weight,
-                                 return_range=return_range)
+            loss, stats = losses(
+                cfg.algo,
+                model,
+                target,
+                batch,
+                cands,
+                cand_t,
+                gamma=cfg.gamma,
+                scale=scale,
+                tau=cfg.tau,
+                cql_weight=cfg.cql_weight,
+                bc_weight=cfg.bc_weight,
+                return_range=return_range,
+            )
             value = float(loss.detach())
             if not math.isfinite(value):
                 raise TrainingError(f"the loss became {value} at step {step}; lower --lr")
@@ -104,26 +130,59 @@ def train_utterance(cfg: TrainConfig, store, query, out: str | Path) -> dict[str
             done = step + 1
             if done % max(cfg.log_every, 1) == 0 or done == total:
                 el = time.perf_counter() - t0
-                _log(metrics_path, {"kind": "train", "step": done, "loss": value, "transitions_per_s": seen / el,
-                                    "elapsed_s": el, **stats})
+                _log(
+                    metrics_path,
+                    {
+                        "kind": "train",
+                        "step": done,
+                        "loss": value,
+                        "transitions_per_s": seen / el,
+                        "elapsed_s": el,
+                        **stats,
+                    },
+                )
             if cfg.max_minutes is not None and time.perf_counter() - t0 > 60 * cfg.max_minutes:
                 break
         el = time.perf_counter() - t0
-        final = {"steps": done, "train_seconds": el, "transitions_per_s": seen / max(el, 1e-9),
-                 "examples": sum(len(d.actions) for d in dialogues), "episodes": len(ids),
-                 "candidates": len(corpus.candidates)}
-        ckpt = save_utterance(out / "checkpoint", model, cfg, corpus, step=done, metrics=final,
-                              extra={"dim": DIM, "buckets": model.buckets, "scale": scale, "return_range": list(return_range)},
-                              dataset={"query": json.loads(query.to_json()), "episode_ids": ids,
-                                       "composition": comp, "actions": corpus.candidates})
+        final = {
+            "steps": done,
+            "train_seconds": el,
+            "transitions_per_s": seen / max(el, 1e-9),
+            "examples": sum(len(d.actions) for d in dialogues),
+            "episodes": len(ids),
+            "candidates": len(corpus.candidates),
+        }
+        ckpt = save_utterance(
+            out / "checkpoint",
+            model,
+            cfg,
+            corpus,
+            step=done,
+            metrics=final,
+            extra={
+                "dim": DIM,
+                "buckets": model.buckets,
+                "scale": scale,
+                "return_range": list(return_range),
+            },
+            dataset={
+                "query": json.loads(query.to_json()),
+                "episode_ids": ids,
+                "composition": comp,
+                "actions": corpus.candidates,
+            },
+        )
         if cfg.eval_episodes > 0 and cfg.task:
             from training.evaluation.evaluate import evaluate
 
             agent = load_utterance_agent(ckpt)
-            final["eval"] = evaluate(agent, cfg.task, cfg.eval_episodes, store=store,
-                                     task_options=dict(cfg.task_options))
+            final["eval"] = evaluate(
+                agent, cfg.task, cfg.eval_episodes, store=store, task_options=dict(cfg.task_options)
+            )
             _log(metrics_path, {"kind": "eval", "step": done, **final["eval"]})
-        final["checkpoint_id"] = runs.add_checkpoint(store, run_id, str(ckpt.resolve()), done, final)
+        final["checkpoint_id"] = runs.add_checkpoint(
+            store, run_id, str(ckpt.resolve()), done, final
+        )
         final["checkpoint"] = str(ckpt)
         status = "finished"
         return final

@@ -74,8 +74,10 @@ def _step_lines(step: dict[str, Any]) -> list[dict[str, str]]:
     recorded = _recorded_lines(step.get("info"))
     if recorded is not None:
         return recorded
-    return [{"role": "Seller", "text": str(step["action"]).strip()},
-            {"role": "Buyer", "text": str(step["observation"]).strip()}]  # fmt: skip
+    return [
+        {"role": "Seller", "text": str(step["action"]).strip()},
+        {"role": "Buyer", "text": str(step["observation"]).strip()},
+    ]
 
 
 def export_episode(ep: StoredEpisode) -> dict[str, Any]:
@@ -86,8 +88,11 @@ def export_episode(ep: StoredEpisode) -> dict[str, Any]:
     if isinstance(info, dict) and info.get("decision"):
         d = info["decision"]
         bought = bool(d["car_bought"])
-        item["output"] = {"car_bought": bought, "msrp": int(d["msrp"]),
-                          "buy_price": d.get("buy_price") if bought else None}  # fmt: skip
+        item["output"] = {
+            "car_bought": bought,
+            "msrp": int(d["msrp"]),
+            "buy_price": d.get("buy_price") if bought else None,
+        }
     return item
 
 
@@ -96,7 +101,9 @@ def _buyer_info(info: Any) -> Persona:
     *words, feats, budget = fields(info, "buyer_info", names)
     for name, value in zip(names, words, strict=False):
         check.text(value, f"buyer_info.{name}")
-    if not isinstance(feats, str) and (type(feats) is not list or not all(type(f) is str for f in feats)):
+    if not isinstance(feats, str) and (
+        type(feats) is not list or not all(type(f) is str for f in feats)
+    ):
         check.fail("buyer_info.preferred_features", "a list of strings", feats)
     check.whole(budget, "buyer_info.budget", 0)
     return Persona.from_json(info)
@@ -161,21 +168,38 @@ def import_item(item: Any, task: str) -> EpisodeRecord:
                 terminated = True
             else:
                 truncated = True
-            info.update(decision=decision.to_json() if decision else None,
-                        success=bool(decision and decision.car_bought),
-                        persona=persona.to_json())  # fmt: skip
+            info.update(
+                decision=decision.to_json() if decision else None,
+                success=bool(decision and decision.car_bought),
+                persona=persona.to_json(),
+            )
         observation = "".join(t + "\n" for t in buyer) or "\n"
-        steps.append(StepRecord(" ".join(seller) + "\n", observation, reward, terminated, truncated,
-                                info, role="seller"))  # fmt: skip
+        steps.append(
+            StepRecord(
+                " ".join(seller) + "\n",
+                observation,
+                reward,
+                terminated,
+                truncated,
+                info,
+                role="seller",
+            )
+        )
     if not steps:
         raise ValueError("the conversation has no lines")
     return EpisodeRecord(
-        task=task, task_version=VERSION, seed=None,
-        first_observation=START, steps=steps, agent=Who("import", "lmrl"),
-        partner=Who("import", "lmrl-buyer"), source="import",
-        options={"reward_mode": "fancy"}, success=bool(decision and decision.car_bought),
+        task=task,
+        task_version=VERSION,
+        seed=None,
+        first_observation=START,
+        steps=steps,
+        agent=Who("import", "lmrl"),
+        partner=Who("import", "lmrl-buyer"),
+        source="import",
+        options={"reward_mode": "fancy"},
+        success=bool(decision and decision.car_bought),
         meta={"buyer_info": persona.to_json()},
-    )  # fmt: skip
+    )
 
 
 register_codec(TASK, Codec(export_episode, import_item, container="json"))

@@ -77,7 +77,10 @@ def import_game(item: Any, task: str) -> EpisodeRecord:
         raise ValueError("this is a BC pair ({from_state, action}), not a game; import games")
     if type(item) is not list or not item:
         check.fail("the item", "a non-empty list of {state, action, reward, done} steps", item)
-    rows = [check.fields(st, f"[{i}]", ("state", "action", "reward", "done")) for i, st in enumerate(item)]
+    rows = [
+        check.fields(st, f"[{i}]", ("state", "action", "reward", "done"))
+        for i, st in enumerate(item)
+    ]
     states = [check.text(row[0], f"[{i}].state") for i, row in enumerate(rows)]
     steps = []
     for i, (_, action, reward, done) in enumerate(rows):

@@ -66,7 +66,9 @@ def import_fo(item: Any, task: str) -> EpisodeRecord:
         else:
             obs = _terminal_observation(reward) if done else ""
         success = done and obs == "Success\n"
-        steps.append(StepRecord(action, obs, reward, terminated=success, truncated=done and not success))
+        steps.append(
+            StepRecord(action, obs, reward, terminated=success, truncated=done and not success)
+        )
     return _record(task, rows[0][0], steps)
 
 
@@ -88,7 +90,9 @@ def import_po(item: Any, task: str) -> EpisodeRecord:
         if type(value) is not list:
             check.fail(name, "a list", value)
     if not texts or len(texts) != len(rewards) or len(texts) != len(dones):
-        raise check.FieldError("text_history, rewards and dones must have the same, non-zero length")
+        raise check.FieldError(
+            "text_history, rewards and dones must have the same, non-zero length"
+        )
     texts = [check.text(t, f"text_history[{i}]") for i, t in enumerate(texts)]
     steps = []
     for i in range(1, len(texts), 2):
@@ -96,7 +100,9 @@ def import_po(item: Any, task: str) -> EpisodeRecord:
         done = check.flag(dones[i], f"dones[{i}]")
         success = done and obs == "Success\n"
         reward = check.number(rewards[i], f"rewards[{i}]")
-        steps.append(StepRecord(texts[i], obs, reward, terminated=success, truncated=done and not success))
+        steps.append(
+            StepRecord(texts[i], obs, reward, terminated=success, truncated=done and not success)
+        )
     return _record(task, texts[0], steps)
 
 

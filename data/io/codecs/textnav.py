@@ -60,8 +60,11 @@ def import_item(item: Any, task: str) -> EpisodeRecord:
         info: dict[str, Any] = {}
         if done:
             info["success"] = reward > 0
-        steps.append(StepRecord(action, obs, reward, terminated=ended, truncated=done and not ended,
-                                info=info))  # fmt: skip
+        steps.append(
+            StepRecord(
+                action, obs, reward, terminated=ended, truncated=done and not ended, info=info
+            )
+        )
     return EpisodeRecord(
         task=task,
         task_version=envs.spec(task).version,

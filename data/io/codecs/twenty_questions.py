@@ -114,8 +114,16 @@ def import_conversation(item: Any, task: str, check_word: Callable[[Any], Any]) 
         win = last and correct and answered
         cut = last and not correct and answered and len(lines) >= MAX_LINES
         info: dict[str, Any] = {"success": win} if win or cut else {}
-        steps.append(StepRecord(question + "\n", answer + "\n" if answered else "", 0.0 if win else -1.0,
-                                terminated=win, truncated=cut, info=info))  # fmt: skip
+        steps.append(
+            StepRecord(
+                question + "\n",
+                answer + "\n" if answered else "",
+                0.0 if win else -1.0,
+                terminated=win,
+                truncated=cut,
+                info=info,
+            )
+        )
     meta: dict[str, Any] = {"word": word}
     if steps and not (steps[-1].terminated or steps[-1].truncated):
         meta["partial"] = True
@@ -135,7 +143,11 @@ def import_conversation(item: Any, task: str, check_word: Callable[[Any], Any]) 
 def _word_list(word: Any) -> list[str]:
     if isinstance(word, str):
         return [text(word, "word", empty=False)]
-    if not isinstance(word, list) or not word or not all(isinstance(w, str) and w.strip() for w in word):
+    if (
+        not isinstance(word, list)
+        or not word
+        or not all(isinstance(w, str) and w.strip() for w in word)
+    ):
         fail("word", "a list of names", word)
     return [text(w, "word") for w in word]
 

@@ -72,8 +72,11 @@ def import_item(item: Any, task: str) -> EpisodeRecord:
         if is_last and done:
             info["success"] = obs == SOLVED_TEXT
         reward = check.number(rewards[i - 1], f"reward[{i - 1}]")
-        steps.append(StepRecord(texts[i], obs, reward, terminated=is_last and done,
-                                truncated=False, info=info))  # fmt: skip
+        steps.append(
+            StepRecord(
+                texts[i], obs, reward, terminated=is_last and done, truncated=False, info=info
+            )
+        )
     return EpisodeRecord(
         task=task,
         task_version=envs.spec(task).version,

@@ -62,7 +62,9 @@ class PersonaBuyer:
     kind = "scripted"
     name = "persona-buyer"
 
-    def __init__(self, persona: Persona | None = None, bias: str = "none", bias_feature: str | None = None) -> None:
+    def __init__(
+        self, persona: Persona | None = None, bias: str = "none", bias_feature: str | None = None
+    ) -> None:
         if bias not in BIASES:
             raise ValueError(f"unknown buyer bias {bias!r}; choose from {', '.join(BIASES)}")
         self._fixed = persona
@@ -87,9 +89,7 @@ class PersonaBuyer:
         forced decision after 50 texts), the answer is the continuation of that line.
         """
         if self.persona is None:
-            self.persona = next(
-                (p for t in history[:3] if (p := parse_persona_line(t.text))), None
-            )
+            self.persona = next((p for t in history[:3] if (p := parse_persona_line(t.text))), None)
             if self.persona is None:
                 raise ValueError("the persona buyer needs a persona (reset it with its task)")
         if history and history[-1].is_action and history[-1].text.endswith(OUTPUT_PREFIX):
@@ -243,7 +243,11 @@ class PersonaBuyer:
         elif u.ask_features:
             parts.append(self._say("features"))
         if u.ask_budget:
-            if p.personality == "uncommunicative" and not self.said_budget and self._rng.random() < 0.5:
+            if (
+                p.personality == "uncommunicative"
+                and not self.said_budget
+                and self._rng.random() < 0.5
+            ):
                 parts.append(self._say("no_budget"))
             else:
                 parts.append(self._say("budget"))
@@ -295,8 +299,10 @@ class PersonaBuyer:
         elif (u.brands or u.types) and (price is not None or u.pitch):
             brand = u.brands[0] if u.brands else None
             types = tuple(u.types)
-            same = self.offer is not None and (brand in (None, self.offer.brand)) and (
-                not types or set(types) <= set(self.offer.types)
+            same = (
+                self.offer is not None
+                and (brand in (None, self.offer.brand))
+                and (not types or set(types) <= set(self.offer.types))
             )
             if not same:
                 name = " ".join(x for x in (brand, types[0] if types else "car") if x)
@@ -321,7 +327,9 @@ class PersonaBuyer:
         if gone:
             parts.append(self._say("missing_features", missing=join_words(gone)))
 
-    def _negotiate(self, u: Understanding, o: Offer, parts: list[str]) -> tuple[bool, int, int | None] | None:
+    def _negotiate(
+        self, u: Understanding, o: Offer, parts: list[str]
+    ) -> tuple[bool, int, int | None] | None:
         assert self.persona is not None and o.asking is not None
         if u.agree and not u.prices and self.counter is not None:
             o.asking = self.counter

@@ -67,5 +67,9 @@ def note_bias(buyer: Any, u: Any, offer: Any, parts: list[Any]) -> None:
         if offer.asking > honest and not buyer.showed_bias and buyer._rng.random() < 0.5:
             buyer.showed_bias = True
             parts.append(ANCHORED)
-    elif buyer.bias == "feature" and buyer.bias_feature in u.features and buyer.bias_feature in offer.features:
+    elif (
+        buyer.bias == "feature"
+        and buyer.bias_feature in u.features
+        and buyer.bias_feature in offer.features
+    ):
         buyer.feature_named.add(offer.name)

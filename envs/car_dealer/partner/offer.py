@@ -24,5 +24,11 @@ class Offer:
         return cls(car.name, car.brand, car.types, set(car.features), car.price)
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "brand": self.brand, "types": list(self.types),
-                "features": sorted(self.features), "msrp": self.msrp, "asking": self.asking}  # fmt: skip
+        return {
+            "name": self.name,
+            "brand": self.brand,
+            "types": list(self.types),
+            "features": sorted(self.features),
+            "msrp": self.msrp,
+            "asking": self.asking,
+        }

@@ -81,8 +81,14 @@ def offers(history: Sequence[Text], budget: int | None = None) -> list[dict[str,
         if msrp is None and not t.is_action:
             msrp = prices[0]
         for price in prices if t.is_action else prices[-1:]:
-            found.append({"car": car_name, "msrp": msrp or price or budget, "price": price,
-                          "by": "buyer" if t.is_action else "seller"})  # fmt: skip
+            found.append(
+                {
+                    "car": car_name,
+                    "msrp": msrp or price or budget,
+                    "price": price,
+                    "by": "buyer" if t.is_action else "seller",
+                }
+            )
     out: list[dict[str, Any]] = []
     for offer in reversed(found):
         if offer not in out:

@@ -52,7 +52,8 @@ FORMER_CAPITALS = frozenset(_WORDS["former_capitals"])
 SIDES: dict[str, str] = _WORDS["parts"]
 """Which part of its country a city is in (``north``, ``southeast``, ``center``, ``midwest``)."""
 OLYMPICS: dict[str, frozenset[str]] = {
-    season: frozenset(n.strip() for n in names.split(",")) for season, names in _WORDS["olympics"].items()
+    season: frozenset(n.strip() for n in names.split(","))
+    for season, names in _WORDS["olympics"].items()
 }
 """Season (``summer``, ``winter``) -> the cities that have hosted those Olympic Games."""
 SUNNY = frozenset({"arid", "semi-arid", "mediterranean", "tropical"})
@@ -108,13 +109,27 @@ def parse_cities(text: str) -> list[City]:
                 f[key.strip()] = val.strip()
         aliases = split_list(names, ";")
         countries = split_list(f["country"], ";")
-        out.append(City(
-            aliases[0], aliases, countries[0], countries, split_list(f["continent"]), f["region"],
-            float(f["lat"]), float(f["lon"]), float(f["pop"]), split_list(f["coast"]),
-            f.get("river", "-").strip(" -"), f["capital"] == "yes",
-            split_list(f["lang"]), f["climate"], frozenset(split_list(f["weather"])),
-            split_list(f["food"]), split_list(f["sights"]),
-        ))  # fmt: skip
+        out.append(
+            City(
+                aliases[0],
+                aliases,
+                countries[0],
+                countries,
+                split_list(f["continent"]),
+                f["region"],
+                float(f["lat"]),
+                float(f["lon"]),
+                float(f["pop"]),
+                split_list(f["coast"]),
+                f.get("river", "-").strip(" -"),
+                f["capital"] == "yes",
+                split_list(f["lang"]),
+                f["climate"],
+                frozenset(split_list(f["weather"])),
+                split_list(f["food"]),
+                split_list(f["sights"]),
+            )
+        )
     return out
 
 
@@ -144,8 +159,10 @@ def open_answer(intent: str, c: City) -> str:
     if intent == "coast":
         sides = [s for s in split_list(COAST_SIDE.get(c.name, "")) if c.coasts]
         side = f", on the {' and '.join(sides)} coast" if sides else ""
-        return f"It lies on the {_listing(c.coasts)}{side}." if c.coasts else (
-            "It is inland, not on the coast."
+        return (
+            f"It lies on the {_listing(c.coasts)}{side}."
+            if c.coasts
+            else ("It is inland, not on the coast.")
         )
     if intent == "lang":
         return f"People there mainly speak {_listing(c.langs)}."
@@ -191,4 +208,3 @@ def redact(text: str, c: City) -> str:
     for a in sorted(c.aliases, key=len, reverse=True):
         text = re.sub(rf"(?<!\w){re.escape(a)}(?!\w)", "my city", text, flags=re.IGNORECASE)
     return text
-

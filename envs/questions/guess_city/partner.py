@@ -88,13 +88,19 @@ EXPLICIT = ("are you from", "do you live in", "do you come from", "is your homet
 ALL_YEAR = ("all year", "year round", "all time", "always", "whole year", "every day")
 """Words that ask whether a kind of weather lasts all year (``Is it hot all year?``)."""
 LEADS = frozenset("in on near a an the at by from to of not close far".split())
-POSSESSIVE = re.compile(r"(?<!\bit)(?<!\bthat)(?<!\bwhat)(?<!\bthere)(?<!\bwho)(?<!\bhere)'s\b",
-                        re.IGNORECASE)
-YES_NO_OPENERS = frozenset("is are was were does do did can could has have had will would should "
-                           "may might am isnt arent doesnt dont".split())  # fmt: skip
+POSSESSIVE = re.compile(
+    r"(?<!\bit)(?<!\bthat)(?<!\bwhat)(?<!\bthere)(?<!\bwho)(?<!\bhere)'s\b", re.IGNORECASE
+)
+YES_NO_OPENERS = frozenset(
+    "is are was were does do did can could has have had will would should "
+    "may might am isnt arent doesnt dont".split()
+)
 WH_INSIDE = frozenset({"which", "what", "where"})
-OPENERS = re.compile(r"^(?:is it|is your city|is the city|is this city|does it|do people|do they"
-                     r"|does your city|is there|are there)\s+", re.IGNORECASE)  # fmt: skip
+OPENERS = re.compile(
+    r"^(?:is it|is your city|is the city|is this city|does it|do people|do they"
+    r"|does your city|is there|are there)\s+",
+    re.IGNORECASE,
+)
 
 
 def _unlisted(question: str, atoms: list[Atom]) -> str | None:
@@ -108,7 +114,9 @@ def _unlisted(question: str, atoms: list[Atom]) -> str | None:
     if not words or words[0].lower() in LEADS or len(words) > 4:
         return None
     explicit = text.lower().startswith(EXPLICIT)
-    if not explicit and not all(w[0].isupper() for w in words if w.lower() not in ("de", "la", "es")):
+    if not explicit and not all(
+        w[0].isupper() for w in words if w.lower() not in ("de", "la", "es")
+    ):
         return None
     toks = tokens(x)
     scan = lexicon().scan(toks)
@@ -144,8 +152,11 @@ def _either(question: str) -> tuple[tuple[str, Parsed], ...]:
     sides = {"east", "west", "north", "south", "eastern", "western", "northern", "southern"}
     if len(right) > 1 and left[-1].lower() in sides and right[0].lower() in sides:
         options = [elided, plain]  # "on the east or west coast of Australia"
-    elif len(right) > 1 and right[0].lower() not in LEADS and len(whole) == 1 and (
-        whole[0].start == 0 and whole[0].end == len(joined)
+    elif (
+        len(right) > 1
+        and right[0].lower() not in LEADS
+        and len(whole) == 1
+        and (whole[0].start == 0 and whole[0].end == len(joined))
     ):  # "northern ... hemisphere": the left word shares the right's noun
         options = [elided, plain]
     elif len(right) == 1 and len(left) > 1:
@@ -210,7 +221,10 @@ def parse(question: str) -> Parsed:
 
 def _km(a: City, b: City) -> float:
     la1, lo1, la2, lo2 = map(math.radians, (a.lat, a.lon, b.lat, b.lon))
-    h = math.sin((la2 - la1) / 2) ** 2 + math.cos(la1) * math.cos(la2) * math.sin((lo2 - lo1) / 2) ** 2
+    h = (
+        math.sin((la2 - la1) / 2) ** 2
+        + math.cos(la1) * math.cos(la2) * math.sin((lo2 - lo1) / 2) ** 2
+    )
     return 12742 * math.asin(math.sqrt(h))
 
 
@@ -229,8 +243,13 @@ def holds(atom: Atom, c: City, index: int) -> bool:
     elif rel == "continent":
         ok = v in c.continents
     elif rel == "region":
-        ok = c.region == v or (v == "Latin America" and c.continents == ("South America",)) or (
-            v == "Middle East" and c.country == "Egypt"  # Egypt is counted in the Middle East too
+        ok = (
+            c.region == v
+            or (v == "Latin America" and c.continents == ("South America",))
+            or (
+                v == "Middle East"
+                and c.country == "Egypt"  # Egypt is counted in the Middle East too
+            )
         )
     elif rel == "lang":
         ok = v in (fold(x) for x in c.langs)
@@ -272,9 +291,14 @@ def holds(atom: Atom, c: City, index: int) -> bool:
     elif rel == "citystate":
         ok = any(fold(n) == fold(a) for n in c.country_names for a in c.aliases)
     elif rel == "weather_all":  # "hot all year": hot, and never cold
-        opposite = {"hot": {"cold", "snowy", "cool"}, "warm": {"cold", "snowy"},
-                    "cold": {"hot", "warm", "mild"}, "humid": {"dry"}, "dry": {"rainy", "humid"},
-                    "rainy": {"dry"}}.get(v, set())  # fmt: skip
+        opposite = {
+            "hot": {"cold", "snowy", "cool"},
+            "warm": {"cold", "snowy"},
+            "cold": {"hot", "warm", "mild"},
+            "humid": {"dry"},
+            "dry": {"rainy", "humid"},
+            "rainy": {"dry"},
+        }.get(v, set())
         ok = (v in c.weather or (v == "warm" and "hot" in c.weather)) and not (opposite & c.weather)
     elif rel == "side":
         ok = v in split_list(SIDES.get(c.name, ""))
@@ -282,7 +306,9 @@ def holds(atom: Atom, c: City, index: int) -> bool:
         ok = c.name in FORMER_CAPITALS
     elif rel == "pop_vs":
         op, other = v
-        ok = other != index and (c.pop > cities()[other].pop if op == ">" else c.pop < cities()[other].pop)
+        ok = other != index and (
+            c.pop > cities()[other].pop if op == ">" else c.pop < cities()[other].pop
+        )
     elif rel == "ever_capital":
         ok = c.capital or c.name in FORMER_CAPITALS
     elif rel == "port":

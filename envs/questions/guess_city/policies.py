@@ -10,16 +10,22 @@ from envs.questions.guess_city.partner import answer, parse
 from envs.questions.policies import BankAsker, QuestionBank
 
 OPEN_QUESTIONS = (
-    "What continent is your city in?", "What country is your city in?",
-    "What language do people speak there?", "What is the weather like?",
-    "What food is your city known for?", "What is your city famous for?",
-    "How many people live there?", "What river runs through it?",
-    "Which part of the world is it in?", "Which sea or ocean is it on?",
-)  # fmt: skip
-BEHAVIOUR_OPEN = (
-    "What continent is your city in?", "What is the weather like?",
+    "What continent is your city in?",
+    "What country is your city in?",
+    "What language do people speak there?",
+    "What is the weather like?",
+    "What food is your city known for?",
+    "What is your city famous for?",
+    "How many people live there?",
+    "What river runs through it?",
     "Which part of the world is it in?",
-)  # fmt: skip
+    "Which sea or ocean is it on?",
+)
+BEHAVIOUR_OPEN = (
+    "What continent is your city in?",
+    "What is the weather like?",
+    "Which part of the world is it in?",
+)
 
 
 def _the(place: str) -> str:
@@ -51,10 +57,14 @@ def bank_questions(
         for v in ("hot", "warm", "mild", "cool", "cold", "humid", "dry", "rainy", "snowy")
     ]
     qs += [
-        "Is it on the coast?", "Is it a capital city?", "Is it in the northern hemisphere?",
-        "Is it in the eastern hemisphere?", "Is it in the tropics?", "Does a river run through it?",
+        "Is it on the coast?",
+        "Is it a capital city?",
+        "Is it in the northern hemisphere?",
+        "Is it in the eastern hemisphere?",
+        "Is it in the tropics?",
+        "Does a river run through it?",
         *(f"Do more than {n} million people live there?" for n in (2, 3, 5, 8, 10, 15, 20)),
-    ]  # fmt: skip
+    ]
     qs += list(BEHAVIOUR_OPEN if behaviour else OPEN_QUESTIONS)
     qs = list(dict.fromkeys(qs))  # "Is it in North America?" is a continent and a region
     out: list[tuple[str, int | None]] = [(q + "\n", None) for q in qs if parse(q).target is None]

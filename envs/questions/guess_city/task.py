@@ -80,12 +80,21 @@ class GuessCityTask(QuestionTask):
     def secret_state(self) -> dict[str, Any]:
         c = self.cities[self.secret]
         return {
-            "name": c.name, "variants": list(c.aliases), "word": c.word, "country": c.country,
-            "continent": " and ".join(c.continents), "region": c.region,
-            "population_millions": c.pop, "coast": list(c.coasts), "river": c.river,
-            "capital": c.capital, "languages": list(c.langs), "climate": c.climate,
-            "foods": list(c.foods), "sights": list(c.sights),
-        }  # fmt: skip
+            "name": c.name,
+            "variants": list(c.aliases),
+            "word": c.word,
+            "country": c.country,
+            "continent": " and ".join(c.continents),
+            "region": c.region,
+            "population_millions": c.pop,
+            "coast": list(c.coasts),
+            "river": c.river,
+            "capital": c.capital,
+            "languages": list(c.langs),
+            "climate": c.climate,
+            "foods": list(c.foods),
+            "sights": list(c.sights),
+        }
 
     def embedded_answer(self, question: str, secret: int | None = None) -> OracleReply:
         return answer(question, self.secret if secret is None else secret)

@@ -100,9 +100,15 @@ def parse_objects(text: str) -> list[Thing]:
         if SIZE_RANK[size] >= 4 and "heavy" not in removed.get("is", set()):
             props.add("heavy")
         things.append(
-            Thing(variants[0], variants, category, frozenset(kinds), size,
-                  {r: frozenset(v) for r, v in facts.items()})
-        )  # fmt: skip
+            Thing(
+                variants[0],
+                variants,
+                category,
+                frozenset(kinds),
+                size,
+                {r: frozenset(v) for r, v in facts.items()},
+            )
+        )
     return things
 
 

@@ -108,12 +108,18 @@ class Parsed:
 
 
 REWRITES = {
-    ("can", "you"): ("you",), ("could", "you"): ("you",), ("can", "i"): ("i",),
-    ("can", "people"): ("people",), ("can", "we"): ("we",), ("grow", "on"): ("found", "on"),
-    ("grows", "on"): ("found", "on"), ("grow", "in"): ("found", "in"),
-    ("grows", "in"): ("found", "in"), ("live", "in"): ("found", "in"),
+    ("can", "you"): ("you",),
+    ("could", "you"): ("you",),
+    ("can", "i"): ("i",),
+    ("can", "people"): ("people",),
+    ("can", "we"): ("we",),
+    ("grow", "on"): ("found", "on"),
+    ("grows", "on"): ("found", "on"),
+    ("grow", "in"): ("found", "in"),
+    ("grows", "in"): ("found", "in"),
+    ("live", "in"): ("found", "in"),
     ("lives", "in"): ("found", "in"),
-}  # fmt: skip
+}
 """Word pairs rewritten before matching: "can you eat it" asks about the object, not its
 abilities; "grows on trees" says where it is found."""
 
@@ -196,8 +202,10 @@ def _names_kind(named: str) -> bool:
     """Whether ``named`` is, as a whole, an object, kind or category (``stuffed animal``)."""
     head = tokens(named)
     scan = lexicon().scan(head)
-    return len(scan) == 1 and scan[0].end - scan[0].start == len(head) > 1 and any(
-        a.rel in IDENTITY_RELS for a in scan[0].atoms
+    return (
+        len(scan) == 1
+        and scan[0].end - scan[0].start == len(head) > 1
+        and any(a.rel in IDENTITY_RELS for a in scan[0].atoms)
     )
 
 
@@ -222,9 +230,10 @@ def _unknown_words(toks: list[str]) -> list[str]:
     for m in lexicon().scan(toks):
         covered.update(range(m.start, m.end))
     return [
-        t for i, t in enumerate(toks)
+        t
+        for i, t in enumerate(toks)
         if i not in covered and t not in STOPWORDS and t not in VAGUE_NOUNS
-    ]  # fmt: skip
+    ]
 
 
 @lru_cache(maxsize=16384)
@@ -278,8 +287,10 @@ def parse(question: str) -> Parsed:
         options = m.atoms
         if named is not None and m.end == len(toks):  # "Is it an orange?": what it is
             options = [a for a in m.atoms if a.rel in IDENTITY_RELS]
-        elif any(a.rel != "obj" for a in m.atoms) and m.end - m.start < len(toks) and (
-            any(a.rel in ("color", "is") for a in m.atoms) or toks[0] in VERB_OPENERS
+        elif (
+            any(a.rel != "obj" for a in m.atoms)
+            and m.end - m.start < len(toks)
+            and (any(a.rel in ("color", "is") for a in m.atoms) or toks[0] in VERB_OPENERS)
         ):  # "Is it orange?": the colour; "Does it ring?": what it does, not the ring
             options = [a for a in m.atoms if a.rel != "obj"]
             if toks[0] in ("does", "do", "did", "will") and toks[m.start - 1] == "it":

@@ -15,11 +15,19 @@ def bank_questions(things: tuple[Thing, ...]) -> list[tuple[str, int | None]]:
     """Fixed questions about every kind, material, colour ... that some objects share."""
     n = len(things)
     qs: list[str] = [
-        "Is it alive?", "Is it man-made?", "Is it electronic?", "Can you eat it?",
-        "Is it found indoors?", "Is it found outdoors?", "Is it bigger than a breadbox?",
-        "Is it bigger than a person?", "Is it bigger than a house?", "Can you hold it in your hand?",
-        "Is it smaller than a hand?", "Can you wear it?",
-    ]  # fmt: skip
+        "Is it alive?",
+        "Is it man-made?",
+        "Is it electronic?",
+        "Can you eat it?",
+        "Is it found indoors?",
+        "Is it found outdoors?",
+        "Is it bigger than a breadbox?",
+        "Is it bigger than a person?",
+        "Is it bigger than a house?",
+        "Can you hold it in your hand?",
+        "Is it smaller than a hand?",
+        "Can you wear it?",
+    ]
 
     def shared(values: list[str]) -> list[str]:
         counts: dict[str, int] = {}
@@ -31,10 +39,14 @@ def bank_questions(things: tuple[Thing, ...]) -> list[tuple[str, int | None]]:
     kinds = [k for t in things for k in t.kinds if k not in BANK_LEAVES_OUT]
     qs += [f"Is it {article(k)}?" for k in shared(kinds)]
     templates = {
-        "made": "Is it made of {}?", "color": "Is it {} in color?", "in": "Is it found in the {}?",
-        "for": "Is it used for {}?", "has": "Does it have {}?", "is": "Is it {}?",
+        "made": "Is it made of {}?",
+        "color": "Is it {} in color?",
+        "in": "Is it found in the {}?",
+        "for": "Is it used for {}?",
+        "has": "Does it have {}?",
+        "is": "Is it {}?",
         "can": "Can it {}?",
-    }  # fmt: skip
+    }
     for rel, tpl in templates.items():
         facts = [v for t in things for v in t.facts[rel] if rel != "is" or v not in BANK_LEAVES_OUT]
         for v in shared(facts):

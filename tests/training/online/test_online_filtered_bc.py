@@ -17,8 +17,11 @@ from training.online.loop import OnlineTrainer  # noqa: E402
 
 def test_t11_online_filtered_bc_improves_each_round(bandit_init, tmp_path):
     store = Store(tmp_path / "s.db")
-    tr = OnlineTrainer(bandit_config(bandit_init, algo="online-filtered-bc", rounds=1, lr=3e-3, epochs=2),
-                       store, tmp_path / "run")
+    tr = OnlineTrainer(
+        bandit_config(bandit_init, algo="online-filtered-bc", rounds=1, lr=3e-3, epochs=2),
+        store,
+        tmp_path / "run",
+    )
     probs = [p_a(tr)]
     for r in range(1, 4):
         tr.cfg.rounds = r
@@ -31,8 +34,18 @@ def test_t11_online_filtered_bc_improves_each_round(bandit_init, tmp_path):
 
 
 def test_t11_accumulate_keeps_top_of_everything(bandit_init, tmp_path):
-    tr = OnlineTrainer(bandit_config(bandit_init, algo="online-filtered-bc", rounds=2, accumulate=True,
-                            filter="percent", keep=0.1), None, tmp_path / "run")
+    tr = OnlineTrainer(
+        bandit_config(
+            bandit_init,
+            algo="online-filtered-bc",
+            rounds=2,
+            accumulate=True,
+            filter="percent",
+            keep=0.1,
+        ),
+        None,
+        tmp_path / "run",
+    )
     tr.run()
     rows = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert [r["pool"] for r in rows] == [64, 128]
@@ -43,7 +56,9 @@ def test_resume_of_accumulating_filtered_bc_reloads_the_pool(bandit_init, tmp_pa
     store = Store(tmp_path / "s.db")
     kw = dict(algo="online-filtered-bc", accumulate=True, n_rollouts=16, save_every=1)
     OnlineTrainer(bandit_config(bandit_init, rounds=1, **kw), store, tmp_path / "run").run()
-    tr = OnlineTrainer(bandit_config(bandit_init, rounds=2, **kw), store, tmp_path / "run", resume=True)
+    tr = OnlineTrainer(
+        bandit_config(bandit_init, rounds=2, **kw), store, tmp_path / "run", resume=True
+    )
     tr.run()
     rows = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert [r["pool"] for r in rows] == [16, 32]

@@ -36,26 +36,46 @@ def test_t10_ppo_bandit_learns_a(bandit_init, tmp_path):
     # every rollout is in the store as an agent episode of this run
     n, kinds = store.db.execute(
         "SELECT COUNT(*), GROUP_CONCAT(DISTINCT source || '/' || agent_kind) FROM episodes WHERE run_id = ?",
-        [res["run_id"]]).fetchone()
+        [res["run_id"]],
+    ).fetchone()
     assert n == 30 * 64 and kinds == "agent/checkpoint"
-    assert store.db.execute("SELECT status FROM runs WHERE id = ?", [res["run_id"]]).fetchone()[0] == "finished"
+    assert (
+        store.db.execute("SELECT status FROM runs WHERE id = ?", [res["run_id"]]).fetchone()[0]
+        == "finished"
+    )
 
 
 def test_t10_bc_term_on_b_data_keeps_p_a_lower(bandit_init, tmp_path):
     store = Store(tmp_path / "s.db")
-    recs = [EpisodeRecord(BANDIT, 1, i, "s\n", [StepRecord("B\n", "", 0.0, True)], Who("scripted", "b"),
-                          source="scripted") for i in range(64)]
+    recs = [
+        EpisodeRecord(
+            BANDIT,
+            1,
+            i,
+            "s\n",
+            [StepRecord("B\n", "", 0.0, True)],
+            Who("scripted", "b"),
+            source="scripted",
+        )
+        for i in range(64)
+    ]
     store.write_episodes(recs)
     p = []
     for w in (0.0, 1.0):
-        tr = OnlineTrainer(bandit_config(bandit_init, rounds=6, bc_weight=w), store, tmp_path / f"run{w}")
+        tr = OnlineTrainer(
+            bandit_config(bandit_init, rounds=6, bc_weight=w), store, tmp_path / f"run{w}"
+        )
         tr.run()
         p.append(p_a(tr))
     assert p[1] < p[0]
 
 
 def test_utterance_credit_improves_the_bandit(bandit_init, tmp_path):
-    tr = OnlineTrainer(bandit_config(bandit_init, rounds=6, credit="utterance", kl_coef=0.01), None, tmp_path / "run")
+    tr = OnlineTrainer(
+        bandit_config(bandit_init, rounds=6, credit="utterance", kl_coef=0.01),
+        None,
+        tmp_path / "run",
+    )
     before = p_a(tr)
     tr.run()
     assert p_a(tr) > before + 0.1
@@ -70,8 +90,10 @@ def test_ppo_does_not_train_on_a_newline_it_did_not_sample():
     from training.online.update import episodes_dataset, utterances
 
     tok = build_tokenizer(["Wordle:\n", "c r a n e\n", "b y g b b\n", "x x x\n", "\n"], kind="byte")
-    trs = [Transition("c r a n e\n", "b y g b b\n", -1.0, False, False, {}),
-           Transition("x x x\n", "\n", -10.0, True, False, {})]  # fmt: skip
+    trs = [
+        Transition("c r a n e\n", "b y g b b\n", -1.0, False, False, {}),
+        Transition("x x x\n", "\n", -10.0, True, False, {}),
+    ]
     ep = RolloutEpisode("wordle", 1, "Wordle:\n", trs, cut=[False, True])
     plain = episodes_dataset([ep], tok, "episode", 256, 1.0)
     fixed = episodes_dataset([ep], tok, "episode", 256, 1.0, sampled_only=True)
@@ -86,8 +108,11 @@ def test_value_warmup_moves_only_the_value_head(bandit_init, tmp_path):
     """--value-warmup N: the first N rounds fit the value head alone (the policy stays put), at
     lr × --value-lr-mult; afterwards PPO updates both."""
     store = Store(tmp_path / "s.db")
-    tr = OnlineTrainer(bandit_config(bandit_init, rounds=1, value_warmup=1, value_lr_mult=10.0, bc_weight=0.0),
-                       store, tmp_path / "run")  # fmt: skip
+    tr = OnlineTrainer(
+        bandit_config(bandit_init, rounds=1, value_warmup=1, value_lr_mult=10.0, bc_weight=0.0),
+        store,
+        tmp_path / "run",
+    )
     assert [g["lr"] for g in tr.opt.param_groups] == [1e-3, 1e-2]
     lm0 = [p.detach().clone() for p in tr.inner.policy.lm.parameters()]
     head0 = tr.inner.v_head.bias.detach().clone()
@@ -97,11 +122,15 @@ def test_value_warmup_moves_only_the_value_head(bandit_init, tmp_path):
         eps, _ = tr.collect(pool, 0)
         st = tr.ppo_update(eps, 0)
         assert st["value_warmup"] == 1.0
-        assert all(torch.equal(a, b) for a, b in zip(lm0, tr.inner.policy.lm.parameters(), strict=True))
+        assert all(
+            torch.equal(a, b) for a, b in zip(lm0, tr.inner.policy.lm.parameters(), strict=True)
+        )
         assert not torch.equal(head0, tr.inner.v_head.bias)
         eps, _ = tr.collect(pool, 1)
         assert tr.ppo_update(eps, 1)["value_warmup"] == 0.0
-    assert not all(torch.equal(a, b) for a, b in zip(lm0, tr.inner.policy.lm.parameters(), strict=True))
+    assert not all(
+        torch.equal(a, b) for a, b in zip(lm0, tr.inner.policy.lm.parameters(), strict=True)
+    )
 
 
 def test_samplers_never_write_padding_or_end_of_text():
@@ -116,7 +145,9 @@ def test_samplers_never_write_padding_or_end_of_text():
     banned = never_sampled(tok)
     assert banned == sorted({tok.pad_token_id, tok.eos_token_id})
     torch.manual_seed(0)
-    lm = tiny_lm(len(tok), 64, n_layer=1, n_embd=16, pad_id=tok.pad_token_id, eos_id=tok.eos_token_id)
+    lm = tiny_lm(
+        len(tok), 64, n_layer=1, n_embd=16, pad_id=tok.pad_token_id, eos_id=tok.eos_token_id
+    )
     with torch.no_grad():  # make the special tokens likely
         lm.transformer.wte.weight[banned] = lm.transformer.ln_f.bias.detach() + 3.0
     sampler = BatchSampler(lm, tok, max_new_tokens=8)
@@ -124,8 +155,13 @@ def test_samplers_never_write_padding_or_end_of_text():
     assert not any("<|pad|>" in t or "<|endoftext|>" in t for t in texts)
     from training.config import TrainConfig
 
-    dec = Decoder(PolicyValueModel(lm, "bc"), tok, TrainConfig(algo="bc", task="x"), decoding="sample",
-                  max_new_tokens=8)  # fmt: skip
+    dec = Decoder(
+        PolicyValueModel(lm, "bc"),
+        tok,
+        TrainConfig(algo="bc", task="x"),
+        decoding="sample",
+        max_new_tokens=8,
+    )
     g = torch.Generator().manual_seed(0)
     assert not any("<|" in dec.sample("a b\n", g) for _ in range(32))
 
@@ -144,15 +180,36 @@ def test_online_round_on_endgames_pools_and_closes_stockfish(tmp_path):
     first = t.reset(seed=0)
     moves = t.legal_actions()
     t.close()
-    init = tiny_checkpoint(tmp_path / "init", "endgames", [(first, m) for m in moves[:4]], bc_steps=30,
-                           n_positions=256)  # fmt: skip
+    init = tiny_checkpoint(
+        tmp_path / "init", "endgames", [(first, m) for m in moves[:4]], bc_steps=30, n_positions=256
+    )
     store = Store(tmp_path / "s.db")
-    cfg = resolve_online(OnlineConfig(algo="ppo", task="endgames", init=str(init), rounds=1, n_rollouts=4,
-                                      rollout_batch=2, eval_every=0, save_every=0, progress=False,
-                                      max_new_tokens=8, episode_max_steps=6, max_length=256))  # fmt: skip
+    cfg = resolve_online(
+        OnlineConfig(
+            algo="ppo",
+            task="endgames",
+            init=str(init),
+            rounds=1,
+            n_rollouts=4,
+            rollout_batch=2,
+            eval_every=0,
+            save_every=0,
+            progress=False,
+            max_new_tokens=8,
+            episode_max_steps=6,
+            max_length=256,
+        )
+    )
     res = OnlineTrainer(cfg, store, tmp_path / "run").run()
-    assert store.db.execute("SELECT COUNT(*) FROM episodes WHERE run_id = ?", [res["run_id"]]).fetchone()[0] == 4
+    assert (
+        store.db.execute(
+            "SELECT COUNT(*) FROM episodes WHERE run_id = ?", [res["run_id"]]
+        ).fetchone()[0]
+        == 4
+    )
     # the engine answered: some game went on past the agent's first move
-    longest = store.db.execute("SELECT MAX(n_steps) FROM episodes WHERE run_id = ?", [res["run_id"]]).fetchone()[0]
+    longest = store.db.execute(
+        "SELECT MAX(n_steps) FROM episodes WHERE run_id = ?", [res["run_id"]]
+    ).fetchone()[0]
     assert longest >= 2
     assert live_children() == []

@@ -25,14 +25,20 @@ def test_resume_continues_a_killed_run(bandit_init, tmp_path):
     first = OnlineTrainer(bandit_config(bandit_init, rounds=2, save_every=1), store, tmp_path / "b")
     first.run()
     # simulate a kill after round 2: the run is left 'running' and resumed with the full budget
-    resumed = OnlineTrainer(bandit_config(bandit_init, rounds=3), store, tmp_path / "b", resume=True)
+    resumed = OnlineTrainer(
+        bandit_config(bandit_init, rounds=3), store, tmp_path / "b", resume=True
+    )
     res = resumed.run()
     assert res["rounds"] == 3 and res["run_id"] == first.state["run_id"]
     for pa, pb in zip(straight.inner.parameters(), resumed.inner.parameters(), strict=True):
         assert torch.allclose(pa, pb, atol=1e-6)
-    rounds = [json.loads(x)["round"] for x in (tmp_path / "b" / "metrics.jsonl").read_text().splitlines()]
+    rounds = [
+        json.loads(x)["round"] for x in (tmp_path / "b" / "metrics.jsonl").read_text().splitlines()
+    ]
     assert rounds == [1, 2, 3]
-    n = store.db.execute("SELECT COUNT(*) FROM episodes WHERE run_id = ?", [res["run_id"]]).fetchone()[0]
+    n = store.db.execute(
+        "SELECT COUNT(*) FROM episodes WHERE run_id = ?", [res["run_id"]]
+    ).fetchone()[0]
     assert n == 3 * 64
 
 
@@ -54,23 +60,61 @@ def test_cli_runs_and_resume_does_not_duplicate_rollouts(bandit_init, tmp_path, 
     from training.online.cli import run_online
 
     store = Store(tmp_path / "s.db")
-    argv = ["ppo", "--task", BANDIT, "--init", str(bandit_init), "--out", str(tmp_path / "run"),
-            "--rounds", "1", "--n-rollouts", "16", "--eval-every", "0", "--no-progress", "--max-new-tokens", "4"]
+    argv = [
+        "ppo",
+        "--task",
+        BANDIT,
+        "--init",
+        str(bandit_init),
+        "--out",
+        str(tmp_path / "run"),
+        "--rounds",
+        "1",
+        "--n-rollouts",
+        "16",
+        "--eval-every",
+        "0",
+        "--no-progress",
+        "--max-new-tokens",
+        "4",
+    ]
     assert run_online(_parse_train(argv), store) == 0
     res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     # a kill after round 2's rollouts were written but before its checkpoint: resume must not
     # store them twice
     ckpt_state = json.loads((tmp_path / "run" / "checkpoint" / "online_state.json").read_text())
-    tr = OnlineTrainer(bandit_config(bandit_init, rounds=2, n_rollouts=16), store, tmp_path / "run", resume=True)
+    tr = OnlineTrainer(
+        bandit_config(bandit_init, rounds=2, n_rollouts=16), store, tmp_path / "run", resume=True
+    )
     assert tr.state == ckpt_state
     from training.online.rollout import TaskPool
 
     with TaskPool(BANDIT, 4) as pool:
         tr.collect(pool, 1)
-    assert run_online(_parse_train([*argv[:-7], "--rounds", "2", "--n-rollouts", "16", "--resume",
-                                         "--eval-every", "0", "--no-progress", "--max-new-tokens", "4"]),
-                      store) == 0
-    n = store.db.execute("SELECT COUNT(*) FROM episodes WHERE run_id = ?", [res["run_id"]]).fetchone()[0]
+    assert (
+        run_online(
+            _parse_train(
+                [
+                    *argv[:-7],
+                    "--rounds",
+                    "2",
+                    "--n-rollouts",
+                    "16",
+                    "--resume",
+                    "--eval-every",
+                    "0",
+                    "--no-progress",
+                    "--max-new-tokens",
+                    "4",
+                ]
+            ),
+            store,
+        )
+        == 0
+    )
+    n = store.db.execute(
+        "SELECT COUNT(*) FROM episodes WHERE run_id = ?", [res["run_id"]]
+    ).fetchone()[0]
     assert n == 2 * 16
     bogus = _parse_train(argv)
     bogus.algo = "bogus"
@@ -82,9 +126,26 @@ def test_task_options_reach_rollouts_and_the_checkpoint(bandit_init, tmp_path, c
     from training.online.cli import run_online
 
     store = Store(tmp_path / "s.db")
-    argv = ["online-filtered-bc", "--task", BANDIT, "--option", "flavour=mint", "--init", str(bandit_init),
-            "--out", str(tmp_path / "run"), "--rounds", "1", "--n-rollouts", "8", "--eval-every", "0",
-            "--no-progress", "--max-new-tokens", "4"]  # fmt: skip
+    argv = [
+        "online-filtered-bc",
+        "--task",
+        BANDIT,
+        "--option",
+        "flavour=mint",
+        "--init",
+        str(bandit_init),
+        "--out",
+        str(tmp_path / "run"),
+        "--rounds",
+        "1",
+        "--n-rollouts",
+        "8",
+        "--eval-every",
+        "0",
+        "--no-progress",
+        "--max-new-tokens",
+        "4",
+    ]
     assert run_online(_parse_train(argv), store) == 0
     rows = store.db.execute("SELECT DISTINCT options FROM episodes").fetchall()
     assert [json.loads(r[0]) for r in rows] == [{"flavour": "mint"}]
@@ -107,16 +168,31 @@ def test_resume_of_a_run_saved_with_one_optimizer_group(bandit_init, tmp_path):
     merged = dict(groups[0], params=[i for g in groups for i in g["params"]])
     state["optimizer"]["param_groups"] = [merged]
     torch.save(state, f)
-    resumed = OnlineTrainer(bandit_config(bandit_init, rounds=2), store, tmp_path / "run", resume=True)
+    resumed = OnlineTrainer(
+        bandit_config(bandit_init, rounds=2), store, tmp_path / "run", resume=True
+    )
     assert len(resumed.opt.param_groups) == 1
     assert resumed.run()["rounds"] == 2
 
 
 def test_keep_best_keeps_the_best_evaluated_round_not_the_last(bandit_init, tmp_path, monkeypatch):
-    scores = iter([0.2, 0.5, 0.9, 0.3])  # rounds 0 (the start), 1, 2, 3: the run collapses at the end
+    scores = iter(
+        [0.2, 0.5, 0.9, 0.3]
+    )  # rounds 0 (the start), 1, 2, 3: the run collapses at the end
     monkeypatch.setattr(OnlineTrainer, "evaluate", lambda self: {"mean_return": next(scores)})
-    tr = OnlineTrainer(bandit_config(bandit_init, rounds=3, n_rollouts=16, keep_best=True, eval_every=1,
-                            eval_episodes=4, save_every=0), None, tmp_path / "run")  # fmt: skip
+    tr = OnlineTrainer(
+        bandit_config(
+            bandit_init,
+            rounds=3,
+            n_rollouts=16,
+            keep_best=True,
+            eval_every=1,
+            eval_episodes=4,
+            save_every=0,
+        ),
+        None,
+        tmp_path / "run",
+    )
     res = tr.run()
     assert res["best"] == {"round": 2, "mean_return": 0.9} and res["rounds"] == 3
     best, last = tmp_path / "run" / "checkpoint-best", tmp_path / "run" / "checkpoint"
@@ -139,20 +215,39 @@ def test_keep_best_with_real_evaluations_on_their_own_seeds(bandit_init, tmp_pat
         return real(*a, seed=seed, **kw)
 
     monkeypatch.setattr(checkpoint_agent, "evaluate_model", spy)
-    cfg = bandit_config(bandit_init, rounds=2, n_rollouts=16, keep_best=True, eval_every=1, eval_episodes=8,
-               eval_seed=500_000)  # fmt: skip
+    cfg = bandit_config(
+        bandit_init,
+        rounds=2,
+        n_rollouts=16,
+        keep_best=True,
+        eval_every=1,
+        eval_episodes=8,
+        eval_seed=500_000,
+    )
     store = Store(tmp_path / "s.db")
     res = OnlineTrainer(cfg, store, tmp_path / "run").run()
-    evals = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
-             if json.loads(x)["kind"] == "eval"]  # fmt: skip
+    evals = [
+        json.loads(x)
+        for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
+        if json.loads(x)["kind"] == "eval"
+    ]
     assert seeds == [500_000] * 3 and [e["round"] for e in evals] == [0, 1, 2]
-    top = max(evals, key=lambda e: e["mean_return"])  # the first of equals: a later one must beat it
+    top = max(
+        evals, key=lambda e: e["mean_return"]
+    )  # the first of equals: a later one must beat it
     assert res["best"] == {"round": top["round"], "mean_return": top["mean_return"]}
     state = json.loads((tmp_path / "run" / "checkpoint-best" / "online_state.json").read_text())
     assert state["round"] == top["round"] and state["best"]["round"] == top["round"]
-    kept = [r for r in store.db.execute("SELECT path, step, meta FROM checkpoints WHERE run_id = ?", [res["run_id"]])
-            if r[0].endswith("checkpoint-best")]  # fmt: skip
-    assert kept and kept[-1][1] == top["round"] and json.loads(kept[-1][2])["kept_best"] == res["best"]
+    kept = [
+        r
+        for r in store.db.execute(
+            "SELECT path, step, meta FROM checkpoints WHERE run_id = ?", [res["run_id"]]
+        )
+        if r[0].endswith("checkpoint-best")
+    ]
+    assert (
+        kept and kept[-1][1] == top["round"] and json.loads(kept[-1][2])["kept_best"] == res["best"]
+    )
     assert kept[-1][0] == str((tmp_path / "run" / "checkpoint-best").resolve())
 
 

@@ -107,15 +107,28 @@ def lexicon() -> Lexicon:
         lex.add(w, Atom("pop", ("<", 3.0)))
     for w in ("biggest city", "largest city", "biggest", "largest", "most populous"):
         lex.add(w, Atom("pop", (">=", 15.0)))
-    for w in ("biggest city in", "largest city in", "most populous city in", "biggest city of",
-              "largest city of", "biggest in", "largest in"):
+    for w in (
+        "biggest city in",
+        "largest city in",
+        "most populous city in",
+        "biggest city of",
+        "largest city of",
+        "biggest in",
+        "largest in",
+    ):
         lex.add(w, Atom("largest", True), inflect=False)  # of its country: "in Canada" follows
     for w in ("city state", "citystate", "city country"):
         lex.add(w, Atom("citystate", True))
     for side in ("left", "right"):
-        for w in (f"drive on {side}", f"drive on {side} side", f"{side} hand traffic",
-                  f"{side} side of road", f"{side} hand side", f"drive on {side} hand side"):
-            lex.add(w, Atom("drive", side))  # fmt: skip
+        for w in (
+            f"drive on {side}",
+            f"drive on {side} side",
+            f"{side} hand traffic",
+            f"{side} side of road",
+            f"{side} hand side",
+            f"drive on {side} hand side",
+        ):
+            lex.add(w, Atom("drive", side))
     for place in {*split_list(OTHER_PLACES), *(a for v in AREAS.values() for a in split_list(v))}:
         lex.add(place, Atom("area", fold(place)))
         if place.endswith(" State"):
@@ -129,41 +142,114 @@ def lexicon() -> Lexicon:
 
 def _more_words(lex: Lexicon) -> None:
     """Ports, islands, which coast, money, two continents, old age, sunshine, what it is known for."""
-    for w in ("port", "port city", "big port", "major port", "large port", "busy port", "seaport",
-              "big port city", "major port city", "harbour", "harbor", "shipping", "harbour city"):
+    for w in (
+        "port",
+        "port city",
+        "big port",
+        "major port",
+        "large port",
+        "busy port",
+        "seaport",
+        "big port city",
+        "major port city",
+        "harbour",
+        "harbor",
+        "shipping",
+        "harbour city",
+    ):
         lex.add(w, Atom("port", True))
     for w in ("island", "islands", "island city", "on island"):
         lex.add(w, Atom("island", True))
     for side in ("west", "east", "north", "south"):
         for w in (f"{side} coast", f"{side}ern coast", f"{side} coast of", f"{side}ern shore"):
             lex.add(w, Atom("coast_side", side))
-    for side in ("north", "south", "east", "west", "northeast", "northwest", "southeast",
-                 "southwest", "midwest"):
-        for w in (side, f"{side}ern", f"{side}ern part", f"{side} of country", f"{side}ern region",
-                  f"{side} of"):
+    for side in (
+        "north",
+        "south",
+        "east",
+        "west",
+        "northeast",
+        "northwest",
+        "southeast",
+        "southwest",
+        "midwest",
+    ):
+        for w in (
+            side,
+            f"{side}ern",
+            f"{side}ern part",
+            f"{side} of country",
+            f"{side}ern region",
+            f"{side} of",
+        ):
             lex.add(w, Atom("side", side))
     for w in ("central", "center of", "centre of", "middle of", "heart of", "interior"):
         lex.add(w, Atom("side", "center"))
-    for w in ("former capital", "once capital", "used to be capital", "old capital", "was capital",
-              "previous capital", "historic capital", "ancient capital", "once the capital",
-              "used to be the capital", "was the capital", "formerly the capital"):
+    for w in (
+        "former capital",
+        "once capital",
+        "used to be capital",
+        "old capital",
+        "was capital",
+        "previous capital",
+        "historic capital",
+        "ancient capital",
+        "once the capital",
+        "used to be the capital",
+        "was the capital",
+        "formerly the capital",
+    ):
         lex.add(w, Atom("former_capital", True))
-    for w in ("was it capital", "was it the capital", "was it a capital", "ever capital",
-              "ever the capital", "ever a capital", "ever been capital", "ever been the capital"):
+    for w in (
+        "was it capital",
+        "was it the capital",
+        "was it a capital",
+        "ever capital",
+        "ever the capital",
+        "ever a capital",
+        "ever been capital",
+        "ever been the capital",
+    ):
         lex.add(w, Atom("ever_capital", True))  # "Was it the capital of Russia?": now or once
     for names in CURRENCIES.values():
         for w in split_list(names):
             lex.add(w, Atom("currency", w))
-    for w in ("two continents", "both continents", "transcontinental", "span continents",
-              "two continent", "europe and asia", "asia and europe", "more than one continent"):
+    for w in (
+        "two continents",
+        "both continents",
+        "transcontinental",
+        "span continents",
+        "two continent",
+        "europe and asia",
+        "asia and europe",
+        "more than one continent",
+    ):
         lex.add(w, Atom("continents2", True))
-    for w in ("ancient", "ancient city", "old city", "very old", "historic", "historical",
-              "thousands of years", "thousand years old", "long history"):
+    for w in (
+        "ancient",
+        "ancient city",
+        "old city",
+        "very old",
+        "historic",
+        "historical",
+        "thousands of years",
+        "thousand years old",
+        "long history",
+    ):
         lex.add(w, Atom("old", True))
     for w in ("sunny", "sunshine", "lot of sun", "lots of sun", "sunny weather"):
         lex.add(w, Atom("sunny", True))
-    for w in ("tech industry", "tech hub", "technology hub", "tech city", "high tech", "it hub",
-              "tech companies", "technology industry", "software industry"):
+    for w in (
+        "tech industry",
+        "tech hub",
+        "technology hub",
+        "tech city",
+        "high tech",
+        "it hub",
+        "tech companies",
+        "technology industry",
+        "software industry",
+    ):
         lex.add(w, Atom("known", "technology"))
     for words in KNOWN_FOR.values():
         for w in split_list(words):
@@ -193,25 +279,71 @@ def add_more_words(lex: Lexicon) -> None:
     for side, words in HEMISPHERE_WORDS.items():
         for w in words:
             lex.add(w, Atom("hemi", side))
-    for w in ("coastline", "on coastline", "shoreline", "seafront", "sea front", "oceanfront",
-              "ocean front", "beachfront", "by ocean", "by sea", "coastal city"):
+    for w in (
+        "coastline",
+        "on coastline",
+        "shoreline",
+        "seafront",
+        "sea front",
+        "oceanfront",
+        "ocean front",
+        "beachfront",
+        "by ocean",
+        "by sea",
+        "coastal city",
+    ):
         lex.add(w, Atom("coastal", True))
-    for w in ("government", "seat of government", "government seat", "parliament",
-              "national government", "country s government", "nation s capital",
-              "country s capital", "national capital", "capital of country", "capital of nation"):
+    for w in (
+        "government",
+        "seat of government",
+        "government seat",
+        "parliament",
+        "national government",
+        "country s government",
+        "nation s capital",
+        "country s capital",
+        "national capital",
+        "capital of country",
+        "capital of nation",
+    ):
         lex.add(w, Atom("capital", True))
-    for w in ("s biggest city", "s largest city", "s most populous city", "s biggest",
-              "s largest", "biggest city of", "largest city of"):
+    for w in (
+        "s biggest city",
+        "s largest city",
+        "s most populous city",
+        "s biggest",
+        "s largest",
+        "biggest city of",
+        "largest city of",
+    ):
         lex.add(w, Atom("largest", True), inflect=False)  # "Canada's biggest city"
-    for w in ("also country", "country too", "its own country", "own country",
-              "country of its own", "country and city", "city and country"):
+    for w in (
+        "also country",
+        "country too",
+        "its own country",
+        "own country",
+        "country of its own",
+        "country and city",
+        "city and country",
+    ):
         lex.add(w, Atom("citystate", True))
-    for w in ("high up", "high elevation", "high altitude", "elevated", "altitude",
-              "up in mountains", "high above sea level"):
+    for w in (
+        "high up",
+        "high elevation",
+        "high altitude",
+        "elevated",
+        "altitude",
+        "up in mountains",
+        "high above sea level",
+    ):
         lex.add(w, Atom("climate", "highland"))
     for w in ("olympics", "olympic games", "olympic", "olympiad", "games"):
         lex.add(w, Atom("olympics", "any"))
     for season in OLYMPICS:
-        for w in (f"{season} olympics", f"{season} olympic games", f"{season} games",
-                  f"{season} olympic"):
+        for w in (
+            f"{season} olympics",
+            f"{season} olympic games",
+            f"{season} games",
+            f"{season} olympic",
+        ):
             lex.add(w, Atom("olympics", season))
