@@ -213,6 +213,17 @@ def test_train_then_play_in_process_records_the_run_and_loads_as_a_checkpoint(tm
     assert isinstance(agent, UtteranceAgent) and agent.beta == 2.0 and "beta=2.0" in agent.name
     ep = envs.run_episode(envs.make("twenty-questions"), agent, seed=1, max_steps=3)
     assert all(t.action in agent.candidates for t in ep.transitions)
+    # the watch overlay: the lines it would say, with Q in the task's units, V and advantages
+    task = envs.make("twenty-questions")
+    task.reset(2)
+    agent.reset(task, 2)
+    expl = agent.explain(task.history(), top=3)
+    assert (
+        expl.kind == "value" and expl.algo == "ilql" and expl.rl_choice == agent.act(task.history())
+    )
+    assert 3 <= len(expl.candidates) <= 5 and expl.total == len(agent.candidates)
+    assert all(c.q is not None and abs(c.advantage - (c.q - c.v)) < 1e-6 for c in expl.candidates)
+    assert expl.source == "the data's lines"
 
 
 def test_a_damaged_utterance_checkpoint_is_one_clear_error(tmp_path):

@@ -123,6 +123,48 @@ class UtteranceAgent:
             return cands[int(torch.multinomial(sc["logp"].exp(), 1, generator=self._gen))]
         return cands[int(torch.argmax(sc["score"]))]
 
+    def explain(self, history: Sequence[Text], legal: Sequence[str] | None = None, top: int = 5):
+        """The watch overlay's view of the state: the ``top`` candidates by the score it acts by,
+        each with its Q (in the task's return units; Q-SFT: its head's probability), the state's
+        V (ILQL's V head; MC: the policy-weighted mean Q), the advantage and both probabilities."""
+        from envs.players.explanation import Candidate, Explanation
+
+        cands = list(legal) if legal else self.choices(history)
+        sc = self.scores(history, cands)
+        probs = sc["logp"].exp()
+        kind = "policy" if self.algo in ("bc", "pbc") else "value"
+        if self.algo == "qsft":
+            q = sc["q"].exp()
+            v = float(q.max())
+        else:
+            q = sc["q"] * self.scale
+            v = float(sc["v"][0]) * self.scale if self.algo == "ilql" else float((probs * q).sum())
+        order = torch.argsort(sc["score"], descending=True).tolist()
+        rl = cands[order[0]]
+        bc = cands[int(torch.argmax(probs))]
+        shown = [i for i in order[:top]] + [
+            i for i in (order[0], int(torch.argmax(probs))) if i not in order[:top]
+        ]
+        rows = [
+            Candidate(
+                cands[i],
+                None if kind == "policy" else float(q[i]),
+                None if kind == "policy" else v,
+                None if kind == "policy" else float(q[i]) - v,
+                float(probs[i]),
+                float(probs[i]),
+            )
+            for i in shown
+        ]
+        source = (
+            "legal actions"
+            if legal or (self._task is not None and self._task.legal_actions())
+            else "the data's lines"
+        )
+        return Explanation(
+            self.algo, kind, rows, rl, bc, None if kind == "policy" else v, source, len(cands)
+        )
+
     def top(self, history: Sequence[Text], k: int = 5) -> list[tuple[str, float, float]]:
         """The ``k`` best candidates now with their Q and policy probability (the value overlay)."""
         cands = self.choices(history)
