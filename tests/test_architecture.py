@@ -99,6 +99,7 @@ def test_no_package_swallows_the_product() -> None:
 def test_families_use_the_same_file_names(family: str) -> None:
     roles = {
         "__init__.py",
+        "family.py",
         "task.py",
         "policies.py",
         "partner.py",
@@ -158,7 +159,7 @@ def _naming(files: list[Path], names: set[str]) -> list[str]:
 def test_the_tasks_name_no_package_above_them_and_the_core_no_family() -> None:
     """No string of envs names a module of data, training or the app (agent kinds and the model
     process are provided by the training package), and none of envs/core names a family (they
-    are declared in envs/families.py): what import-linter cannot see, strings included."""
+    declare themselves in their own family.py): what import-linter cannot see, strings included."""
     above = {
         m for pkg in ("data", "training", "lmrl_tui") for m in _module_names(pkg) if "." in m
     }  # "data": a word too

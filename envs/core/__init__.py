@@ -1,7 +1,7 @@
 """The task core: the Task and Agent interfaces, the registry, task options and the episode runner.
 
 Everything here is plain Python; the task families build on it (and declare themselves to it:
-``envs/families.py``); it names none of them.
+each family's ``family.py``, :mod:`envs.discovery`); it names none of them.
 """
 
 from envs.core.api import (

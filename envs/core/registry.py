@@ -161,7 +161,7 @@ def _entry(task_id: str) -> _Entry:
 
 _BUILTIN: dict[str, str] = {}
 """Built-in task ids, in their order, and the module that registers each (imported on first use):
-declared by the package's families (:mod:`envs.families`), never named here."""
+declared by the package's families (each ``family.py``, :mod:`envs.discovery`), never named here."""
 
 
 def declare_builtin(task_id: str, module: str) -> None:
