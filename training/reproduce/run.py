@@ -130,7 +130,7 @@ class Reproduction:
             self.log,
         )
 
-    def _db(self, seed: int) -> str:
+    def _store_of(self, seed: int) -> str:
         return str(store_for(self.out, seed if self.fresh_data else None))
 
     def run_one(self, algo: str, seed: int) -> dict[str, Any]:
@@ -146,7 +146,7 @@ class Reproduction:
         )
         argv = [
             "--db",
-            self._db(seed),
+            self._store_of(seed),
             "train",
             algo,
             "--task",
@@ -181,7 +181,7 @@ class Reproduction:
         target = best if algo in ONLINE and best.exists() else folder
         ev = [
             "--db",
-            self._db(seed),
+            self._store_of(seed),
             "eval",
             str(target),
             "--episodes",
