@@ -14,30 +14,30 @@ def compute_loss(
     model, batch: dict[str, torch.Tensor], cfg
 ) -> tuple[torch.Tensor, dict[str, float]]:
     out = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=True)
-    h_all = out.hidden
-    h = h_all[:, :-1]
+    hidden_all = out.hidden
+    hidden = hidden_all[:, :-1]
     actions = batch["input_ids"][:, 1:]
     if cfg.cql_weight:  # the CQL term needs every token's Q
-        q1_all, q2_all = model.q_values(h)
+        q1_all, q2_all = model.q_values(hidden)
         q1 = q1_all.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
         q2 = q2_all.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
     else:
         q1_all = q2_all = None
-        q1, q2 = model.q_gathered(h, actions)
-    v_all = model.value(h_all)
+        q1, q2 = model.q_gathered(hidden, actions)
+    v_all = model.value(hidden_all)
     v = v_all[:, :-1]
     with torch.no_grad():
         if model.target_lm is not None:
-            ht_all = model.hidden_only(
+            target_hidden_all = model.hidden_only(
                 batch["input_ids"], batch["attention_mask"], lm=model.target_lm
             )
         else:
-            ht_all = h_all.detach()
-        ht = ht_all[:, :-1]
-        t1, t2 = model.q_gathered(ht, actions, target=True)
-        target_q = torch.minimum(t1, t2)
-        hn = last_hidden(model, batch)
-        v_next_window = model.value(hn) if hn is not None else None
+            target_hidden_all = hidden_all.detach()
+        target_hidden = target_hidden_all[:, :-1]
+        target_q1, target_q2 = model.q_gathered(target_hidden, actions, target=True)
+        target_q = torch.minimum(target_q1, target_q2)
+        next_hidden = last_hidden(model, batch)
+        v_next_window = model.value(next_hidden) if next_hidden is not None else None
         v_next = gather_next(v_all.detach(), v_next_window, batch)
     loss, stats = ilql_loss(
         q1,
@@ -59,14 +59,16 @@ def compute_loss(
     ):  # the history representation as a bisimulation metric (docs: --bisim-weight)
         if model.target_lm is not None:  # the next histories through the same (target) trunk
             with torch.no_grad():
-                hn_t = last_hidden(model, batch, lm=model.target_lm)
+                next_hidden_target = last_hidden(model, batch, lm=model.target_lm)
         else:
-            hn_t = hn
-        lbis, bstats = bisim_term(h_all, ht_all, hn_t, batch)
-        loss = loss + cfg.bisim_weight * lbis
-        stats.update(bstats)
+            next_hidden_target = next_hidden
+        bisim_loss, bisim_stats = bisim_term(
+            hidden_all, target_hidden_all, next_hidden_target, batch
+        )
+        loss = loss + cfg.bisim_weight * bisim_loss
+        stats.update(bisim_stats)
     if model.pi_beta_lm is None and cfg.bc_weight:
-        lb = bc_loss(out.logits, batch["input_ids"], batch["action_mask"])
-        loss = loss + cfg.bc_weight * lb
-        stats["bc_loss"] = float(lb.detach())
+        bc_term = bc_loss(out.logits, batch["input_ids"], batch["action_mask"])
+        loss = loss + cfg.bc_weight * bc_term
+        stats["bc_loss"] = float(bc_term.detach())
     return loss, stats

@@ -13,12 +13,12 @@ def compute_loss(
     model, batch: dict[str, torch.Tensor], cfg
 ) -> tuple[torch.Tensor, dict[str, float]]:
     out = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=True)
-    h = out.hidden[:, :-1]
+    hidden = out.hidden[:, :-1]
     actions = batch["input_ids"][:, 1:]
     if cfg.cql_weight:
-        (q_all,) = model.q_values(h)
+        (q_all,) = model.q_values(hidden)
     else:  # only the data token's Q is needed: skip the vocabulary-wide row
-        (q,) = model.q_gathered(h, actions)
+        (q,) = model.q_gathered(hidden, actions)
         q_all = None
     loss, stats = mc_loss(
         q_all,
@@ -32,12 +32,12 @@ def compute_loss(
         cfg.bisim_weight
     ):  # the history representation as a bisimulation metric (docs: --bisim-weight)
         with torch.no_grad():
-            hn = last_hidden(model, batch)
-        lbis, bstats = bisim_term(out.hidden, out.hidden.detach(), hn, batch)
-        loss = loss + cfg.bisim_weight * lbis
-        stats.update(bstats)
+            next_hidden = last_hidden(model, batch)
+        bisim_loss, bisim_stats = bisim_term(out.hidden, out.hidden.detach(), next_hidden, batch)
+        loss = loss + cfg.bisim_weight * bisim_loss
+        stats.update(bisim_stats)
     if model.pi_beta_lm is None and cfg.bc_weight:
-        lb = bc_loss(out.logits, batch["input_ids"], batch["action_mask"])
-        loss = loss + cfg.bc_weight * lb
-        stats["bc_loss"] = float(lb.detach())
+        bc_term = bc_loss(out.logits, batch["input_ids"], batch["action_mask"])
+        loss = loss + cfg.bc_weight * bc_term
+        stats["bc_loss"] = float(bc_term.detach())
     return loss, stats

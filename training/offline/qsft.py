@@ -36,8 +36,12 @@ def compute_loss(
             tl = model.forward_lm(
                 batch["input_ids"], batch["attention_mask"], hidden=False, lm=model.target_lm
             ).logits
-            hn = last_hidden(model, batch, lm=model.target_lm)
-            nl = model.target_lm.get_output_embeddings()(hn) if hn is not None else None
+            next_hidden = last_hidden(model, batch, lm=model.target_lm)
+            nl = (
+                model.target_lm.get_output_embeddings()(next_hidden)
+                if next_hidden is not None
+                else None
+            )
         else:
             tl = model.target_lm_head(out.hidden.detach())
             nl = model.target_lm_head(h_next) if h_next is not None else None
@@ -56,9 +60,9 @@ def compute_loss(
         "w_mean": float((w * mask).sum() / mask.sum().clamp(min=1)),
     }
     if beta_all is not None and cfg.bc_weight:
-        lb = bc_loss(beta_all, batch["input_ids"], mask)
-        loss = loss + cfg.bc_weight * lb
-        stats["bc_loss"] = float(lb.detach())
+        bc_term = bc_loss(beta_all, batch["input_ids"], mask)
+        loss = loss + cfg.bc_weight * bc_term
+        stats["bc_loss"] = float(bc_term.detach())
     return loss, stats
 
 
