@@ -63,14 +63,18 @@ _T975 = (
 """Student's t, two-sided 95 %, for 1 .. 30 degrees of freedom (then the normal 1.96)."""
 
 
+def t975(df: int) -> float:
+    """Student's t, two-sided 95 %, for ``df`` degrees of freedom (past 30: the normal 1.96)."""
+    return _T975[df - 1] if 1 <= df <= len(_T975) else 1.96
+
+
 def t_interval(n: int, mean: float, sum_sq: float) -> tuple[float | None, float | None]:
     """The 95 % t-interval of a mean from ``n`` values with ``sum_sq`` the sum of their squares
     (one value has none: ``(None, None)``, shown blank, not as a zero-width interval)."""
     if n < 2:
         return None, None
     var = max(0.0, (sum_sq - n * mean * mean) / (n - 1))
-    t = _T975[n - 2] if n - 1 <= len(_T975) else 1.96
-    half = t * math.sqrt(var / n)
+    half = t975(n - 1) * math.sqrt(var / n)
     return mean - half, mean + half
 
 

@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from data.store import store_in
+from training.args import task_option
 from training.errors import TrainingError
 from training.reproduce.recipes import DATA_SEED, TaskRecipe
+from training.reproduce.runners import shown_command
 
 FRESH_STRIDE = 100_000
 """Data seeds of training seed N's fresh dataset start at ``DATA_SEED + N * FRESH_STRIDE``."""
@@ -38,6 +40,11 @@ def check_fresh(seeds: int, episodes: int) -> None:
         )
 
 
+def typed_options(options: dict[str, str]) -> dict[str, Any]:
+    """The recipe's ``key=value`` options as the task takes them (ints, floats, booleans)."""
+    return dict(task_option(f"{k}={v}") for k, v in options.items())
+
+
 def store_for(out: Path, seed: int | None) -> Path:
     """The store a run of training seed ``seed`` reads (None, or no fresh data: the shared one)."""
     return store_in(out) if seed is None else out / f"store-s{seed}.db"
@@ -49,8 +56,6 @@ def make_dataset(
     recipe: TaskRecipe,
     episodes: int,
     seed: int | None,
-    shown: Callable[[list[str]], str],
-    typed: Callable[[dict[str, str]], dict[str, Any]],
     log: Callable[[str], None],
 ) -> dict[str, Any]:
     """Generate the dataset of training seed ``seed`` (None: the one every seed shares) unless its
@@ -95,14 +100,14 @@ def make_dataset(
     store = Store(str(db))
     try:
         agent = make_agent(task, "behaviour", role=envs.spec(task).roles[0])
-        res = generate(store, task, agent, episodes, seed=first, options=typed(options))
+        res = generate(store, task, agent, episodes, seed=first, options=typed_options(options))
     finally:
         store.close()
     done = {
         "episodes": episodes,
         "seed": first,
         "options": options,
-        "command": shown(argv),
+        "command": shown_command(argv, out),
         "wall_s": round(time.time() - t0, 1),
         "mean_return": res.mean_return,
         "success_rate": res.success_rate,

@@ -13,6 +13,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from data.ladder import t975
 from data.store import store_in
 from training.reproduce.recipes import (
     ALGORITHMS,
@@ -23,38 +24,6 @@ from training.reproduce.recipes import (
 )
 
 # two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom
-_T975 = (
-    12.706,
-    4.303,
-    3.182,
-    2.776,
-    2.571,
-    2.447,
-    2.365,
-    2.306,
-    2.262,
-    2.228,
-    2.201,
-    2.179,
-    2.160,
-    2.145,
-    2.131,
-    2.120,
-    2.110,
-    2.101,
-    2.093,
-    2.086,
-    2.080,
-    2.074,
-    2.069,
-    2.064,
-    2.060,
-    2.056,
-    2.052,
-    2.048,
-    2.045,
-    2.042,
-)
 METRICS = ("mean_return", "normalised_lmrl", "success_rate")
 
 
@@ -72,7 +41,7 @@ def seed_ci(values: Sequence[float | None]) -> dict[str, Any]:
     mean = math.fsum(vals) / len(vals)
     half = 0.0
     if len(vals) > 1:
-        half = _t975(len(vals) - 1) * statistics.stdev(vals) / math.sqrt(len(vals))
+        half = t975(len(vals) - 1) * statistics.stdev(vals) / math.sqrt(len(vals))
     return {
         "mean": mean,
         "ci_low": mean - half,
@@ -137,10 +106,6 @@ def summarise(recipe: TaskRecipe, records: list[dict[str, Any]]) -> dict[str, An
     return algos
 
 
-def _t975(df: int) -> float:
-    return _T975[df - 1] if 1 <= df <= len(_T975) else 1.96
-
-
 def headline(algos: dict[str, Any]) -> str:
     """The measure a task is compared on: LMRL's normalised score where the task has its
     constants, else the success rate."""
@@ -184,7 +149,7 @@ def versus_bc(task: str, algos: dict[str, Any]) -> dict[str, Any]:
                 statistics.variance(a["values"]) / a["n"]
                 + statistics.variance(b["values"]) / b["n"]
             )
-            half = _t975(diff["n"] - 1) * se
+            half = t975(diff["n"] - 1) * se
             diff.update(ci_low=diff["mean"] - half, ci_high=diff["mean"] + half)
         common = [s for s in row["seeds"] if s in by_seed_b]
         by_seed_a = dict(zip(row["seeds"], a["values"], strict=True))

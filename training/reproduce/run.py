@@ -19,14 +19,12 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from training.args import task_option
 from training.errors import TrainingError
 from training.reproduce.datasets import check_fresh, make_dataset, pooled, store_for
 from training.reproduce.recipes import (
@@ -39,21 +37,7 @@ from training.reproduce.recipes import (
     starts_from_bc,
     train_flags,
 )
-from training.reproduce.runners import Runner, last_json, log_name, side_by_side
-
-
-def _shown(argv: Sequence[str], out: Path) -> str:
-    """The argv as an ``lmrl`` command run from OUT (paths under OUT written relative to it)."""
-    words = [os.path.relpath(a, out) if os.path.isabs(a) and _under(a, out) else a for a in argv]
-    return "lmrl " + shlex.join(words)
-
-
-def _under(path: str, root: Path) -> bool:
-    try:
-        Path(path).resolve().relative_to(root.resolve())
-        return True
-    except ValueError:
-        return False
+from training.reproduce.runners import Runner, last_json, log_name, shown_command, side_by_side
 
 
 class Reproduction:
@@ -119,16 +103,7 @@ class Reproduction:
     # -- steps ----------------------------------------------------------------------------------
     def dataset(self, seed: int | None = None) -> dict[str, Any]:
         """Generate the dataset once (``OUT/dataset.json``), or training seed ``seed``'s own."""
-        return make_dataset(
-            self.out,
-            self.task,
-            self.recipe,
-            self.episodes,
-            seed,
-            lambda a: _shown(a, self.out),
-            _typed,
-            self.log,
-        )
+        return make_dataset(self.out, self.task, self.recipe, self.episodes, seed, self.log)
 
     def _store_of(self, seed: int) -> str:
         return str(store_for(self.out, seed if self.fresh_data else None))
@@ -172,7 +147,7 @@ class Reproduction:
         train_wall = time.time() - t0
         if rc != 0:
             raise TrainingError(
-                f"{_shown(argv, self.out)} failed (exit {rc}){self._see('train', folder)}"
+                f"{shown_command(argv, self.out)} failed (exit {rc}){self._see('train', folder)}"
             )
         trained = last_json(stdout)
         episodes = self.recipe.eval_episodes[self.budget]
@@ -196,15 +171,15 @@ class Reproduction:
         eval_wall = time.time() - t0
         if rc != 0:
             raise TrainingError(
-                f"{_shown(ev, self.out)} failed (exit {rc}){self._see('eval', folder)}"
+                f"{shown_command(ev, self.out)} failed (exit {rc}){self._see('eval', folder)}"
             )
         result = last_json(stdout)
         record = {
             "algorithm": algo,
             "seed": seed,
             "budget": self.budget,
-            "train_command": _shown([a for a in argv if a != "--resume"], self.out),
-            "eval_command": _shown(ev, self.out),
+            "train_command": shown_command([a for a in argv if a != "--resume"], self.out),
+            "eval_command": shown_command(ev, self.out),
             "train_wall_s": round(train_wall, 1),
             "eval_wall_s": round(eval_wall, 1),
             "run_id": trained.get("run_id"),
@@ -283,8 +258,3 @@ def _scoped_flag(text: str) -> tuple[frozenset[str] | None, str]:
 
 def _slug(algo: str) -> str:
     return algo.replace("%", "p")
-
-
-def _typed(options: dict[str, str]) -> dict[str, Any]:
-
-    return dict(task_option(f"{k}={v}") for k, v in options.items())

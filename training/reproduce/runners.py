@@ -8,6 +8,7 @@ import contextlib
 import io
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
@@ -82,6 +83,20 @@ def side_by_side(
         for key in ready:
             start(key)
         return [results[key].result() for key in order]
+
+
+def shown_command(argv: Sequence[str], out: Path) -> str:
+    """The argv as an ``lmrl`` command run from OUT (paths under OUT written relative to it)."""
+    words = [os.path.relpath(a, out) if os.path.isabs(a) and _under(a, out) else a for a in argv]
+    return "lmrl " + shlex.join(words)
+
+
+def _under(path: str, root: Path) -> bool:
+    try:
+        Path(path).resolve().relative_to(root.resolve())
+        return True
+    except ValueError:
+        return False
 
 
 def in_subprocesses(log_dir: Path, threads: int = 1) -> Runner:

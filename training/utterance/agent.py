@@ -140,11 +140,9 @@ class UtteranceAgent:
             q = sc["q"] * self.scale
             v = float(sc["v"][0]) * self.scale if self.algo == "ilql" else float((probs * q).sum())
         order = torch.argsort(sc["score"], descending=True).tolist()
-        rl = cands[order[0]]
-        bc = cands[int(torch.argmax(probs))]
-        shown = [i for i in order[:top]] + [
-            i for i in (order[0], int(torch.argmax(probs))) if i not in order[:top]
-        ]
+        bc_i = int(torch.argmax(probs))
+        rl, bc = cands[order[0]], cands[bc_i]
+        shown = order[:top] + ([bc_i] if bc_i not in order[:top] else [])  # both choices shown
         rows = [
             Candidate(
                 cands[i],

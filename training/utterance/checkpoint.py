@@ -15,10 +15,10 @@ from safetensors.torch import load_file, save_file
 
 from training.config import TrainConfig
 from training.errors import TrainingError
+from training.model.checkpoint import META
 from training.utterance.features import BUCKETS
 
 FORMAT = 1
-META = "lmrl.json"
 WEIGHTS = "model.safetensors"
 REPEATS_RARE = 0.05
 """Below this share of episodes that repeat a line, the agent never repeats one (behaviour policies
