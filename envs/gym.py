@@ -22,6 +22,17 @@ checked by ``envs.make``; a bad one raises ValueError.
 * Partners are the task's defaults (the Twenty Questions / Guess My City oracle, the car buyer,
   Stockfish); ``close()`` closes them (the Stockfish process) and may be called twice.
 * ``render_mode="ansi"``: ``render()`` returns the model's current context as text.
+* ``observation_format="messages"``: each observation is the whole conversation so far as chat
+  messages (a list of ``{"role", "content"}``: the side's rules as ``system``, what the environment
+  said as ``user``, the actions as ``assistant``; :mod:`envs.adapters.chat`), ready for a chat
+  template; an action is then a chat reply, of which the first line is played (``"\\n"`` added).
+  The default, ``"text"``, is unchanged.
+* ``side="partner"`` (two-sided tasks: chess, Twenty Questions, Guess My City, Car Dealer) seats the
+  caller in the partner's chair (the opponent, the oracle, the buyer; a role name works too): the
+  task's scripted ``agent_policy`` (``strong``) plays the acting side, an observation is what the
+  task asks the partner, an action is the partner's reply, and the reward is
+  ``partner_reward`` (``none``, ``zero-sum`` or ``shared``: the tasks define none; see
+  :mod:`envs.adapters.seat`).
 * ``env.unwrapped.legal_actions()`` lists the actions where the task can (maze, Text-Nav, chess).
 
 This module imports gymnasium (the optional extra ``pip install lmrl-tui[gym]``); ``envs`` itself
@@ -38,6 +49,9 @@ import gymnasium
 from gymnasium import spaces
 
 import envs
+from envs.adapters.chat import Conversation, action_text, is_partner, resolve_side, system_prompt
+from envs.adapters.seat import PartnerSeat
+from envs.adapters.seat import partner_reward as seat_reward
 from envs.core import Task, TaskSpec, history_to_str
 
 NAMESPACE = "lmrl"
@@ -56,6 +70,21 @@ car buyer's reply at most 2,000)."""
 ACTION_MAX_LENGTH = 1024
 """Ample for a move, a guess, a question or a seller's line; longer text is still accepted."""
 _SEED_BOUND = 2**31 - 1
+OBSERVATION_FORMATS = ("text", "messages")
+
+
+class Messages(spaces.Sequence):
+    """A conversation: a list (or tuple) of ``{"role", "content"}`` messages."""
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, list | tuple) and all(self.feature_space.contains(m) for m in x)
+
+
+def messages_space() -> Messages:
+    roles = spaces.Text(16, min_length=4, charset="abcdefghijklmnopqrstuvwxyz")
+    content = spaces.Text(16 * OBSERVATION_MAX_LENGTH, min_length=0, charset=CHARSET)
+    return Messages(spaces.Dict({"role": roles, "content": content}))
+
 
 _BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -67,21 +96,50 @@ def gym_id(task_id: str) -> str:
     return f"{NAMESPACE}/{_BAD_ID_CHARS.sub('_', task_id)}-v{VERSION}"
 
 
-class TextTaskEnv(gymnasium.Env[str, str]):
+class TextTaskEnv(gymnasium.Env[Any, str]):
     """One lmrl-tui task (``envs.make(task_id, **options)``) behind Gymnasium's API."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
-    def __init__(self, task_id: str, render_mode: str | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        task_id: str,
+        render_mode: str | None = None,
+        observation_format: str = "text",
+        side: str = "agent",
+        agent_policy: str = "strong",
+        partner_reward: str = "none",
+        **options: Any,
+    ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "
                 f"not {render_mode!r}"
             )
+        if observation_format not in OBSERVATION_FORMATS:
+            raise ValueError(
+                f"observation_format must be one of {', '.join(OBSERVATION_FORMATS)}, "
+                f"not {observation_format!r}"
+            )
         self.task_id = task_id
-        self.task: Task = envs.make(task_id, **options)
+        self.observation_format = observation_format
+        self.role = resolve_side(envs.spec(task_id), side)
+        self.partner_reward = partner_reward
+        seat_reward(partner_reward, [])  # a bad kind fails here
+        self.seat: PartnerSeat | None = None
+        """The partner's seat (``side="partner"``), which holds the task."""
+        if is_partner(envs.spec(task_id), self.role):
+            self.seat = PartnerSeat(task_id, agent=agent_policy, **options)
+            self.task: Task = self.seat.task
+        else:
+            self.task = envs.make(task_id, **options)
         self.render_mode = render_mode
-        self.observation_space = spaces.Text(OBSERVATION_MAX_LENGTH, min_length=0, charset=CHARSET)
+        self.conversation = Conversation(system_prompt(self.task, self.role))
+        self.observation_space = (
+            spaces.Text(OBSERVATION_MAX_LENGTH, min_length=0, charset=CHARSET)
+            if observation_format == "text"
+            else messages_space()
+        )
         self.action_space = spaces.Text(ACTION_MAX_LENGTH, min_length=0, charset=CHARSET)
         self.episode_seed: int | None = None
         """The task seed of the current episode (what ``reset`` drew or was given)."""
@@ -93,20 +151,62 @@ class TextTaskEnv(gymnasium.Env[str, str]):
 
     def reset(
         self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
-    ) -> tuple[str, dict[str, Any]]:
+    ) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         task_seed = seed if seed is not None else int(self.np_random.integers(_SEED_BOUND))
-        observation = self.task.reset(task_seed, dict(options) if options else None)
+        given = dict(options) if options else None
+        self.conversation = Conversation(self.conversation.system)
+        if self.seat is not None:
+            asked = self.seat.reset(task_seed, given)
+            observation = self._heard(asked)
+        else:
+            observation = self.task.reset(task_seed, given)
+            self.conversation.add("user", observation)
         self.episode_seed = task_seed
-        return observation, {"seed": task_seed}
+        return self._shown(observation), {"seed": task_seed}
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+    def step(self, action: str) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not isinstance(action, str):
             raise TypeError(
                 f"{gym_id(self.task_id)} takes text actions, not {type(action).__name__}"
             )
+        if self.observation_format == "messages":
+            action = action_text(action)
+        self.conversation.add("assistant", action)
+        if self.seat is not None:
+            return self._partner_step(action)
         observation, reward, terminated, truncated, info = self.task.step(action)
-        return observation, float(reward), bool(terminated), bool(truncated), _fresh(info)
+        self.conversation.add("user", observation)
+        return (
+            self._shown(observation),
+            float(reward),
+            bool(terminated),
+            bool(truncated),
+            _fresh(info),
+        )
+
+    def _partner_step(self, reply: str) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        assert self.seat is not None
+        asked = self.seat.reply(reply)
+        rewards = self.seat.new_agent_rewards()
+        last = self.seat.transitions[-1] if self.seat.transitions else None
+        info: dict[str, Any] = {"agent_rewards": rewards}
+        if asked is None and last is not None:
+            info.update(_fresh(last.info), agent_return=self.seat.total_return())
+        observation = self._heard(asked)
+        terminated = asked is None and last is not None and last.terminated
+        truncated = asked is None and not terminated
+        reward = seat_reward(self.partner_reward, rewards)
+        return self._shown(observation), reward, terminated, truncated, info
+
+    def _heard(self, asked: tuple[Any, ...] | None) -> str:
+        if asked is None:
+            return ""
+        self.conversation.heard(asked)
+        return history_to_str(asked)
+
+    def _shown(self, observation: str) -> Any:
+        return observation if self.observation_format == "text" else self.conversation.copy()
 
     def render(self) -> str | None:
         if self.render_mode == "ansi":
@@ -118,7 +218,10 @@ class TextTaskEnv(gymnasium.Env[str, str]):
         return self.task.legal_actions()
 
     def close(self) -> None:
-        self.task.close()
+        if self.seat is not None:
+            self.seat.close()
+        else:
+            self.task.close()
         super().close()
 
 
