@@ -136,17 +136,26 @@ def add_export_command(
     add_dataset_arguments(e)
     e.add_argument(
         "--format",
-        choices=["lmrl", "jsonl", "lmrl-bc", "hf", "minari"],
+        choices=["lmrl", "jsonl", "lmrl-bc", "hf", "minari", "chat"],
         default="jsonl",
         help="lmrl: LMRL-Gym's episode files; jsonl: ours, lossless; lmrl-bc: LMRL's chess BC pairs, one "
-        "{from_state, action} per legal agent move (chess, endgames); hf: a Hugging Face datasets folder; minari: a Minari dataset",
+        "{from_state, action} per legal agent move (chess, endgames); hf: a Hugging Face datasets folder; minari: a Minari dataset; "
+        "chat: chat messages with per-turn rewards and provenance (JSON lines, or a datasets folder when --out is not a .jsonl/.json file)",
     )
     e.add_argument("--out", "-o", default="-", help="output file (default: standard output)")
     e.add_argument(
         "--rows",
-        choices=["step", "episode"],
-        default="step",
-        help="--format hf: one row per step (default) or per episode",
+        choices=["step", "episode", "turn"],
+        default=None,
+        help="--format hf: one row per step (default) or per episode; --format chat: one row per "
+        "episode (default) or per turn",
+    )
+    e.add_argument(
+        "--side",
+        choices=["agent", "partner"],
+        default="agent",
+        help="--format chat: whose conversation (default: the acting side's; partner: the oracle's, "
+        "the buyer's, the chess opponent's)",
     )
     e.add_argument(
         "--minari-id",
@@ -163,6 +172,18 @@ def run_export(args: argparse.Namespace, store: Any) -> int:
     from training.args import dataset_query
 
     query = dataset_query(args)
+    rows_for = {"hf": ("step", "episode"), "chat": ("episode", "turn")}
+    if args.rows is not None and args.rows not in rows_for.get(args.format, ()):
+        takes = rows_for.get(args.format)
+        raise CliError(
+            f"--format {args.format} takes --rows {' or '.join(takes)}, not {args.rows}"
+            if takes
+            else "--rows applies to --format hf and --format chat"
+        )
+    if args.format == "chat":
+        return run_chat_export(args, store, query)
+    if args.rows is None:
+        args.rows = "step"
     if args.format in ("hf", "minari"):  # a folder (a dataset and its card), not a stream
         return run_hf_export(args, store, query)
     what = "episodes"
@@ -214,6 +235,35 @@ def run_hf_export(args: argparse.Namespace, store: Any, query: Any) -> int:
     result = export_hf(store, query, args.out, rows=args.rows)
     print(
         f"exported {result.episodes} episodes ({result.rows} rows, one per {args.rows}) to {args.out}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def run_chat_export(args: argparse.Namespace, store: Any, query: Any) -> int:
+    """``export --format chat``: JSON lines to standard output or a ``.jsonl``/``.json`` file, or
+    a ``datasets`` folder (``load_from_disk``) at any other ``--out``."""
+    from data.io.chat_export import export_chat_folder, write_chat_jsonl
+
+    rows = args.rows or "episode"
+    if args.out == "-":
+        result = write_chat_jsonl(store, sys.stdout, query, rows=rows, side=args.side)
+        where = "standard output"
+    elif Path(args.out).suffix.lower() in (".jsonl", ".json"):
+        out = Path(args.out)
+        try:
+            with out.open("w", encoding="utf-8") as f:
+                result = write_chat_jsonl(store, f, query, rows=rows, side=args.side)
+        except OSError as e:
+            raise CliError(f"cannot write {out}: {e.strerror}") from None
+        where = str(out)
+    else:
+        result = export_chat_folder(store, query, args.out, rows=rows, side=args.side)
+        where = f"the datasets folder {args.out}"
+    left = f"; {result.skipped} left out (no steps, or one-sided with --side partner)"
+    print(
+        f"exported {result.episodes} episodes as chat ({result.rows} rows, one per {rows}) "
+        f"to {where}{left if result.skipped else ''}",
         file=sys.stderr,
     )
     return 0
