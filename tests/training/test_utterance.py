@@ -62,6 +62,26 @@ def test_returns_to_go_discount_once_per_turn():
     assert returns_to_go([-1.0, -1.0, 0.0], 0.5) == [-1.5, -1.0, 0.0]
 
 
+def test_the_said_before_feature_marks_each_turns_earlier_lines_and_the_agent_reads_it():
+    t = turn_features("", "go")
+    first = Dialogue(turns=(t, t, t, t), actions=(2, 0, 2), rewards=(0.0, 0.0, 1.0), ended=True)
+    second = Dialogue(turns=(t, t), actions=(1,), rewards=(0.0,), ended=False)
+    batch = make_batch([first, second], 0.9)
+    assert batch.said_before(3).tolist() == [[0, 0, 0], [0, 0, 1], [1, 0, 1], [0, 0, 0]]
+    later = batch.said_before(3, later=True).tolist()
+    assert later == [[0, 0, 1], [1, 0, 1], [1, 0, 1], [0, 1, 0]]
+    # a model whose said-before weight is strongly negative never picks a line said already
+    model = UtteranceModel(16, buckets=1 << 10)
+    with torch.no_grad():
+        model.pi.said.fill_(-50.0)
+    agent = UtteranceAgent(model, ["Is it red?\n", "Is it big?\n"], "bc", "t", {}, no_repeat=False)
+    agent.reset(None, 0)
+    history = [Text("Questions:\n", False), Text("Is it red?\n", True), Text("No.\n", False)]
+    scores = agent.scores(history, agent.candidates)
+    assert scores["logp"][0] < -40 and scores["logp"][1] > -1e-6
+    assert {agent.act(history) for _ in range(20)} == {"Is it big?\n"}
+
+
 def _toy(n: int = 64) -> list[Dialogue]:
     """One turn: the opening says which line pays ("say A" or "say B"); half the data says the
     right one. Candidates 0 = "A", 1 = "B"."""

@@ -95,7 +95,9 @@ class UtteranceAgent:
         """Each candidate's policy log-probability (among ``cands``), Q and the acting score."""
         turns = [turn_features(u, r) for u, r in history_turns(history)]
         hist = self.model.histories(turns, [len(turns)])[-1:]
-        out = self.model.scores(hist, torch.stack([self._vector(c) for c in cands]))
+        said_now = {seg.text for seg in history if seg.is_action}
+        said = torch.tensor([[float(c in said_now) for c in cands]])
+        out = self.model.scores(hist, torch.stack([self._vector(c) for c in cands]), said)
         logp = torch.log_softmax(out["logits"][0], dim=-1)
         if self.algo == "qsft":
             q = torch.log_softmax(out["q1"][0], dim=-1)

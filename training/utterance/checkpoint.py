@@ -89,7 +89,12 @@ def load_utterance_agent(
             if isinstance(a, str)
         ]
         model = UtteranceModel(int(own["dim"]), int(own.get("buckets", BUCKETS)))
-        model.load_state_dict(load_file(str(folder / WEIGHTS)))
+        state = load_file(str(folder / WEIGHTS))
+        # checkpoints from before the said-before feature: its weights stay 0 (no effect)
+        state.update(
+            {k: v for k, v in model.state_dict().items() if k.endswith(".said") and k not in state}
+        )
+        model.load_state_dict(state)
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as e:
         raise TrainingError(f"{folder} is not a readable utterance-level checkpoint: {e}") from None
     given = {"beta": beta, "no_repeat": no_repeat}

@@ -33,13 +33,35 @@ class Batch:
     """The discounted return from each transition on."""
     episode_return: torch.Tensor
     """The undiscounted return of each transition's episode (Q-SFT's weight)."""
+    said: tuple[list[int], list[int]]
+    """(transition, action) pairs: the actions said before each transition, in its episode."""
+    said_next: tuple[list[int], list[int]]
+    """The same for each transition's next history (its own action included)."""
+
+    def said_before(self, n_cands: int, *, later: bool = False) -> torch.Tensor:
+        """(transitions, n_cands): 1.0 where the transition's (next, if ``later``) history has
+        already said the candidate."""
+        rows, cols = self.said_next if later else self.said
+        out = torch.zeros(len(self.action), n_cands)
+        out[rows, cols] = 1.0
+        return out
 
 
 def make_batch(dialogues: Sequence[Dialogue], gamma: float) -> Batch:
     feats: list[tuple[int, ...]] = []
     lengths, state, action, reward, done, rets, totals = [], [], [], [], [], [], []
+    said: tuple[list[int], list[int]] = ([], [])
+    said_next: tuple[list[int], list[int]] = ([], [])
     for d in dialogues:
         base = len(feats)
+        first = len(action)
+        for j, a in enumerate(d.actions):
+            for k in range(j + 1, len(d.actions)):  # said before transition k
+                said[0].append(first + k)
+                said[1].append(a)
+            for k in range(j, len(d.actions)):  # said before transition k's next history
+                said_next[0].append(first + k)
+                said_next[1].append(a)
         feats.extend(d.turns)
         lengths.append(len(d.turns))
         n = len(d.actions)
@@ -55,7 +77,17 @@ def make_batch(dialogues: Sequence[Dialogue], gamma: float) -> Batch:
         return torch.tensor(x, dtype=torch.float32)
 
     return Batch(
-        feats, lengths, st, st + 1, torch.tensor(action), f(reward), f(done), f(rets), f(totals)
+        feats,
+        lengths,
+        st,
+        st + 1,
+        torch.tensor(action),
+        f(reward),
+        f(done),
+        f(rets),
+        f(totals),
+        said,
+        said_next,
     )
 
 
@@ -85,7 +117,8 @@ def losses(
     """The loss of ``algo`` on ``batch`` (``cands``: the candidate vectors; ``target``: the
     polyak copy, for ILQL and Q-SFT) and its parts, for the metrics."""
     hist = model.histories(batch.turn_feats, batch.lengths)
-    now = model.scores(hist[batch.state], cands)
+    said = batch.said_before(len(cands)).to(cands.device)
+    now = model.scores(hist[batch.state], cands, said)
     bc = F.cross_entropy(now["logits"], batch.action)
     stats = {"bc_loss": float(bc.detach())}
     if algo in ("bc", "pbc"):
@@ -98,8 +131,9 @@ def losses(
         return bc_weight * bc + q_loss + cql_weight * cql, stats
     with torch.no_grad():
         t_hist = target.histories(batch.turn_feats, batch.lengths)
-        later = target.scores(t_hist[batch.next_state], cand_target)
-        t_now = target.scores(t_hist[batch.state], cand_target)
+        said_next = batch.said_before(len(cands), later=True).to(cands.device)
+        later = target.scores(t_hist[batch.next_state], cand_target, said_next)
+        t_now = target.scores(t_hist[batch.state], cand_target, said)
     if algo == "ilql":
         v_next = model.v(hist[batch.next_state]).squeeze(-1).detach()
         goal = batch.reward / scale + gamma * (1.0 - batch.done) * v_next

@@ -7,8 +7,13 @@ reads turns as ArCHer's does, Zhou et al. 2024).
   The sum reads the answers so far as a bag of facts; the last turn keeps a Markov task's state.
 * **Candidates**: each utterance's hashed features summed, through an MLP.
 * **Heads**: the policy's logit, two Q heads and V. A head scores candidate ``c`` in history ``h``
-  as ``base(h) + ⟨W h, c⟩ + ⟨w, c⟩``: every score is a function of the candidate's features, so a
-  line the data never said (a language model's sample, a legal move) is scored too.
+  as ``base(h) + ⟨W h, c⟩ + ⟨w, c⟩ + ρ·said(h, c)``: every score is a function of the candidate's
+  features, so a line the data never said (a language model's sample, a legal move) is scored too.
+* **Said before**: ``said(h, c)`` is 1 where the agent already said ``c`` in this dialogue (the
+  DRRN's hand feature). Without it the history vector has to spell out every line said so far for
+  the heads to rule repeats in or out, and at 128 wide that crowded out the reading of the answers
+  (Guess My City: the true city ranked 60th of 126 after ten answers with the policy trained on
+  every turn, 2nd when it was trained on the guesses alone).
 """
 
 from __future__ import annotations
@@ -43,9 +48,14 @@ class PairHead(nn.Module):
         self.proj = nn.Linear(dim, dim, bias=False)
         self.cand_bias = nn.Linear(dim, 1, bias=False)
 
-    def forward(self, hist: torch.Tensor, cands: torch.Tensor) -> torch.Tensor:
-        """(S, d) histories, (N, d) candidates -> (S, N) scores."""
-        return self.base(hist) + self.proj(hist) @ cands.T + self.cand_bias(cands).T
+        self.said = nn.Parameter(torch.zeros(()))
+
+    def forward(
+        self, hist: torch.Tensor, cands: torch.Tensor, said: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """(S, d) histories, (N, d) candidates, (S, N) said-before indicators -> (S, N) scores."""
+        out = self.base(hist) + self.proj(hist) @ cands.T + self.cand_bias(cands).T
+        return out if said is None else out + self.said * said
 
 
 class UtteranceModel(nn.Module):
@@ -122,11 +132,14 @@ class UtteranceModel(nn.Module):
         dev = self.count.weight.device
         return self.cand_mlp(self.cand_bag((flat % self.buckets).to(dev), offsets.to(dev)))
 
-    def scores(self, hist: torch.Tensor, cands: torch.Tensor) -> dict[str, torch.Tensor]:
-        """The heads' (S, N) scores and V's (S,)."""
+    def scores(
+        self, hist: torch.Tensor, cands: torch.Tensor, said: torch.Tensor | None = None
+    ) -> dict[str, torch.Tensor]:
+        """The heads' (S, N) scores and V's (S,); ``said``: (S, N), 1.0 where the history's agent
+        already said the candidate."""
         return {
-            "logits": self.pi(hist, cands),
-            "q1": self.q1(hist, cands),
-            "q2": self.q2(hist, cands),
+            "logits": self.pi(hist, cands, said),
+            "q1": self.q1(hist, cands, said),
+            "q2": self.q2(hist, cands, said),
             "v": self.v(hist).squeeze(-1),
         }
