@@ -10,10 +10,9 @@ reads turns as ArCHer's does, Zhou et al. 2024).
   as ``base(h) + ⟨W h, c⟩ + ⟨w, c⟩ + ρ·said(h, c)``: every score is a function of the candidate's
   features, so a line the data never said (a language model's sample, a legal move) is scored too.
 * **Said before**: ``said(h, c)`` is 1 where the agent already said ``c`` in this dialogue (the
-  DRRN's hand feature). Without it the history vector has to spell out every line said so far for
-  the heads to rule repeats in or out, and at 128 wide that crowded out the reading of the answers
-  (Guess My City: the true city ranked 60th of 126 after ten answers with the policy trained on
-  every turn, 2nd when it was trained on the guesses alone).
+  DRRN's hand feature): without it the history vector has to spell out every line said so far for
+  the heads to rule repeats in or out. Measured once (Guess My City, BC, 5,000 episodes, one seed):
+  the true city ranked 22nd of 126 after 17 answers with it, 29th without; no better after 10.
 """
 
 from __future__ import annotations
