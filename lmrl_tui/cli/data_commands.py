@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from lmrl_tui.cli.argtypes import positive, seed
-from lmrl_tui.cli.errors import EXIT_USAGE, CliError
+from lmrl_tui.cli.errors import EXIT_USAGE, CliError, report_lock_wait
 
 MERGE_HELP = "merge stores (from several hosts) into one: no duplicates, ids remapped, each episode's origin kept"
 
@@ -323,13 +323,6 @@ def run_merge(args: argparse.Namespace, store: Any = None) -> int:
     """Merge ``args.stores`` into ``args.into``; a bad store is one line and nothing is written."""
     from data.io.merge import merge_stores
 
-    report = merge_stores(args.stores, args.into, on_lock_wait=_report_lock_wait)
+    report = merge_stores(args.stores, args.into, on_lock_wait=report_lock_wait)
     print(f"merged {len(args.stores)} store(s) into {args.into}: {report.summary()}")
     return 0
-
-
-def _report_lock_wait(waited: float) -> None:
-    print(
-        f"lmrl: waiting for another process to finish writing({waited:.0f} s so far)",
-        file=sys.stderr,
-    )

@@ -11,7 +11,14 @@ import traceback
 from collections.abc import Sequence
 from typing import Any
 
-from lmrl_tui.cli.errors import EXIT_USAGE, database_errors, setup_error, user_errors, with_notes
+from lmrl_tui.cli.errors import (
+    EXIT_USAGE,
+    database_errors,
+    report_lock_wait,
+    setup_error,
+    user_errors,
+    with_notes,
+)
 from lmrl_tui.cli.parser import app_only, build_parser
 
 WRITING_COMMANDS = frozenset({"generate", "import", "train", "eval"})
@@ -22,15 +29,8 @@ def open_store(args: argparse.Namespace) -> Any:
     from data.store import Store
 
     store = Store(args.db, verify=args.command in WRITING_COMMANDS)
-    store.on_lock_wait = _report_lock_wait
+    store.on_lock_wait = report_lock_wait
     return store
-
-
-def _report_lock_wait(waited: float) -> None:
-    print(
-        f"lmrl: waiting for another process to finish writing ({waited:.0f} s so far)",
-        file=sys.stderr,
-    )
 
 
 def dispatch(args: argparse.Namespace) -> int:

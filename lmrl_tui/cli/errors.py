@@ -55,3 +55,11 @@ def with_notes(line: str, e: BaseException) -> str:
     """``line`` followed by the notes on ``e`` (e.g. what a run that failed part-way kept)."""
     notes = "; ".join(getattr(e, "__notes__", ()))
     return f"{line} ({notes})" if notes else line
+
+
+def report_lock_wait(waited: float) -> None:
+    """What a command says while another process holds the store's write lock."""
+    print(
+        f"lmrl: waiting for another process to finish writing ({waited:.0f} s so far)",
+        file=sys.stderr,
+    )

@@ -169,3 +169,15 @@ def test_unknown_task_option_is_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main(["--db", str(tmp_path / "x.db"), "generate", "wordle", "--option", "=1"])
     assert e.value.code == 2 and "has no name" in capsys.readouterr().err
+
+
+def test_a_wait_for_the_write_lock_is_one_readable_line_for_every_command(capsys):
+    from lmrl_tui.cli import data_commands, entry
+    from lmrl_tui.cli.errors import report_lock_wait
+
+    report_lock_wait(12.3)
+    assert capsys.readouterr().err == (
+        "lmrl: waiting for another process to finish writing (12 s so far)\n"
+    )
+    # merge (which opens its stores itself) and every other command say the same line
+    assert data_commands.report_lock_wait is entry.report_lock_wait is report_lock_wait
