@@ -271,11 +271,13 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
         self.post_message(self.StepTaken(out))
 
     def on_play_screen_input_rejected(self, message: PlayScreen.InputRejected) -> None:
-        self.set_reactive(
-            PlayScreen.turn, self._awaited()
-        )  # nothing played: no redraw, the view says why
+        awaited = self._awaited()
+        self.set_reactive(PlayScreen.turn, awaited)  # nothing played: no redraw, the view says why
         self.view.show_error(message.reason)
-        self.view.set_turn(self.session.task.spec.roles[0], True)
+        if awaited is Turn.WATCHING:  # refused after the agent was given its side back: its move
+            self._next_turn()
+        else:
+            self.view.set_turn(self.session.task.spec.roles[0], True)
 
     def action_step_agent(self) -> None:
         s = self.session

@@ -82,3 +82,40 @@ async def test_a_person_playing_a_task_without_a_partner_keeps_the_turn(store):
         await settle(app, pilot)
         assert screen.turn is Turn.HUMAN and len(screen.session.transitions) == 1
         assert "Turn: 1 /" in status(screen)
+
+
+class GatedWordle(GatedAgent):
+    """A Wordle agent whose proposals wait at the gate too."""
+
+    def act(self, history) -> str:
+        self.gate.wait(10)
+        return "crane\n"
+
+
+async def test_a_refused_move_after_handing_back_leaves_the_agent_to_move(store):
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(120, 40)) as pilot:
+        agent = GatedWordle()
+        screen = app.start_session("wordle", agent, None, 1, None)
+        await settle(app, pilot)
+        await pilot.press("t")
+        await settle(app, pilot)
+        assert screen.turn is Turn.TAKEN_OVER and screen.view._human
+        agent.gate.clear()  # the agent's proposal for the person's move waits
+        await pilot.press("a", "b", "enter")  # two letters: the task refuses it
+        await pilot.pause()
+        assert screen.turn is Turn.TAKEN_OVER_MOVING
+        await pilot.press("t")  # hand back while that move is in flight
+        await pilot.pause()
+        assert screen.turn is Turn.HANDING_BACK
+        agent.gate.set()
+        await settle(app, pilot)
+        # the person is told why, and the agent, not the person, is to move: keys type nothing
+        assert screen.turn is Turn.WATCHING and not screen.view._human
+        assert "five letters" in screen.view._message
+        await pilot.press("c", "r")
+        await pilot.press("space")  # auto-play is off: space steps the agent
+        await settle(app, pilot)
+        steps = store.steps(screen.session.episode_id)
+        assert [s["action"] for s in steps] == ["crane\n"]
+        assert not steps[0]["info"].get("takeover")
