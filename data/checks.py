@@ -9,13 +9,36 @@ from pathlib import Path
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 MIGRATION_SET = "lmrl-tui"
-MIGRATION_NAMES = ("m001_initial", "m002_merge_identity")
+MIGRATION_NAMES = ("m001_initial", "m002_merge_identity", "m003_people_and_campaigns")
 """The schema steps in data/migrations.py, by name (a test keeps the two in step). Opening an
 up-to-date database needs only these names, so sqlite-utils is imported when first used."""
 TABLES = frozenset(
-    {"episodes", "steps", "players", "runs", "checkpoints", "evaluations", "labels", "store_info"}
+    {
+        "episodes",
+        "steps",
+        "players",
+        "runs",
+        "checkpoints",
+        "evaluations",
+        "labels",
+        "store_info",
+        "episode_holds",
+        "campaigns",
+    }
 )
 """The tables an up-to-date store has; a store that lacks one is refused as damaged."""
+TABLE_SINCE = {
+    "store_info": "m002_merge_identity",
+    "episode_holds": "m003_people_and_campaigns",
+    "campaigns": "m003_people_and_campaigns",
+}
+"""The schema step that made a table (the others: m001), so an older store is not called
+damaged for lacking a table it never had."""
+
+
+def tables_of(applied: list[str] | set[str]) -> frozenset[str]:
+    """The tables a store with the schema steps ``applied`` has."""
+    return frozenset(t for t in TABLES if TABLE_SINCE.get(t, "m001_initial") in applied)
 
 
 class StoreError(Exception):

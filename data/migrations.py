@@ -199,3 +199,32 @@ def m002_merge_identity(db: Database) -> None:
                 WHERE id = NEW.id; END"""
         )
     db.execute("UPDATE episodes SET origin = (SELECT value FROM store_info WHERE key = 'origin')")
+
+
+@migrations()
+def m003_people_and_campaigns(db: Database) -> None:
+    """Who holds an episode now (``episode_holds``: an app process playing it, so no other app
+    offers it to resume or abandon), the campaigns served (``campaigns``: the file's assignments,
+    as JSON), and each episode's ``campaign`` and ``assignment``."""
+    db.execute(
+        """
+        CREATE TABLE episode_holds (
+            episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+            holder TEXT NOT NULL,              -- host:pid:token of the app process
+            player TEXT,
+            held_at TEXT NOT NULL,
+            PRIMARY KEY (episode_id, holder)
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE campaigns (
+            name TEXT PRIMARY KEY,
+            spec TEXT NOT NULL,                -- the campaign file, checked, as JSON
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )"""
+    )
+    db.execute("ALTER TABLE episodes ADD COLUMN campaign TEXT")
+    db.execute("ALTER TABLE episodes ADD COLUMN assignment TEXT")
+    db.execute("CREATE INDEX episodes_campaign ON episodes(campaign, assignment, player)")

@@ -13,11 +13,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
 from textual.app import App
 from textual.binding import Binding
-from textual.message import Message
 
+from data.holds import new_holder
 from data.store import Store
 from lmrl_tui.commands import LmrlCommands
 from lmrl_tui.garbage import FrozenGarbage
@@ -30,6 +29,7 @@ from lmrl_tui.messages import (
     RunsRequested,
     SessionNoteRequested,
 )
+from lmrl_tui.people import UnfinishedEpisodes
 from lmrl_tui.prefs import LastChoices, choice_scope
 from lmrl_tui.screens.home import HomeScreen
 from lmrl_tui.screens.player import PlayerChosen, PlayerPrompt, SessionNoteDialog
@@ -52,21 +52,13 @@ ASK_PLAYER_ENV = "LMRL_ASK_PLAYER"
 keep the name out of the shared prefs file."""
 
 
-class LmrlApp(FrozenGarbage, ReportsWorkerErrors, App[None]):
+class LmrlApp(UnfinishedEpisodes, FrozenGarbage, ReportsWorkerErrors, App[None]):
     """The lmrl-tui app on one store (see the module docstring)."""
 
     TITLE = "lmrl-tui"
     CSS_PATH = [STYLES / "screens.tcss", STYLES / "views.tcss"]
     COMMANDS = App.COMMANDS | {LmrlCommands}
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True)]
-    WORKER_ERRORS = {"unfinished": ErrorToast("Could not look for unfinished episodes", timeout=30)}
-
-    class UnfinishedFound(Message, bubble=False):
-        """Episodes left ``in_progress`` by an app that stopped (found by a worker at start)."""
-
-        def __init__(self, episodes: list[dict[str, Any]]) -> None:
-            super().__init__()
-            self.episodes = episodes
 
     def __init__(
         self,
@@ -97,6 +89,9 @@ class LmrlApp(FrozenGarbage, ReportsWorkerErrors, App[None]):
         self._played: list[PlaySession] = []
         self.kept_here: set[int] = set()
         """Episodes left unfinished in this app to go on with later (offered by u on the home screen)."""
+        self.holder = new_holder()
+        """This app's id in the store's episode holds: an episode shown here is offered to no
+        other app (:mod:`data.holds`)."""
 
     def on_mount(self) -> None:
         if self.freeze_after_start:
@@ -154,6 +149,7 @@ class LmrlApp(FrozenGarbage, ReportsWorkerErrors, App[None]):
         from lmrl_tui.screens.play import PlayScreen
 
         self._played.append(session)
+        self.hold(session)
         if self.session_note:
             try:
                 note_session(session, self.session_note)
@@ -176,45 +172,6 @@ class LmrlApp(FrozenGarbage, ReportsWorkerErrors, App[None]):
             playing[-1].ask_to_leave(quitting=True)
             return
         self.exit()
-
-    def action_unfinished(self) -> None:
-        """Offer the unfinished episodes: those an earlier app left and those kept in this one."""
-        self._find_unfinished(say_none=True)
-
-    @work(thread=True, exclusive=True, group="unfinished", exit_on_error=False)
-    def _find_unfinished(self, say_none: bool = False) -> None:
-        # Only those left by an earlier app or kept here: an episode this app has begun meanwhile
-        # is in progress because it is being played, here.
-        episodes = [
-            e
-            for e in self.store.unfinished_episodes()
-            if e["id"] <= self._last_id_at_start or e["id"] in self.kept_here
-        ]
-        if (
-            self.served
-        ):  # other people's games on the same store (maybe being played now) are theirs
-            episodes = [e for e in episodes if e["player"] == self.player]
-        if episodes or say_none or self.start_request is not None:
-            self.post_message(self.UnfinishedFound(episodes))
-
-    def on_lmrl_app_unfinished_found(self, message: LmrlApp.UnfinishedFound) -> None:
-        from lmrl_tui.screens.leave import UnfinishedDialog
-
-        if not message.episodes:
-            if self.start_request is not None:
-                self.open_requested()
-            else:
-                self.notify("No unfinished episodes.")
-            return
-        self.push_screen(UnfinishedDialog(message.episodes), self._unfinished_answered)
-
-    def _unfinished_answered(self, session: PlaySession | None) -> None:
-        """A resumed episode shows; else the configured episode asked for at start, if any."""
-        if session is not None:
-            self.start_request = None
-            self._show_session(session)
-        else:
-            self.open_requested()
 
     # -- requests from the screens ------------------------------------------------------------
     def on_new_episode_requested(self, message: NewEpisodeRequested) -> None:

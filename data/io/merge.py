@@ -25,11 +25,11 @@ from pathlib import Path
 
 from data.checks import (
     SQLITE_MAGIC,
-    TABLES,
     StoreError,
     applied_migrations,
     refuse_newer,
     table_names,
+    tables_of,
     verify,
 )
 from data.io.merge_rows import MergeReport, Side, TargetSide, merge_source
@@ -72,8 +72,7 @@ def open_input(path: str | os.PathLike[str]) -> tuple[sqlite3.Connection, list[s
             raise StoreError(f"{p} is an SQLite database, but not an lmrl-tui one")
         refuse_newer(conn, p, applied)
         verify(conn, p)
-        wanted = TABLES if "m002_merge_identity" in applied else TABLES - {"store_info"}
-        missing = sorted(wanted - tables)
+        missing = sorted(tables_of(applied) - tables)
         if missing:
             raise StoreError(f"{p} is damaged: the table(s) {', '.join(missing)} are missing")
     except BaseException:

@@ -41,6 +41,9 @@ class LmrlHost(Protocol):
     db_path: Path
     player: str | None
     kept_here: set[int]
+    holder: str
+
+    def let_go(self, episode_id: int | None = None) -> None: ...
 
     def freeze_garbage(self) -> None: ...
     def sweep_frozen(self) -> None: ...

@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static
 
+from data.holds import EpisodeHeld, hold
 from data.session import PlaySession
 from envs.players.session import ResumeError
 from lmrl_tui.screens.base import LmrlScreen
@@ -140,6 +141,7 @@ class LeavingEpisode:
             self.session.suspend()
             if eid is not None:
                 self.lmrl_app.kept_here.add(eid)
+                self.lmrl_app.let_go(eid)  # another window of this person may resume it now
             self.notify(
                 f"Episode {eid} kept: resume it at the next start, or with u on the home screen."
             )
@@ -176,6 +178,8 @@ class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):
         self.episodes = {int(ep["id"]): ep for ep in episodes}
         self.cannot: dict[int, str] = {}
         """Episodes whose replay failed, with the reason."""
+        self.held: set[int] = set()
+        """Episodes another app began playing after this dialog opened (left alone)."""
         self._resuming: int | None = None
 
     def compose(self) -> ComposeResult:
@@ -185,8 +189,8 @@ class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):
             yield Static(
                 "These were kept to resume, or lmrl stopped while they were played; they are still "
                 "marked in progress. Resume one (its steps are replayed from its seed) or mark it "
-                "abandoned (kept, never used as data). If lmrl is open in another terminal with one "
-                "of them, choose Not now.\n"
+                "abandoned (kept, never used as data). Only your own are listed, and none that is being "
+                "played in another window now.\n"
                 "Keys: enter or r resumes the highlighted one, a marks it abandoned, escape: not now.",
                 id="explain",
             )
@@ -234,11 +238,14 @@ class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):
         self.query_one("#resume", Button).disabled = (
             reason is not None or self._resuming is not None
         )
-        self.query_one("#resume-error", Static).update(
-            ""
-            if reason is None
-            else escape(f"Episode {eid} cannot be resumed: {reason}. Mark it abandoned.")
-        )
+        if reason is None:
+            text = ""
+        elif eid in self.held:
+            text = f"Episode {eid}: {reason}; it is not yours to resume or abandon."
+        else:
+            text = f"Episode {eid} cannot be resumed: {reason}. Mark it abandoned."
+        self.query_one("#resume-error", Static).update(escape(text))
+        self.query_one("#abandon", Button).disabled = eid in self.held
 
     @on(Button.Pressed, "#resume")
     def action_resume(self) -> None:
@@ -252,7 +259,14 @@ class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):
 
     @work(thread=True, exclusive=True, group="resume", exit_on_error=False)
     def _replay(self, episode_id: int) -> None:
-        self.post_message(self.Resumed(PlaySession.resume_episode(self.lmrl_app.store, episode_id)))
+        app = self.lmrl_app
+        hold(app.store, episode_id, app.holder, app.player)  # or EpisodeHeld: played elsewhere
+        try:
+            session = PlaySession.resume_episode(app.store, episode_id)
+        except BaseException:
+            app.let_go(episode_id)
+            raise
+        self.post_message(self.Resumed(session))
 
     def on_unfinished_dialog_resumed(self, message: UnfinishedDialog.Resumed) -> None:
         self._resuming = None
@@ -261,17 +275,30 @@ class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):
     def worker_failed(self, group: str, error: BaseException) -> None:
         eid, self._resuming = self._resuming, None
         if eid is not None:
+            if isinstance(error, EpisodeHeld):
+                self.held.add(eid)
             self.cannot[eid] = (
-                str(error) if isinstance(error, ResumeError) else f"{type(error).__name__}: {error}"
+                str(error)
+                if isinstance(error, ResumeError | EpisodeHeld)
+                else f"{type(error).__name__}: {error}"
             )
         self._show_reason()
 
     @on(Button.Pressed, "#abandon")
     def action_abandon(self) -> None:
         eid = self._current()
-        if eid is None or eid == self._resuming:
+        if eid is None or eid == self._resuming or eid in self.held:
             return
-        self.lmrl_app.store.finish_episode(eid, status="abandoned")
+        app = self.lmrl_app
+        try:  # never under the feet of the app playing it now
+            hold(app.store, eid, app.holder, app.player)
+        except EpisodeHeld as e:
+            self.cannot[eid] = str(e)
+            self.held.add(eid)
+            self._show_reason()
+            return
+        app.store.finish_episode(eid, status="abandoned")
+        app.let_go(eid)
         self.notify(f"Episode {eid} marked abandoned.")
         del self.episodes[eid]
         self.query_one("#unfinished", DataTable).remove_row(str(eid))

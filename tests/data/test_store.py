@@ -20,6 +20,8 @@ EXPECTED_TABLES = {
     "evaluations",
     "labels",
     "store_info",
+    "episode_holds",
+    "campaigns",
 }
 EXPECTED_STEP_COLUMNS = [
     "episode_id",
@@ -42,6 +44,7 @@ def test_blank_database_migrates_to_the_expected_schema(store):
     assert [c.name for c in store.db["steps"].columns] == EXPECTED_STEP_COLUMNS
     assert "return" in store.db["episodes"].columns_dict
     assert {"uid", "origin"} <= set(store.db["episodes"].columns_dict)  # m002, for lmrl merge
+    assert {"campaign", "assignment"} <= set(store.db["episodes"].columns_dict)  # m003
     assert store.schema_version() == [m.name for m in migrations._migrations]
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
