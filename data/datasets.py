@@ -63,6 +63,10 @@ class DatasetQuery:
     """Keep episodes in which a person took over from the agent (``meta["takeover"]``: human
     corrections, DAgger-style relabelling data); any source unless ``sources`` says otherwise.
     :func:`takeover_steps` returns just the steps the person played."""
+    campaigns: list[str] = field(default_factory=list)
+    """Campaigns the episodes were played for (``lmrl serve --campaign``); empty keeps all."""
+    assignments: list[str] = field(default_factory=list)
+    """Campaign assignment ids to keep; empty keeps all."""
     options: dict[str, Any] = field(default_factory=dict)
     """Task options the episodes were logged with (``lmrl generate --option``): each given key
     must have this value; episodes logged with other options as well still match."""
@@ -109,7 +113,7 @@ def describe_query(query: DatasetQuery) -> str:
     parts = [f"task={query.task}"] if query.task else []
     parts.append("sources=" + (",".join(query.sources) if query.sources else ANY_SOURCE))
     parts.append(f"status={query.status}")
-    for name in ("players", "agents", "partner_kinds"):
+    for name in ("players", "agents", "partner_kinds", "campaigns", "assignments"):
         if getattr(query, name):
             parts.append(f"{name}=" + ",".join(getattr(query, name)))
     for name in (
@@ -146,6 +150,8 @@ def select_episode_ids(store: Store, query: DatasetQuery) -> list[int]:
         ("source", query.sources),
         ("player", query.players),
         ("agent_name", query.agents),
+        ("campaign", query.campaigns),
+        ("assignment", query.assignments),
     ):
         if values:
             where.append(f"{col} IN ({','.join('?' * len(values))})")

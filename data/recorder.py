@@ -43,6 +43,8 @@ class EpisodeRecorder:
         self.episode_id: int | None = None
         self.meta: dict[str, Any] | None = None
         """The episode's ``meta`` as written (kept to add to it when the episode ends)."""
+        self.campaign: tuple[str, str] | None = None
+        """The campaign and assignment the episode is played for (written with its start)."""
         self.takeover_steps = 0
         """Steps a person played for the agent (``info["takeover"]``): marked in ``meta`` at the end."""
 
@@ -61,6 +63,7 @@ class EpisodeRecorder:
             source=session.source,
             options=stored_options(session.task, session.options),
             meta=self.meta,
+            campaign=self.campaign,
         )
 
     def step_taken(

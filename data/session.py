@@ -34,9 +34,11 @@ class PlaySession(EpisodeSession):
         options: dict[str, Any] | None = None,
         agent_choice: str | None = None,
         strict: bool = False,
+        campaign: tuple[str, str] | None = None,
     ) -> None:
         self.store = store
         self.recorder = EpisodeRecorder(store)
+        self.recorder.campaign = campaign
         super().__init__(
             task_id,
             agent=agent,
@@ -48,6 +50,11 @@ class PlaySession(EpisodeSession):
             strict=strict,
             listener=self.recorder,
         )
+
+    @property
+    def campaign(self) -> tuple[str, str] | None:
+        """The campaign and assignment this episode is played for (None: none)."""
+        return self.recorder.campaign
 
     @property
     def episode_id(self) -> int | None:
@@ -81,6 +88,7 @@ class PlaySession(EpisodeSession):
             options=dict(options),
             agent_choice=None if agent is None else ep["agent_name"],
             strict=bool(meta.get("strict")),
+            campaign=(ep["campaign"], ep["assignment"]) if ep.get("campaign") else None,
         )
         steps = [
             RecordedStep(

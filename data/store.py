@@ -87,16 +87,19 @@ class Store(StoreFile):
         options: Mapping[str, Any] | None = None,
         run_id: int | None = None,
         meta: Mapping[str, Any] | None = None,
+        campaign: tuple[str, str] | None = None,
     ) -> int:
         """Insert an ``in_progress`` episode and commit; returns its id (text is stored after
-        :func:`clean_text`; a number SQLite cannot hold raises ValueError)."""
+        :func:`clean_text`; a number SQLite cannot hold raises ValueError). ``campaign``: the
+        campaign and assignment it is played for."""
         with self._writing():
             if player is not None:
                 self.ensure_player(player)  # joins this transaction
             cur = self.db.execute(
                 """INSERT INTO episodes(task, task_version, seed, options, agent_kind, agent_name,
                    partner_kind, partner_name, player, source, run_id, status, first_observation,
-                   started_at, meta) VALUES (?,?,?,?,?,?,?,?,?,?,?,'in_progress',?,?,?)""",
+                   started_at, meta, campaign, assignment)
+                   VALUES (?,?,?,?,?,?,?,?,?,?,?,'in_progress',?,?,?,?,?)""",
                 [
                     clean_text(task),
                     sql_int(task_version, "task_version"),
@@ -112,6 +115,7 @@ class Store(StoreFile):
                     clean_text(first_observation),
                     now(),
                     dumps(meta),
+                    *(campaign or (None, None)),
                 ],
             )
         return inserted_id(cur)

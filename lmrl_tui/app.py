@@ -18,6 +18,7 @@ from textual.binding import Binding
 
 from data.holds import new_holder
 from data.store import Store
+from lmrl_tui.campaigning import CampaignStarts
 from lmrl_tui.commands import LmrlCommands
 from lmrl_tui.garbage import FrozenGarbage
 from lmrl_tui.messages import (
@@ -52,7 +53,7 @@ ASK_PLAYER_ENV = "LMRL_ASK_PLAYER"
 keep the name out of the shared prefs file."""
 
 
-class LmrlApp(UnfinishedEpisodes, FrozenGarbage, ReportsWorkerErrors, App[None]):
+class LmrlApp(UnfinishedEpisodes, CampaignStarts, FrozenGarbage, ReportsWorkerErrors, App[None]):
     """The lmrl-tui app on one store (see the module docstring)."""
 
     TITLE = "lmrl-tui"
@@ -82,6 +83,7 @@ class LmrlApp(UnfinishedEpisodes, FrozenGarbage, ReportsWorkerErrors, App[None])
         """The new-episode dialog's last choices per task, store and player (kept across restarts,
         except in a served session)."""
         self.start_request = start
+        self.load_campaign()
         self.player = player or (None if self.served else self.choices.player)
         self.asks_player = self.player is None and (ask_player or self.served)
         self.session_note: str | None = None
@@ -178,6 +180,10 @@ class LmrlApp(UnfinishedEpisodes, FrozenGarbage, ReportsWorkerErrors, App[None])
         self.new_episode(message.task_id, message.seed, message.checkpoint, player=message.player)
 
     def on_play_again_requested(self, message: PlayAgainRequested) -> None:
+        if message.session.campaign is not None and self.campaign is not None:
+            self.pop_screen()  # the campaign's next episode for this person, not the same again
+            self.open_requested()
+            return
         self.restart_session(message.session, message.seed)
 
     def on_browse_requested(self, message: BrowseRequested) -> None:
@@ -227,6 +233,7 @@ class LmrlApp(UnfinishedEpisodes, FrozenGarbage, ReportsWorkerErrors, App[None])
         from lmrl_tui.screens.dialogs import NewEpisodeDialog
 
         request, self.start_request = self.start_request, None
+        request = request or self.next_campaign_request()
         if request is None:
             return
         dialog = NewEpisodeDialog(
@@ -235,6 +242,7 @@ class LmrlApp(UnfinishedEpisodes, FrozenGarbage, ReportsWorkerErrors, App[None])
             seed=request.seed,
             remembered=request.fields,
             start_now=True,
+            campaign=request.campaign,
         )
         self.push_screen(dialog, self.episode_started)
 

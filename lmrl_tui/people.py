@@ -13,6 +13,7 @@ from textual.message import Message
 from lmrl_tui.workers import ErrorToast, show_error
 
 if TYPE_CHECKING:
+    from data.campaigns import Campaign
     from data.session import PlaySession
     from data.store import Store
     from lmrl_tui.starting import PlayRequest
@@ -31,6 +32,8 @@ class UnfinishedEpisodes:
     holder: str
     kept_here: set[int]
     start_request: PlayRequest | None
+    campaign: Campaign | None
+    campaign_line: str | None
     _last_id_at_start: int
 
     class UnfinishedFound(Message, bubble=False):
@@ -88,7 +91,7 @@ class UnfinishedEpisodes:
             self.player,
             anyone=not self.served,
         )
-        if episodes or say_none or self.start_request is not None:
+        if episodes or say_none or self.start_request is not None or self.campaign is not None:
             self.post_message(self.UnfinishedFound(episodes))
 
     def on_unfinished_episodes_unfinished_found(
@@ -97,7 +100,7 @@ class UnfinishedEpisodes:
         from lmrl_tui.screens.leave import UnfinishedDialog
 
         if not message.episodes:
-            if self.start_request is not None:
+            if self.start_request is not None or self.campaign is not None:
                 self.open_requested()
             else:
                 self.notify("No unfinished episodes.")
@@ -108,6 +111,8 @@ class UnfinishedEpisodes:
         """A resumed episode shows; else the configured episode asked for at start, if any."""
         if session is not None:
             self.start_request = None
+            if session.campaign is not None:  # the header says so (their counts: at the next one)
+                self.campaign_line = f"campaign {session.campaign[0]} · {session.campaign[1]}"
             self._show_session(session)
         else:
             self.open_requested()

@@ -53,6 +53,8 @@ class ServeSettings:
     """Environment variables the app processes must not see (the token's)."""
     play: tuple[str, ...] = ()
     """``lmrl play`` arguments: every browser session opens straight into that episode."""
+    campaign: str | None = None
+    """The campaign (kept in the store) whose episodes each person is handed."""
 
 
 def served_command(
@@ -60,6 +62,7 @@ def served_command(
     hidden_env: Sequence[str] = (),
     python: str = sys.executable,
     play: Sequence[str] = (),
+    campaign: str | None = None,
 ) -> str:
     """The shell command textual-serve runs per browser: the app on ``db_path``, asking for the
     player's name, without the variables ``hidden_env`` (the access token stays out of the app);
@@ -72,6 +75,10 @@ def served_command(
     safe = "".join(
         f"{k}={shlex.quote(v)} " for k, v in safe_path_vars().items()
     )  # never the folder's own packages
+    if campaign is not None:
+        from lmrl_tui.campaigning import CAMPAIGN_ENV
+
+        safe += f"{CAMPAIGN_ENV}={shlex.quote(campaign)} "
     return f"env {unset}{safe}{ASK_PLAYER_ENV}=1 {shlex.quote(python)} -m lmrl_tui {args}--db {db}"
 
 
@@ -151,7 +158,9 @@ class LmrlServer(Server):
 
     def __init__(self, settings: ServeSettings, db_path: str | os.PathLike[str]) -> None:
         super().__init__(
-            served_command(db_path, settings.hidden_env, play=settings.play),
+            served_command(
+                db_path, settings.hidden_env, play=settings.play, campaign=settings.campaign
+            ),
             host=settings.host,
             port=settings.port,
             title=TITLE,

@@ -80,6 +80,8 @@ class PlayRequest:
     task_id: str
     seed: int | None
     fields: dict[str, Any] = field(default_factory=dict)
+    campaign: tuple[str, str] | None = None
+    """The campaign and assignment the episode is played for (``lmrl serve --campaign``)."""
 
 
 @dataclass
@@ -92,6 +94,8 @@ class EpisodeChoice:
     strict: bool
     options: dict[str, Any] | None = None
     """Task options; None: the defaults (or a checkpoint agent's own)."""
+    campaign: tuple[str, str] | None = None
+    """The campaign and assignment it is played for."""
 
 
 def partner_role(task_id: str) -> str:
@@ -220,6 +224,7 @@ def open_choice(
             choice.strict,
             choice.agent,
             choice.options,
+            campaign=choice.campaign,
         )
     except ValueError as e:  # a task option the task does not take, or a bad value
         raise FieldError("options", str(e)) from e
@@ -237,8 +242,11 @@ def open_session(
     strict: bool = False,
     agent_choice: str | None = None,
     options: dict[str, Any] | None = None,
+    *,
+    campaign: tuple[str, str] | None = None,
 ) -> PlaySession:
-    """Make and start a recorded session (``options``: by default a checkpoint agent's own)."""
+    """Make and start a recorded session (``options``: by default a checkpoint agent's own;
+    ``campaign``: the campaign and assignment it is played for)."""
     if options is None:
         options = learnt_task_options(agent, task_id) or {}
     if isinstance(partner, HumanAgent):
@@ -253,6 +261,7 @@ def open_session(
         strict=strict,
         agent_choice=agent_choice,
         options=options,
+        campaign=campaign,
     )
     session.start()
     return session

@@ -118,6 +118,22 @@ def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
         "http or checkpoint (repeatable)",
     )
     g.add_argument(
+        "--campaign",
+        action="append",
+        default=[],
+        dest="campaigns",
+        metavar="NAME",
+        help="keep the episodes played for this campaign (lmrl serve --campaign; repeatable)",
+    )
+    g.add_argument(
+        "--assignment",
+        action="append",
+        default=[],
+        dest="assignments",
+        metavar="ID",
+        help="keep the episodes of this campaign assignment (repeatable)",
+    )
+    g.add_argument(
         "--status",
         default="finished",
         choices=STATUSES,
@@ -160,6 +176,8 @@ def dataset_query(args: argparse.Namespace, **overrides: Any) -> Any:
         players=list(args.players),
         agents=list(args.agents),
         partner_kinds=list(getattr(args, "partner_kinds", []) or []),
+        campaigns=list(getattr(args, "campaigns", []) or []),
+        assignments=list(getattr(args, "assignments", []) or []),
         status=args.status,
         min_return=args.min_return,
         top_percent=args.top_percent,

@@ -249,3 +249,27 @@ def merge_source(src: Side, dst: TargetSide, report: MergeReport) -> None:
                 runs_to_fix.append((row_id, new.get("episode_ids")))
     for run_id, uids in runs_to_fix:
         dst.fix_episode_ids(run_id, uids)
+    merge_campaigns(src, dst, report)
+
+
+def merge_campaigns(src: Side, dst: TargetSide, report: MergeReport) -> None:
+    """The campaigns ``src`` keeps (by name; of two versions of a name the later one wins), so
+    ``lmrl stats --campaign NAME`` works on the merged store (stores before m003 have none)."""
+    if not src.conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'campaigns'"
+    ).fetchone():
+        return
+    rows = _dicts(src.conn.execute("SELECT name, spec, created_at, updated_at FROM campaigns"))
+    for row in rows:
+        old = _dicts(dst.conn.execute("SELECT * FROM campaigns WHERE name = ?", [row["name"]]))
+        if not old:
+            report.added["campaigns"] += 1
+        elif (old[0]["updated_at"], old[0]["spec"]) >= (row["updated_at"], row["spec"]):
+            report.unchanged["campaigns"] += 1
+            continue
+        else:
+            report.updated["campaigns"] += 1
+        dst.conn.execute(
+            "INSERT OR REPLACE INTO campaigns(name, spec, created_at, updated_at) VALUES (?,?,?,?)",
+            [row["name"], row["spec"], row["created_at"], row["updated_at"]],
+        )

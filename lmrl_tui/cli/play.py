@@ -12,15 +12,10 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from lmrl_tui.play_fields import PlayFlagsError, play_fields  # noqa: F401 - importable here too
+
 if TYPE_CHECKING:  # the plain ``lmrl`` imports this module: it must stay light
     from lmrl_tui.starting import PlayRequest
-
-BUILT_IN = ("built-in", "builtin", "embedded")
-PERSON = ("person", "human", "hot-seat")
-
-
-class PlayFlagsError(ValueError):
-    """Flags that do not make an episode (one line for the command's error)."""
 
 
 def add_play_command(
@@ -119,63 +114,6 @@ def play_request(args: argparse.Namespace) -> PlayRequest | None:
     return PlayRequest(
         task_id, args.play_seed, play_fields(task_id, args.as_role, args.vs, args.play_options)
     )
-
-
-def play_fields(
-    task_id: str, as_role: str | None, vs: str | None, options: list[tuple[str, Any]] | None = None
-) -> dict[str, Any]:
-    """The new-episode dialog's fields for a person playing ``as_role`` of ``task_id`` against
-    ``vs`` (see the module docstring)."""
-    import envs
-    from envs.players.agents import HUMAN
-    from lmrl_tui.starting import PARTNER_EMBEDDED
-
-    spec = envs.spec(task_id)  # an unknown task: UnknownTask, the command's one line
-    roles = tuple(spec.roles)
-    role = as_role or roles[0]
-    if role not in roles:
-        raise PlayFlagsError(f"{task_id}: --as takes {' or '.join(roles)}, not {role!r}")
-    policies = envs.policies(task_id)
-    fields: dict[str, Any] = {
-        "agent": HUMAN,
-        "checkpoint": "",
-        "partner": PARTNER_EMBEDDED,
-        "partner_model": "",
-        "strict": False,
-    }
-    if role == roles[0]:
-        if vs is None or vs in BUILT_IN:
-            pass
-        elif len(roles) < 2:
-            raise PlayFlagsError(f"{task_id} has one side: --vs does not apply")
-        elif vs in PERSON:
-            fields["partner"] = HUMAN
-        elif vs in policies:
-            raise PlayFlagsError(
-                f"the {roles[1]} of {task_id} is built in or a person or a model; "
-                f"scripted policies play the {roles[0]} (use --as {roles[1]} --vs {vs})"
-            )
-        else:
-            fields["partner_model"] = vs
-    else:
-        fields["partner"] = HUMAN
-        who = vs or "strong"
-        if who in PERSON:
-            fields["agent"] = HUMAN
-        elif who in BUILT_IN:
-            raise PlayFlagsError(
-                f"the {roles[0]} has no built-in player: --vs takes {', '.join(policies)}, "
-                "person, a checkpoint folder, hf:MODEL or http:MODEL@BASE_URL"
-            )
-        elif who in policies or who in ("optimal",):
-            fields["agent"] = "strong" if who == "optimal" else who
-        else:
-            fields["agent"], fields["checkpoint"] = "strong", who
-    if options:
-        from envs.core.options import show_value
-
-        fields["options"] = " ".join(f"{k}={show_value(v)}" for k, v in options)
-    return fields
 
 
 def play_argv(args: argparse.Namespace) -> tuple[str, ...]:

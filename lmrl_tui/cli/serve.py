@@ -129,6 +129,13 @@ def add_serve_command(
     from lmrl_tui.cli.play import add_play_arguments
 
     add_play_arguments(s, required=False)
+    s.add_argument(
+        "--campaign",
+        default=None,
+        metavar="FILE",
+        help="a campaign file (TOML: assignments of task, side, partner, options, seeds, "
+        "episodes, per_person): each person is handed the next episode it wants of them",
+    )
     s.set_defaults(run=run_serve, needs_store=True)
     return s
 
@@ -139,6 +146,11 @@ def run_serve(args: argparse.Namespace, store: Any) -> int:
 
     chosen = serve_settings(args)
     play_request(args)  # flags that do not fit the task: one line now, not in every browser
+    campaign = None
+    if args.campaign is not None:
+        if args.task is not None:
+            raise ServeArgumentError("give either --campaign or --task, not both")
+        campaign = serve_campaign(args.campaign, store)
     try:
         from lmrl_tui.serve import ServeSettings, serve
     except ImportError as e:
@@ -147,7 +159,9 @@ def run_serve(args: argparse.Namespace, store: Any) -> int:
         raise ServeArgumentError(
             f"lmrl serve needs textual-serve ({e}): {install_hint('serve')}"
         ) from None
-    settings = ServeSettings(**asdict(chosen), hidden_env=(TOKEN_ENV,), play=play_argv(args))
+    settings = ServeSettings(
+        **asdict(chosen), hidden_env=(TOKEN_ENV,), play=play_argv(args), campaign=campaign
+    )
     try:
         serve(settings, store.path)
     except OSError as e:
@@ -155,3 +169,22 @@ def run_serve(args: argparse.Namespace, store: Any) -> int:
             f"cannot listen on {settings.host}:{settings.port}: {e.strerror or e}"
         ) from None
     return 0
+
+
+def serve_campaign(path: str, store: Any) -> str:
+    """Check the campaign file ``path`` (each assignment as ``lmrl play`` would take it) and keep
+    it in the store; returns its name. A bad file: one line naming the field."""
+    from data.campaigns import CampaignError, load_campaign, save_campaign
+    from lmrl_tui.cli.play import PlayFlagsError, play_fields
+
+    try:
+        campaign = load_campaign(path)
+        for n, a in enumerate(campaign.assignments, 1):
+            try:
+                play_fields(a.task, a.side, a.partner, list(a.options.items()))
+            except PlayFlagsError as e:
+                raise CampaignError(f"{path}: assignment[{n}].partner: {e}") from None
+    except CampaignError as e:
+        raise ServeArgumentError(str(e)) from None
+    save_campaign(store, campaign)
+    return campaign.name

@@ -65,8 +65,26 @@ def add_stats_command(
         default=None,
         help="split the sides by player too, then a row per annotator: episodes, time played, success, mean return, think time, refused inputs, labels",
     )
+    s.add_argument(
+        "--campaign",
+        default=None,
+        metavar="FILE_OR_NAME",
+        help="where a campaign stands (a campaign file, or the name of one served on this store): "
+        "per assignment the episodes wanted, finished, being played, abandoned, left, and who",
+    )
     s.set_defaults(run=run_stats, needs_store=True)
     return s
+
+
+def print_campaign(store: Any, file_or_name: str) -> None:
+    from data.campaigns import campaign_progress, find_campaign, progress_rows
+
+    progress = campaign_progress(store, find_campaign(store, file_or_name))
+    print(
+        f"campaign {progress['campaign']}: {progress['finished']} of {progress['wanted']} "
+        "episodes finished"
+    )
+    _print_table(*progress_rows(progress))
 
 
 def run_stats(args: argparse.Namespace, store: Any) -> int:
@@ -75,6 +93,9 @@ def run_stats(args: argparse.Namespace, store: Any) -> int:
     from lmrl_tui.cli.annotators import print_annotators
 
     print(f"database: {store.path}")
+    if args.campaign is not None:
+        print_campaign(store, args.campaign)
+        return 0
     per_source = breakdown(store, ("task", "source"), task=args.task)
     if not per_source:  # a task no longer registered still shows its stored episodes
         if args.task and args.task not in (known := envs.ids()):

@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Header, Select, Static
 
 import envs
 from data.annotators import annotator_figures
+from data.campaigns import campaign_names, campaign_progress, progress_rows, stored_campaign
 from lmrl_tui.screens.base import LmrlScreen
 from lmrl_tui.screens.footer import Footer
 from lmrl_tui.workers import ErrorToast
@@ -75,9 +76,13 @@ class AnnotatorsScreen(LmrlScreen, Screen[None]):
     class FiguresLoaded(Message, bubble=False):
         """The figures per player (rows of :func:`~data.annotators.annotator_figures`)."""
 
-        def __init__(self, rows: list[dict[str, Any]]) -> None:
+        def __init__(
+            self, rows: list[dict[str, Any]], campaigns: list[dict[str, Any]] | None = None
+        ) -> None:
             super().__init__()
             self.rows = rows
+            self.campaigns = campaigns or []
+            """Where each campaign kept in the store stands (:func:`campaign_progress`)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -96,6 +101,8 @@ class AnnotatorsScreen(LmrlScreen, Screen[None]):
             "episodes. Think: the mean time per move. Refused inputs: what the task could not take.",
             id="annotators-explain",
         )
+        yield Static("", id="campaigns-title")
+        yield DataTable(id="campaigns", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -107,6 +114,8 @@ class AnnotatorsScreen(LmrlScreen, Screen[None]):
         for title, key, _ in COLUMNS:
             table.add_column(title, key=key)
         table.focus()
+        for widget in ("#campaigns-title", "#campaigns"):  # shown when the store has campaigns
+            self.query_one(widget).display = False
         self.action_reload()
 
     @on(Select.Changed, "#annotators-task")
@@ -116,11 +125,38 @@ class AnnotatorsScreen(LmrlScreen, Screen[None]):
 
     @work(thread=True, exclusive=True, group="annotators", exit_on_error=False)
     def _load(self, task: str | None) -> None:
-        self.post_message(self.FiguresLoaded(annotator_figures(self.lmrl_app.store, task)))
+        store = self.lmrl_app.store
+        kept = (stored_campaign(store, name) for name in campaign_names(store))
+        campaigns = [campaign_progress(store, c) for c in kept if c is not None]
+        self.post_message(self.FiguresLoaded(annotator_figures(store, task), campaigns))
 
     def on_annotators_screen_figures_loaded(self, message: AnnotatorsScreen.FiguresLoaded) -> None:
         self.rows = message.rows
         self._fill()
+        self._fill_campaigns(message.campaigns)
+
+    def _fill_campaigns(self, campaigns: list[dict[str, Any]]) -> None:
+        """A row per campaign assignment: wanted, finished, being played, abandoned, left, who."""
+        table = self.query_one("#campaigns", DataTable)
+        table.clear(columns=True)
+        for widget in ("#campaigns-title", "#campaigns"):
+            self.query_one(widget).display = bool(campaigns)
+        if not campaigns:
+            return
+        header: list[str] = []
+        for progress in campaigns:
+            header, rows = progress_rows(progress)
+            if not table.columns:
+                table.add_columns("campaign", *header)
+            for row in rows:
+                table.add_row(progress["campaign"], *row)
+        self.query_one("#campaigns-title", Static).update(
+            "[b]Campaigns[/b] · "
+            + " · ".join(
+                f"{p['campaign']}: {p['finished']} of {p['wanted']} episodes finished"
+                for p in campaigns
+            )
+        )
 
     def _fill(self) -> None:
         table = self.query_one("#annotators", DataTable)

@@ -67,8 +67,11 @@ class EpisodeForm(LmrlScreen, ModalScreen[StartedEpisode | None]):
         checkpoint: str | None = None,
         remembered: dict[str, Any] | None = None,
         start_now: bool = False,
+        campaign: tuple[str, str] | None = None,
     ) -> None:
         super().__init__()
+        self.campaign = campaign
+        """The campaign and assignment the episode is played for (``lmrl serve --campaign``)."""
         self.start_now = start_now
         """Start as soon as the form shows (``lmrl play``): what does not work is explained in place."""
         self.task_id = task_id
@@ -292,6 +295,7 @@ class EpisodeForm(LmrlScreen, ModalScreen[StartedEpisode | None]):
             player[:100],
             f["strict"],
             options,
+            self.campaign,
         )
 
     def _show_errors(self, errors: dict[str | None, str]) -> None:

@@ -122,7 +122,8 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
             s.partner.on_request = self._partner_request_from_thread
         if s.episode_id is None:
             s.start()
-        self.sub_title = f"episode {s.episode_id} · seed {s.seed}"
+        line = getattr(self.app, "campaign_line", None) if s.campaign else None  # their place
+        self.sub_title = f"episode {s.episode_id} · seed {s.seed}" + (f" · {line}" if line else "")
         for n, out in enumerate(s.transitions, 1):  # a resumed episode: the moves so far
             self._log_move(out, n)
         if s.transitions:

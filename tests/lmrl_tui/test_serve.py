@@ -86,6 +86,9 @@ def test_served_command_runs_the_app_on_the_store_asking_the_player(tmp_path) ->
     assert words[-4:] == ["-m", "lmrl_tui", "--db", str((tmp_path / "my store.db").resolve())]
     # never a package of the folder the server runs in (python -m puts it first on the path)
     assert "PYTHONSAFEPATH=1" in words and any(w.startswith("PYTHONPATH=") for w in words)
+    assert not any(w.startswith("LMRL_CAMPAIGN=") for w in words)
+    served = shlex.split(served_command(tmp_path / "s.db", campaign="week 1", python="py"))
+    assert "LMRL_CAMPAIGN=week 1" in served  # each browser's app is handed the campaign's episodes
 
 
 def test_tokens_compare_exactly() -> None:

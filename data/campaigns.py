@@ -1,0 +1,316 @@
+"""Campaigns: a TOML file of assignments that ``lmrl serve --campaign FILE`` hands out, one after
+another, to the people who arrive; the store keeps the checked file (``campaigns``) and every
+episode played for it carries its ``campaign`` and ``assignment``.
+
+A campaign file::
+
+    name = "pilot-week"              # default: the file's name without .toml
+
+    [[assignment]]
+    id = "guess"                     # unique in the file; default: a1, a2, ...
+    task = "twenty-questions"
+    side = "guesser"                 # the side the person plays (default: the task's first)
+    partner = "built-in"             # lmrl play's --vs (default: built-in / strong)
+    options = { secret = "guitar" }  # task options
+    seeds = [1, 2, 3]                # used in turn (default: random)
+    episodes = 6                     # episodes wanted in all
+    per_person = 3                   # at most this many per person
+
+A person is handed the first assignment (in file order) that still wants episodes and where they
+have played fewer than ``per_person``; finished and in-progress episodes count, abandoned ones
+give their place back. The k-th episode of an assignment plays ``seeds[k % len(seeds)]``.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import envs
+from data.records import now
+from data.store import Store
+
+ASSIGNMENT_KEYS = frozenset(
+    {"id", "task", "side", "partner", "options", "seeds", "episodes", "per_person", "pairing"}
+)
+CAMPAIGN_KEYS = frozenset({"name", "assignment"})
+COUNTED = ("finished", "in_progress")
+"""The episode statuses that take a place in an assignment (abandoned ones give it back)."""
+
+
+class CampaignError(ValueError):
+    """A campaign file (or name) that cannot be used, in one line naming the field."""
+
+
+@dataclass(frozen=True)
+class Assignment:
+    id: str
+    task: str
+    side: str
+    partner: str | None
+    options: dict[str, Any]
+    seeds: list[int]
+    episodes: int
+    per_person: int
+    pairing: bool = False
+
+
+@dataclass(frozen=True)
+class Campaign:
+    name: str
+    assignments: list[Assignment] = field(default_factory=list)
+
+    def assignment(self, assignment_id: str) -> Assignment | None:
+        return next((a for a in self.assignments if a.id == assignment_id), None)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Campaign:
+        data = json.loads(text)
+        return cls(data["name"], [Assignment(**a) for a in data["assignments"]])
+
+
+@dataclass(frozen=True)
+class Slot:
+    """The episode a person is handed: the assignment, its seed, and how far they and it are."""
+
+    campaign: str
+    assignment: Assignment
+    seed: int | None
+    mine: int
+    """Episodes of this assignment the person has played before this one."""
+    taken: int
+    """Episodes of this assignment taken by everyone before this one."""
+
+
+def _whole(where: str, name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise CampaignError(f"{where}.{name}: a whole number of at least {minimum}, not {value!r}")
+    return value
+
+
+def _text(where: str, name: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise CampaignError(f"{where}.{name}: a non-empty text, not {value!r}")
+    return value.strip()
+
+
+def _assignment(where: str, raw: Any, n: int) -> Assignment:
+    if not isinstance(raw, Mapping):
+        raise CampaignError(f"{where}: a table of fields ([[assignment]]), not {raw!r}")
+    unknown = sorted(set(raw) - ASSIGNMENT_KEYS)
+    if unknown:
+        raise CampaignError(
+            f"{where}.{unknown[0]}: not a field of an assignment "
+            f"(fields: {', '.join(sorted(ASSIGNMENT_KEYS))})"
+        )
+    aid = _text(where, "id", raw.get("id", f"a{n}"))
+    if "task" not in raw:
+        raise CampaignError(f"{where}.task: missing (lmrl tasks lists the task ids)")
+    task = _text(where, "task", raw["task"])
+    if task not in envs.ids():
+        raise CampaignError(f"{where}.task: no task {task!r} (lmrl tasks lists them)")
+    roles = tuple(envs.spec(task).roles)
+    side = _text(where, "side", raw.get("side", roles[0]))
+    if side not in roles:
+        raise CampaignError(f"{where}.side: {task} is played as {' or '.join(roles)}, not {side!r}")
+    partner = raw.get("partner")
+    if partner is not None:
+        partner = _text(where, "partner", partner)
+    options = raw.get("options", {})
+    if not isinstance(options, Mapping):
+        raise CampaignError(
+            f"{where}.options: a table (options = {{ key = value }}), not {options!r}"
+        )
+    try:
+        envs.spec(task, **dict(options))
+    except (ValueError, TypeError) as e:
+        raise CampaignError(f"{where}.options: {e}") from None
+    seeds = raw.get("seeds", [])
+    if not isinstance(seeds, list):
+        raise CampaignError(f"{where}.seeds: a list of whole numbers ([1, 2, 3]), not {seeds!r}")
+    for s in seeds:
+        _whole(where, "seeds", s, 0)
+    if "episodes" not in raw:
+        raise CampaignError(f"{where}.episodes: missing (how many episodes in all)")
+    episodes = _whole(where, "episodes", raw["episodes"], 1)
+    per_person = _whole(where, "per_person", raw.get("per_person", episodes), 1)
+    pairing = raw.get("pairing", False)
+    if not isinstance(pairing, bool):
+        raise CampaignError(f"{where}.pairing: true or false, not {pairing!r}")
+    if pairing:
+        raise CampaignError(
+            f"{where}.pairing: pairing two people in one episode is not available yet "
+            "(leave it out: the other side is then the partner named by 'partner')"
+        )
+    return Assignment(aid, task, side, partner, dict(options), list(seeds), episodes, per_person)
+
+
+def parse_campaign(data: Mapping[str, Any], default_name: str, where: str = "campaign") -> Campaign:
+    """The campaign of a decoded file, checked (:class:`CampaignError` names the bad field)."""
+    unknown = sorted(set(data) - CAMPAIGN_KEYS)
+    if unknown:
+        raise CampaignError(
+            f"{where}: {unknown[0]!r} is not a campaign field (name, and [[assignment]] tables)"
+        )
+    name = _text(where, "name", data.get("name", default_name))
+    raw = data.get("assignment")
+    if not isinstance(raw, list) or not raw:
+        raise CampaignError(f"{where}: no [[assignment]] tables (at least one is needed)")
+    assignments = [_assignment(f"{where}: assignment[{n}]", a, n) for n, a in enumerate(raw, 1)]
+    ids = [a.id for a in assignments]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise CampaignError(f"{where}: assignment id {twice[0]!r} is given twice")
+    return Campaign(name, assignments)
+
+
+def load_campaign(path: str | Path) -> Campaign:
+    """The campaign in the TOML file ``path`` (:class:`CampaignError`: one line)."""
+    p = Path(path).expanduser()
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise CampaignError(f"cannot read the campaign file {p} ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise CampaignError(f"{p} is not a text (UTF-8) file") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise CampaignError(f"{p.name}: not valid TOML ({e})") from None
+    return parse_campaign(data, p.stem, p.name)
+
+
+# -- the store ----------------------------------------------------------------------------------
+def save_campaign(store: Store, campaign: Campaign) -> None:
+    """Keep ``campaign`` in the store under its name (a later file of that name replaces it)."""
+    stamp = now()
+    with store._writing():
+        store.execute(
+            """INSERT INTO campaigns(name, spec, created_at, updated_at) VALUES (?, ?, ?, ?)
+               ON CONFLICT(name) DO UPDATE SET spec = excluded.spec, updated_at = excluded.updated_at""",
+            [campaign.name, campaign.to_json(), stamp, stamp],
+        )
+
+
+def stored_campaign(store: Store, name: str) -> Campaign | None:
+    row = store.execute("SELECT spec FROM campaigns WHERE name = ?", [name]).fetchone()
+    return Campaign.from_json(row[0]) if row else None
+
+
+def campaign_names(store: Store) -> list[str]:
+    return [r[0] for r in store.execute("SELECT name FROM campaigns ORDER BY created_at, name")]
+
+
+def find_campaign(store: Store, file_or_name: str) -> Campaign:
+    """A campaign file (checked) or the name of one the store keeps."""
+    p = Path(file_or_name).expanduser()
+    if p.suffix == ".toml" or p.is_file():
+        return load_campaign(p)
+    got = stored_campaign(store, file_or_name)
+    if got is None:
+        known = ", ".join(campaign_names(store)) or "none yet"
+        raise CampaignError(f"no campaign {file_or_name!r} in this store (it has: {known})")
+    return got
+
+
+def _counts(store: Store, campaign: str) -> list[tuple[str, str | None, str, int]]:
+    """(assignment, player, status, episodes) of the campaign's episodes."""
+    return [
+        (r[0], r[1], r[2], int(r[3]))
+        for r in store.execute(
+            """SELECT assignment, player, status, COUNT(*) FROM episodes WHERE campaign = ?
+               GROUP BY assignment, player, status""",
+            [campaign],
+        )
+    ]
+
+
+def next_slot(store: Store, campaign: Campaign, player: str) -> Slot | None:
+    """The episode to hand ``player`` now (None: nothing left for them). Two people arriving at
+    the same instant may both be handed the last place of an assignment."""
+    taken: dict[str, int] = {}
+    mine: dict[str, int] = {}
+    for aid, who, status, n in _counts(store, campaign.name):
+        if status in COUNTED:
+            taken[aid] = taken.get(aid, 0) + n
+            if who == player:
+                mine[aid] = mine.get(aid, 0) + n
+    for a in campaign.assignments:
+        t, m = taken.get(a.id, 0), mine.get(a.id, 0)
+        if t < a.episodes and m < a.per_person:
+            seed = a.seeds[t % len(a.seeds)] if a.seeds else None
+            return Slot(campaign.name, a, seed, m, t)
+    return None
+
+
+def campaign_progress(store: Store, campaign: Campaign) -> dict[str, Any]:
+    """Where a campaign stands: per assignment the episodes wanted, finished, in progress and
+    abandoned, and per person their finished and in-progress episodes against the quota."""
+    rows = _counts(store, campaign.name)
+    out: list[dict[str, Any]] = []
+    for a in campaign.assignments:
+        mine = [r for r in rows if r[0] == a.id]
+        by_status = {s: sum(n for _, _, st, n in mine if st == s) for s in (*COUNTED, "abandoned")}
+        people: dict[str, dict[str, int]] = {}
+        for _, who, status, n in mine:
+            if who is not None:
+                person = people.setdefault(who, {"finished": 0, "in_progress": 0, "abandoned": 0})
+                person[status] = person.get(status, 0) + n
+        out.append(
+            {
+                "assignment": a.id,
+                "task": a.task,
+                "side": a.side,
+                "wanted": a.episodes,
+                "per_person": a.per_person,
+                **by_status,
+                "left": max(0, a.episodes - by_status["finished"] - by_status["in_progress"]),
+                "people": people,
+            }
+        )
+    wanted = sum(r["wanted"] for r in out)
+    finished = sum(min(r["finished"], r["wanted"]) for r in out)
+    return {"campaign": campaign.name, "wanted": wanted, "finished": finished, "assignments": out}
+
+
+def person_line(slot: Slot) -> str:
+    """What a person is told of their place in the campaign (``your 2 of 3``)."""
+    a = slot.assignment
+    return (
+        f"campaign {slot.campaign} · {a.id}: your episode {slot.mine + 1} of {a.per_person}"
+        f" · {slot.taken + 1} of {a.episodes} in all"
+    )
+
+
+def progress_rows(progress: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The header and rows of a campaign's progress table (``lmrl stats --campaign``, the
+    annotators screen): per assignment, and who played it (finished / their quota)."""
+    header = ["assignment", "task", "side", "wanted", "finished", "playing", "abandoned", "left"]
+    rows = []
+    for r in progress["assignments"]:
+        people = ", ".join(
+            f"{name} {p['finished']}/{r['per_person']}"
+            + (f" (+{p['in_progress']} playing)" if p.get("in_progress") else "")
+            for name, p in sorted(r["people"].items(), key=lambda kv: kv[0].casefold())
+        )
+        rows.append(
+            [
+                r["assignment"],
+                r["task"],
+                r["side"],
+                str(r["wanted"]),
+                str(r["finished"]),
+                str(r["in_progress"]),
+                str(r["abandoned"]),
+                str(r["left"]),
+                people or "-",
+            ]
+        )
+    return [*header, "people (finished/quota)"], rows
