@@ -9,7 +9,12 @@ from pathlib import Path
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 MIGRATION_SET = "lmrl-tui"
-MIGRATION_NAMES = ("m001_initial", "m002_merge_identity", "m003_people_and_campaigns")
+MIGRATION_NAMES = (
+    "m001_initial",
+    "m002_merge_identity",
+    "m003_people_and_campaigns",
+    "m004_pairing",
+)
 """The schema steps in data/migrations.py, by name (a test keeps the two in step). Opening an
 up-to-date database needs only these names, so sqlite-utils is imported when first used."""
 TABLES = frozenset(
@@ -24,6 +29,8 @@ TABLES = frozenset(
         "store_info",
         "episode_holds",
         "campaigns",
+        "pairings",
+        "pair_turns",
     }
 )
 """The tables an up-to-date store has; a store that lacks one is refused as damaged."""
@@ -31,6 +38,8 @@ TABLE_SINCE = {
     "store_info": "m002_merge_identity",
     "episode_holds": "m003_people_and_campaigns",
     "campaigns": "m003_people_and_campaigns",
+    "pairings": "m004_pairing",
+    "pair_turns": "m004_pairing",
 }
 """The schema step that made a table (the others: m001), so an older store is not called
 damaged for lacking a table it never had."""

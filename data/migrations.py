@@ -228,3 +228,47 @@ def m003_people_and_campaigns(db: Database) -> None:
     db.execute("ALTER TABLE episodes ADD COLUMN campaign TEXT")
     db.execute("ALTER TABLE episodes ADD COLUMN assignment TEXT")
     db.execute("CREATE INDEX episodes_campaign ON episodes(campaign, assignment, player)")
+
+
+@migrations()
+def m004_pairing(db: Database) -> None:
+    """Two people in one episode: the lobby (``pairings``: who asked to play which side of which
+    task, and whom they were paired with) and the turns the two apps hand each other through the
+    store (``pair_turns``); the recorded steps stay in ``steps``, written by one app."""
+    db.execute(
+        """
+        CREATE TABLE pairings (
+            id INTEGER PRIMARY KEY,
+            task TEXT NOT NULL,
+            options TEXT NOT NULL DEFAULT '{}',
+            seed INTEGER,
+            side TEXT NOT NULL,                -- the side asked for first ('any': either)
+            player TEXT NOT NULL,
+            holder TEXT NOT NULL,
+            partner_player TEXT,
+            partner_holder TEXT,
+            agent_player TEXT,                 -- first: the one who asked first plays the first side (and records); second: the other
+            status TEXT NOT NULL DEFAULT 'waiting'
+                CHECK (status IN ('waiting', 'paired', 'cancelled', 'ended')),
+            ended_by TEXT,
+            episode_id INTEGER REFERENCES episodes(id),
+            campaign TEXT,
+            assignment TEXT,
+            created_at TEXT NOT NULL,
+            paired_at TEXT,
+            ended_at TEXT
+        )"""
+    )
+    db.execute("CREATE INDEX pairings_waiting ON pairings(status, task)")
+    db.execute(
+        """
+        CREATE TABLE pair_turns (
+            pairing_id INTEGER NOT NULL REFERENCES pairings(id) ON DELETE CASCADE,
+            side TEXT NOT NULL,                -- agent | partner
+            n INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            said TEXT NOT NULL DEFAULT '{}',   -- how the person gave it, and who
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (pairing_id, side, n)
+        ) WITHOUT ROWID"""
+    )

@@ -22,6 +22,8 @@ EXPECTED_TABLES = {
     "store_info",
     "episode_holds",
     "campaigns",
+    "pairings",
+    "pair_turns",
 }
 EXPECTED_STEP_COLUMNS = [
     "episode_id",

@@ -1,0 +1,110 @@
+"""Two people, one episode, through the store: the lobby pairs a person asking for one side with
+one waiting for the other (never with themselves, never with an app that has stopped), the host
+records every step with who typed it and how, and a person who leaves ends it for both."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from data.holds import new_holder
+from data.paired_session import open_paired
+from data.pairing import PartnerLeft, ask_to_pair, cancel, pairing
+from data.store import Store
+from envs.players.human import HumanAgent
+
+TQ = "twenty-questions"
+
+
+def _dead_holder() -> str:
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          check=True, capture_output=True, text=True)  # fmt: skip
+    return f"{socket.gethostname()}:{int(done.stdout)}:gone"
+
+
+def test_the_lobby_pairs_opposite_sides_and_no_one_with_themselves(store):
+    ann, ann2, bo, cy = (new_holder() for _ in range(4))
+    a = ask_to_pair(store, TQ, "guesser", "ann", ann, options={"secret": "guitar"}, seed=4)
+    assert a.status == "waiting" and a.my_side == "guesser"
+    assert ask_to_pair(store, TQ, "oracle", "ann", ann2).status == "waiting"  # herself: no
+    assert ask_to_pair(store, TQ, "oracle", "bo", bo).status == "waiting"  # other options: no
+    b = ask_to_pair(store, TQ, "any", "cy", cy, options={"secret": "guitar"})
+    assert (b.status, b.my_side, b.other, b.seed, b.records) == (
+        "paired",
+        "oracle",
+        "ann",
+        4,
+        False,
+    )
+    a = pairing(store, a.id, ann)
+    assert (a.status, a.my_side, a.other, a.records) == ("paired", "guesser", "cy", True)
+    stale = ask_to_pair(store, "car-dealer", "buyer", "dee", _dead_holder())
+    fresh = ask_to_pair(store, "car-dealer", "seller", "eve", new_holder())
+    assert fresh.status == "waiting" and pairing(store, stale.id, "x").status == "cancelled"
+    assert cancel(store, fresh.id, fresh.my_holder).status == "cancelled"
+    with pytest.raises(ValueError, match="cannot be played by two people"):
+        ask_to_pair(store, "maze-fo", "agent", "ann", ann)
+
+
+def _pair(db_path):
+    guesser_store, oracle_store = Store(db_path), Store(db_path)  # two apps, two connections
+    g = ask_to_pair(guesser_store, TQ, "guesser", "ann", new_holder(), seed=7,
+                    options={"secret": "guitar"})  # fmt: skip
+    o = ask_to_pair(oracle_store, TQ, "oracle", "bo", new_holder(), options={"secret": "guitar"})
+    host = open_paired(guesser_store, pairing(guesser_store, g.id, g.my_holder), "ann")
+    mirror = open_paired(oracle_store, pairing(oracle_store, o.id, o.my_holder), "bo")
+    return guesser_store, host, mirror
+
+
+def _oracle_answers(mirror, replies: list[str]):
+    """The oracle's app: its agent (ann) moves when her question arrives; bo types each reply."""
+    assert isinstance(mirror.partner, HumanAgent)
+    answers = iter(replies)
+    mirror.partner.on_request = lambda role, history: mirror.partner.answer(next(answers))
+
+    def play() -> None:
+        try:
+            while not mirror.done:
+                mirror.agent_step(mirror.agent_action())
+        except (PartnerLeft, StopIteration):
+            pass
+
+    t = threading.Thread(target=play, daemon=True)
+    t.start()
+    return t
+
+
+def test_a_paired_episode_records_who_typed_each_step_and_how(db_path):
+    store, host, mirror = _pair(db_path)
+    assert host.episode_id == mirror.episode_id and mirror.observation == host.observation
+    t = _oracle_answers(mirror, ["No.", "sometimes", "Yes."])
+    for q in ("Is it alive?", "is it made of wood", "Is it a guitar?"):
+        host.human_input(q)
+    t.join(5)
+    assert host.done and mirror.done and host.success
+    ep = store.episode(host.episode_id)
+    assert (ep["status"], ep["player"], ep["partner_kind"], ep["partner_name"]) == (
+        "finished", "ann", "human", "bo")  # fmt: skip
+    steps = store.steps(host.episode_id)
+    assert [s["typed"] for s in steps] == ["Is it alive?", "is it made of wood", "Is it a guitar?"]
+    assert [(s["info"]["via"], s["info"]["by"]) for s in steps] == [("typed", "ann")] * 3
+    partner = [s["info"]["partner"] for s in steps]
+    assert [(p["via"], p["typed"], p["by"]) for p in partner] == [
+        ("typed", "No.", "bo"), ("typed", "sometimes", "bo"), ("typed", "Yes.", "bo")]  # fmt: skip
+    assert all(isinstance(p["think_ms"], int) for p in partner)
+
+
+def test_a_person_who_leaves_ends_the_episode_for_both_keeping_what_was_played(db_path):
+    store, host, mirror = _pair(db_path)
+    t = _oracle_answers(mirror, ["No."])
+    host.human_input("Is it alive?")
+    mirror.abandon()  # bo leaves
+    t.join(5)
+    assert host.partner_gone() == "bo"
+    ep = store.episode(host.episode_id)
+    assert ep["status"] == "abandoned" and ep["n_steps"] == 1
+    assert store.steps(host.episode_id)[0]["info"]["partner"]["typed"] == "No."
