@@ -30,6 +30,7 @@ from lmrl_tui.messages import (
     RunsRequested,
     SessionNoteRequested,
 )
+from lmrl_tui.pairing_starts import PairedStarts
 from lmrl_tui.people import UnfinishedEpisodes
 from lmrl_tui.prefs import LastChoices, choice_scope
 from lmrl_tui.screens.home import HomeScreen
@@ -53,7 +54,9 @@ ASK_PLAYER_ENV = "LMRL_ASK_PLAYER"
 keep the name out of the shared prefs file."""
 
 
-class LmrlApp(UnfinishedEpisodes, CampaignStarts, FrozenGarbage, ReportsWorkerErrors, App[None]):
+class LmrlApp(
+    UnfinishedEpisodes, CampaignStarts, PairedStarts, FrozenGarbage, ReportsWorkerErrors, App[None]
+):
     """The lmrl-tui app on one store (see the module docstring)."""
 
     TITLE = "lmrl-tui"
@@ -180,6 +183,9 @@ class LmrlApp(UnfinishedEpisodes, CampaignStarts, FrozenGarbage, ReportsWorkerEr
         self.new_episode(message.task_id, message.seed, message.checkpoint, player=message.player)
 
     def on_play_again_requested(self, message: PlayAgainRequested) -> None:
+        if hasattr(message.session, "pairing") and self.campaign is None:
+            self.play_paired_again()
+            return
         if message.session.campaign is not None and self.campaign is not None:
             self.pop_screen()  # the campaign's next episode for this person, not the same again
             self.open_requested()
@@ -235,6 +241,9 @@ class LmrlApp(UnfinishedEpisodes, CampaignStarts, FrozenGarbage, ReportsWorkerEr
         request, self.start_request = self.start_request, None
         request = request or self.next_campaign_request()
         if request is None:
+            return
+        if request.pair is not None:  # with another person: the lobby first
+            self.open_pairing(request)
             return
         dialog = NewEpisodeDialog(
             request.task_id,

@@ -82,6 +82,12 @@ class PlayRequest:
     fields: dict[str, Any] = field(default_factory=dict)
     campaign: tuple[str, str] | None = None
     """The campaign and assignment the episode is played for (``lmrl serve --campaign``)."""
+    pair: str | None = None
+    """Play with another person (``--vs paired``): the side asked for, or ``any``."""
+    pair_wait: float | None = None
+    """Seconds to wait for that person before playing the built-in side instead (None: no end)."""
+    options: dict[str, Any] | None = None
+    """The task options of a paired episode (both people play the same)."""
 
 
 @dataclass

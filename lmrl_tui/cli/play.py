@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from lmrl_tui.play_fields import PlayFlagsError, play_fields  # noqa: F401 - importable here too
 
+PAIRED = "paired"
+"""``--vs paired``: another person on this store (a browser, a terminal), one side each."""
+
 if TYPE_CHECKING:  # the plain ``lmrl`` imports this module: it must stay light
     from lmrl_tui.starting import PlayRequest
 
@@ -75,7 +78,8 @@ def add_play_arguments(p: argparse.ArgumentParser, *, required: bool) -> None:
         default=None,
         metavar="WHO",
         help="who plays the other side: built-in (the task's own partner, the default), person "
-        "(hot-seat), a scripted policy (strong, behaviour, random: when you play the partner side), "
+        "(hot-seat), paired (another person on this store, in a browser or a terminal: "
+        "twenty-questions, guess-city, car-dealer; without --as, either side), a scripted policy (strong, behaviour, random: when you play the partner side), "
         "a checkpoint folder, hf:MODEL or http:MODEL@BASE_URL",
     )
     p.add_argument(
@@ -111,6 +115,16 @@ def play_request(args: argparse.Namespace) -> PlayRequest | None:
         ):
             raise PlayFlagsError("--as, --vs and --option need --task")
         return None
+    if args.vs == PAIRED:  # another person, paired through the store
+        from data.pairing import ANY_SIDE, check_side
+
+        side = args.as_role or ANY_SIDE
+        try:
+            check_side(task_id, side)
+        except ValueError as e:
+            raise PlayFlagsError(str(e)) from None
+        options = dict(args.play_options)
+        return PlayRequest(task_id, args.play_seed, {}, pair=side, options=options)
     return PlayRequest(
         task_id, args.play_seed, play_fields(task_id, args.as_role, args.vs, args.play_options)
     )

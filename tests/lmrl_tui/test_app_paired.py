@@ -1,0 +1,89 @@
+"""Two people, one episode, two apps on one store (as two browsers of ``lmrl serve`` or two
+terminals): each asks for a side of Twenty Questions, they are paired through the store, each
+sees their own side, the turns go in order, and the store records every step with who typed it
+and how. One who leaves ends it for both, abandoned, every step played kept."""
+
+from __future__ import annotations
+
+from support.app_support import wait_for
+
+from data.store import Store
+from lmrl_tui.app import make_app
+from lmrl_tui.screens.info import SummaryScreen
+from lmrl_tui.screens.paired import PairedPlayScreen
+from lmrl_tui.starting import PlayRequest
+
+TQ = "twenty-questions"
+OPTIONS = {"secret": "guitar"}
+
+
+def _apps(db_path):
+    ann = make_app(Store(db_path), player="ann",
+                   start=PlayRequest(TQ, 7, {}, pair="guesser", options=OPTIONS))  # fmt: skip
+    bo = make_app(Store(db_path), player="bo",
+                  start=PlayRequest(TQ, None, {}, pair="any", options=OPTIONS))  # fmt: skip
+    return ann, bo
+
+
+async def _type(pilot, text: str) -> None:
+    await pilot.press(*text, "enter")
+
+
+async def _paired(app, pilot) -> PairedPlayScreen:
+    await wait_for(pilot, lambda: isinstance(app.screen, PairedPlayScreen), "the paired episode")
+    return app.screen
+
+
+async def test_two_apps_play_twenty_questions_together_and_every_step_says_who(db_path):
+    ann, bo = _apps(db_path)
+    async with ann.run_test(size=(130, 40)) as pa, bo.run_test(size=(130, 40)) as pb:
+        guesser, oracle = await _paired(ann, pa), await _paired(bo, pb)
+        assert guesser.session.episode_id == oracle.session.episode_id
+        await wait_for(pa, lambda: "with bo" in (guesser.sub_title or ""), "ann's header")
+        await wait_for(pb, lambda: "with ann" in (oracle.sub_title or ""), "bo's header")
+        for question, answer in (
+            ("Is it alive?", "No."),
+            ("is it made of wood", "sometimes"),
+            ("Is it a guitar?", "Yes."),
+        ):
+            await _type(pa, question)
+            await wait_for(pb, lambda: oracle.view.replying is not None, "the question at bo's")
+            assert question.rstrip("?").lower() in str(oracle.view.pending).lower()
+            n = len(guesser.session.transitions)
+            await _type(pb, answer)
+            await wait_for(pa, lambda n=n: len(guesser.session.transitions) == n + 1, "the step")
+        await wait_for(pa, lambda: isinstance(ann.screen, SummaryScreen), "ann's summary")
+        await wait_for(pb, lambda: isinstance(bo.screen, SummaryScreen), "bo's summary")
+        eid = guesser.session.episode_id
+    store = Store(db_path)
+    ep = store.episode(eid)
+    assert (ep["status"], ep["success"], ep["player"], ep["partner_kind"], ep["partner_name"]) == (
+        "finished", 1, "ann", "human", "bo")  # fmt: skip
+    steps = store.steps(eid)
+    assert [(s["typed"], s["info"]["via"], s["info"]["by"]) for s in steps] == [
+        ("Is it alive?", "typed", "ann"),
+        ("is it made of wood", "typed", "ann"),
+        ("Is it a guitar?", "typed", "ann"),
+    ]
+    assert [(s["info"]["partner"]["typed"], s["info"]["partner"]["via"],
+             s["info"]["partner"]["by"]) for s in steps] == [
+        ("No.", "typed", "bo"), ("sometimes", "typed", "bo"), ("Yes.", "typed", "bo")]  # fmt: skip
+    assert all(s["think_ms"] is not None and s["info"]["partner"]["think_ms"] >= 0 for s in steps)
+
+
+async def test_one_who_leaves_ends_the_paired_episode_for_both(db_path):
+    ann, bo = _apps(db_path)
+    async with ann.run_test(size=(130, 40)) as pa, bo.run_test(size=(130, 40)) as pb:
+        guesser, oracle = await _paired(ann, pa), await _paired(bo, pb)
+        await _type(pa, "Is it alive?")
+        await wait_for(pb, lambda: oracle.view.replying is not None, "the question at bo's")
+        await _type(pb, "No.")
+        await wait_for(pa, lambda: len(guesser.session.transitions) == 1, "the first step")
+        await pb.press("escape")
+        await pb.press("l")  # leave: it ends for both
+        await wait_for(pb, lambda: not isinstance(bo.screen, PairedPlayScreen), "bo has left")
+        await wait_for(pa, lambda: not isinstance(ann.screen, PairedPlayScreen), "ann is told")
+        eid = guesser.session.episode_id
+    store = Store(db_path)
+    assert store.episode(eid)["status"] == "abandoned"
+    assert [s["info"]["partner"]["typed"] for s in store.steps(eid)] == ["No."]
