@@ -277,6 +277,8 @@ def agent_label(task_id: str, agent: Any, choice: str | None = None) -> str:
     """The one name of an agent, as the dialog lists it (``Scripted strong (optimal)``); a model
     or checkpoint by its kind and name."""
     kind = getattr(agent, "kind", "agent")
+    if kind == HUMAN:  # a person at another screen (a paired episode)
+        return f"{getattr(agent, 'name', '?')} (a person)"
     if kind not in MODEL_KINDS:
         labels = {value: label for label, value in agent_choices(task_id) if value != HUMAN}
         for key in (choice, getattr(agent, "name", None)):

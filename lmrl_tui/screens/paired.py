@@ -138,6 +138,8 @@ class PairedPlayScreen(PlayScreen):
 
     def __init__(self, session: PlaySession) -> None:
         super().__init__(session)
+        mine = frozenset({session.pairing.my_side})  # type: ignore[attr-defined]
+        self.human_roles = self.view.human_roles = mine  # the other side is not at this screen
         self.speed_index = len(SPEEDS) - 1  # the other person's move shows as soon as it comes
         self.auto = True
 
@@ -148,6 +150,11 @@ class PairedPlayScreen(PlayScreen):
     def _say_with_whom(self) -> None:
         other = self.session.pairing.other  # type: ignore[attr-defined]
         self.sub_title = f"{self.sub_title or ''} · with {other}"
+
+    def watch_status(self) -> str:
+        if self.thinking:  # the other person's move is awaited, not an agent's
+            return f"waiting for {escape(self.session.pairing.other or 'the other person')} …"  # type: ignore[attr-defined]
+        return ""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in NOT_PAIRED:

@@ -153,7 +153,7 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
         ):  # a person plays the other side too
             who = f"{roles[0]}: {who} · {roles[1]}: {s.partner.name} (a person)"
         mode = ""
-        if not s.human_acts:
+        if not s.human_acts and not hasattr(s, "pairing"):  # paired: the other is a person
             mode = f"  auto-play {'on' if self.auto else 'off'} ({SPEEDS[self.speed_index]:g}s)"
         hidden = {"partner"} | (
             {"secret"} if s.human_acts else set()
