@@ -31,13 +31,27 @@ from pathlib import Path
 from typing import Any
 
 import envs
+from data.pairing import ANY_SIDE, PAIRED_TASKS
 from data.records import now
 from data.store import Store
 
 ASSIGNMENT_KEYS = frozenset(
-    {"id", "task", "side", "partner", "options", "seeds", "episodes", "per_person", "pairing"}
+    {
+        "id",
+        "task",
+        "side",
+        "partner",
+        "options",
+        "seeds",
+        "episodes",
+        "per_person",
+        "pairing",
+        "pair_wait",
+    }
 )
 CAMPAIGN_KEYS = frozenset({"name", "assignment"})
+DEFAULT_PAIR_WAIT = 60.0
+"""Seconds a person waits to be paired before the built-in side plays (``pair_wait``)."""
 COUNTED = ("finished", "in_progress")
 """The episode statuses that take a place in an assignment (abandoned ones give it back)."""
 
@@ -57,6 +71,9 @@ class Assignment:
     episodes: int
     per_person: int
     pairing: bool = False
+    """Two people play each episode, one side each (``side``: theirs, or ``any``)."""
+    pair_wait: float | None = None
+    """With ``pairing``: seconds to wait for the other person before the built-in side plays."""
 
 
 @dataclass(frozen=True)
@@ -117,9 +134,15 @@ def _assignment(where: str, raw: Any, n: int) -> Assignment:
     if task not in envs.ids():
         raise CampaignError(f"{where}.task: no task {task!r} (lmrl tasks lists them)")
     roles = tuple(envs.spec(task).roles)
-    side = _text(where, "side", raw.get("side", roles[0]))
-    if side not in roles:
-        raise CampaignError(f"{where}.side: {task} is played as {' or '.join(roles)}, not {side!r}")
+    pairing = raw.get("pairing", False)
+    if not isinstance(pairing, bool):
+        raise CampaignError(f"{where}.pairing: true or false, not {pairing!r}")
+    side = _text(where, "side", raw.get("side", ANY_SIDE if pairing else roles[0]))
+    if side not in roles and not (pairing and side == ANY_SIDE):
+        either = " (or any, with pairing)" if len(roles) > 1 else ""
+        raise CampaignError(
+            f"{where}.side: {task} is played as {' or '.join(roles)}{either}, not {side!r}"
+        )
     partner = raw.get("partner")
     if partner is not None:
         partner = _text(where, "partner", partner)
@@ -141,15 +164,32 @@ def _assignment(where: str, raw: Any, n: int) -> Assignment:
         raise CampaignError(f"{where}.episodes: missing (how many episodes in all)")
     episodes = _whole(where, "episodes", raw["episodes"], 1)
     per_person = _whole(where, "per_person", raw.get("per_person", episodes), 1)
-    pairing = raw.get("pairing", False)
-    if not isinstance(pairing, bool):
-        raise CampaignError(f"{where}.pairing: true or false, not {pairing!r}")
+    pair_wait: float | None = None
     if pairing:
-        raise CampaignError(
-            f"{where}.pairing: pairing two people in one episode is not available yet "
-            "(leave it out: the other side is then the partner named by 'partner')"
-        )
-    return Assignment(aid, task, side, partner, dict(options), list(seeds), episodes, per_person)
+        if task not in PAIRED_TASKS:
+            raise CampaignError(
+                f"{where}.pairing: two people can play {', '.join(PAIRED_TASKS)}, not {task}"
+            )
+        if partner is not None:
+            raise CampaignError(f"{where}.partner: with pairing the other side is a person")
+        wait = raw.get("pair_wait", DEFAULT_PAIR_WAIT)
+        if isinstance(wait, bool) or not isinstance(wait, int | float) or wait < 0:
+            raise CampaignError(f"{where}.pair_wait: seconds (0 or more), not {wait!r}")
+        pair_wait = float(wait)
+    elif "pair_wait" in raw:
+        raise CampaignError(f"{where}.pair_wait: only with pairing = true")
+    return Assignment(
+        aid,
+        task,
+        side,
+        partner,
+        dict(options),
+        list(seeds),
+        episodes,
+        per_person,
+        pairing,
+        pair_wait,
+    )
 
 
 def parse_campaign(data: Mapping[str, Any], default_name: str, where: str = "campaign") -> Campaign:
@@ -220,14 +260,32 @@ def find_campaign(store: Store, file_or_name: str) -> Campaign:
     return got
 
 
+def _episodes(store: Store, campaign: str) -> list[tuple[str, str, int]]:
+    """(assignment, status, episodes) of the campaign's episodes."""
+    return [
+        (r[0], r[1], int(r[2]))
+        for r in store.execute(
+            "SELECT assignment, status, COUNT(*) FROM episodes WHERE campaign = ? "
+            "GROUP BY assignment, status",
+            [campaign],
+        )
+    ]
+
+
 def _counts(store: Store, campaign: str) -> list[tuple[str, str | None, str, int]]:
-    """(assignment, player, status, episodes) of the campaign's episodes."""
+    """(assignment, person, status, episodes) of the campaign's episodes, per person who
+    played them (both people of a paired episode)."""
     return [
         (r[0], r[1], r[2], int(r[3]))
         for r in store.execute(
-            """SELECT assignment, player, status, COUNT(*) FROM episodes WHERE campaign = ?
-               GROUP BY assignment, player, status""",
-            [campaign],
+            """SELECT assignment, person, status, COUNT(*) FROM (
+                 SELECT assignment, player AS person, status FROM episodes WHERE campaign = ?
+                 UNION ALL  -- the other person of a paired episode played it too
+                 SELECT e.assignment, e.partner_name, e.status FROM episodes e
+                 WHERE e.campaign = ? AND e.partner_kind = 'human'
+                   AND e.id IN (SELECT episode_id FROM pairings WHERE episode_id IS NOT NULL))
+               GROUP BY assignment, person, status""",
+            [campaign, campaign],
         )
     ]
 
@@ -237,11 +295,12 @@ def next_slot(store: Store, campaign: Campaign, player: str) -> Slot | None:
     the same instant may both be handed the last place of an assignment."""
     taken: dict[str, int] = {}
     mine: dict[str, int] = {}
-    for aid, who, status, n in _counts(store, campaign.name):
+    for aid, status, n in _episodes(store, campaign.name):
         if status in COUNTED:
             taken[aid] = taken.get(aid, 0) + n
-            if who == player:
-                mine[aid] = mine.get(aid, 0) + n
+    for aid, who, status, n in _counts(store, campaign.name):
+        if status in COUNTED and who == player:
+            mine[aid] = mine.get(aid, 0) + n
     for a in campaign.assignments:
         t, m = taken.get(a.id, 0), mine.get(a.id, 0)
         if t < a.episodes and m < a.per_person:
@@ -254,10 +313,14 @@ def campaign_progress(store: Store, campaign: Campaign) -> dict[str, Any]:
     """Where a campaign stands: per assignment the episodes wanted, finished, in progress and
     abandoned, and per person their finished and in-progress episodes against the quota."""
     rows = _counts(store, campaign.name)
+    episodes = _episodes(store, campaign.name)
     out: list[dict[str, Any]] = []
     for a in campaign.assignments:
         mine = [r for r in rows if r[0] == a.id]
-        by_status = {s: sum(n for _, _, st, n in mine if st == s) for s in (*COUNTED, "abandoned")}
+        by_status = {
+            s: sum(n for aid, st, n in episodes if aid == a.id and st == s)
+            for s in (*COUNTED, "abandoned")
+        }
         people: dict[str, dict[str, int]] = {}
         for _, who, status, n in mine:
             if who is not None:

@@ -63,10 +63,14 @@ class CampaignStarts:
             )
             return None
         a = slot.assignment
+        self.campaign_line = person_line(slot)
+        campaign = (slot.campaign, a.id)
+        if a.pairing:  # with another person, through the lobby
+            return PlayRequest(a.task, slot.seed, {}, campaign=campaign, pair=a.side,
+                               pair_wait=a.pair_wait, options=dict(a.options))  # fmt: skip
         try:
             fields = play_fields(a.task, a.side, a.partner, list(a.options.items()))
         except PlayFlagsError as e:  # checked by lmrl serve: only a store edited since
             show_error(self, e, ErrorToast("This assignment cannot be played", timeout=30))
             return None
-        self.campaign_line = person_line(slot)
-        return PlayRequest(a.task, slot.seed, fields, campaign=(slot.campaign, a.id))
+        return PlayRequest(a.task, slot.seed, fields, campaign=campaign)

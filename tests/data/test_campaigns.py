@@ -91,8 +91,19 @@ BAD = [
     ('id = "ask"', 'id = "a2"', "assignment id 'a2' is given twice"),
     (
         "per_person = 2",
-        "per_person = 2\npairing = true",
-        "assignment[1].pairing: pairing two people",
+        "per_person = 2\npair_wait = 5",
+        "assignment[1].pair_wait: only with pairing",
+    ),
+    (
+        'partner = "strong"',
+        'partner = "strong"\npairing = true',
+        "assignment[2].partner: with pairing",
+    ),
+    ('side = "guesser"', 'side = "any"', "played as guesser or oracle (or any, with pairing)"),
+    (
+        "per_person = 2",
+        "per_person = 2\npairing = true\npair_wait = -1",
+        "assignment[1].pair_wait: seconds",
     ),
     ('name = "week-1"', 'name = "week-1"\n[oops', "c.toml: not valid TOML"),
 ]
@@ -201,3 +212,40 @@ def test_an_older_store_gains_the_campaign_columns(tmp_path):
     assert ep["campaign"] is None and ep["assignment"] is None and ep["status"] == "in_progress"
     assert {"episode_holds", "campaigns"} <= set(store.db.table_names())
     store.close()
+
+
+DUO = """
+[[assignment]]
+id = "duo"
+task = "twenty-questions"
+pairing = true
+pair_wait = 0.5
+options = { secret = "guitar" }
+seeds = [7]
+episodes = 2
+per_person = 1
+"""
+
+
+def test_both_people_of_a_paired_episode_count_against_their_quota(store, tmp_path):
+    from data.holds import new_holder
+    from data.paired_session import open_paired
+    from data.pairing import ask_to_pair, pairing
+
+    c = load_campaign(_file(tmp_path, DUO, "duo.toml"))
+    duo = c.assignments[0]
+    assert (duo.pairing, duo.side, duo.pair_wait) == (True, "any", 0.5)
+    slot = next_slot(store, c, "ann")
+    a = ask_to_pair(store, duo.task, duo.side, "ann", new_holder(), options=duo.options,
+                    seed=slot.seed, campaign=("duo", "duo"))  # fmt: skip
+    b = ask_to_pair(store, duo.task, duo.side, "bo", new_holder(), options=duo.options,
+                    campaign=("duo", "duo"))  # fmt: skip
+    assert b.status == "paired"
+    host = open_paired(store, pairing(store, a.id, a.my_holder), "ann")
+    mirror = open_paired(store, pairing(store, b.id, b.my_holder), "bo")
+    assert host.campaign == mirror.campaign == ("duo", "duo")
+    assert next_slot(store, c, "ann") is None and next_slot(store, c, "bo") is None  # quota 1
+    assert next_slot(store, c, "cy").taken == 1  # one episode of two, played by two people
+    people = campaign_progress(store, c)["assignments"][0]["people"]
+    assert {name: p["in_progress"] for name, p in people.items()} == {"ann": 1, "bo": 1}
+    host.abandon()

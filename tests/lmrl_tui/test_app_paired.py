@@ -87,3 +87,45 @@ async def test_one_who_leaves_ends_the_paired_episode_for_both(db_path):
     store = Store(db_path)
     assert store.episode(eid)["status"] == "abandoned"
     assert [s["info"]["partner"]["typed"] for s in store.steps(eid)] == ["No."]
+
+
+DUO = """
+[[assignment]]
+id = "duo"
+task = "twenty-questions"
+pairing = true
+pair_wait = 0.5
+options = { secret = "guitar" }
+episodes = 2
+per_person = 1
+"""
+
+
+async def test_a_campaign_s_pairing_falls_back_to_the_built_in_side_after_its_wait(
+    db_path, tmp_path, monkeypatch
+):
+    from lmrl_tui.cli.serve import serve_campaign
+    from lmrl_tui.screens.paired import PairingScreen
+    from lmrl_tui.screens.play import PlayScreen
+    from lmrl_tui.screens.player import PlayerPrompt
+
+    (tmp_path / "duo.toml").write_text(DUO, encoding="utf-8")
+    store = Store(db_path)
+    serve_campaign(str(tmp_path / "duo.toml"), store)
+    monkeypatch.setenv("LMRL_ASK_PLAYER", "1")
+    monkeypatch.setenv("LMRL_CAMPAIGN", "duo")
+    app = make_app(Store(db_path))
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, PlayerPrompt), "the name prompt")
+        await pilot.press(*"ann", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PairingScreen), "the lobby")
+        await wait_for(pilot, lambda: type(app.screen) is PlayScreen, "the built-in oracle")
+        await _type(pilot, "Is it alive?")
+        screen = app.screen
+        await wait_for(pilot, lambda: len(screen.session.transitions) == 1, "the step")
+        eid = screen.session.episode_id
+    ep = store.episode(eid)
+    assert (ep["campaign"], ep["assignment"], ep["player"], ep["agent_kind"]) == (
+        "duo", "duo", "ann", "human")  # fmt: skip
+    assert ep["partner_kind"] != "human"  # nobody came: the task's own oracle answered
+    assert store.execute("SELECT status FROM pairings").fetchall() == [("cancelled",)]
