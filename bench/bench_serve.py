@@ -6,7 +6,9 @@ open the served app on a fresh store, reach the home screen and start a maze eac
 processes' memory is read from /proc (RSS, and PSS, which shares the common libraries out fairly),
 and their CPU use over a few idle seconds. Then ``--writers`` processes play maze episodes through
 the session layer (every step committed as it is played, the served apps' path) into one store:
-rows/s over all of them.
+rows/s over all of them. With ``--pairs`` (default 10) as many pairs of browsers play Twenty
+Questions together (``--vs paired``): the turn latency between paired people, from the guesser's
+Enter to the question on the oracle's screen.
 
 Prints one figure per line as ``name value unit``. Run: ``python bench/bench_serve.py``.
 Needs the serve and dev extras and chromium (apt-get install chromium).
@@ -200,12 +202,81 @@ def rows_per_s(writers: int, episodes: int, folder: Path) -> None:
     print(f"serve_writers_{writers}_wall {wall:.1f} s")
 
 
+def _await_shown(terms: list[BrowserTerminal], text: str, timeout: float) -> list[float]:
+    """When each screen first showed ``text`` (time.monotonic()), polling every few ms."""
+    seen: list[float | None] = [None] * len(terms)
+    deadline = time.monotonic() + timeout
+    while None in seen:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{seen.count(None)} screens never showed {text!r}")
+        for i, term in enumerate(terms):
+            if seen[i] is None and term.shows(text):
+                seen[i] = time.monotonic()
+        terms[0].page.wait_for_timeout(5)  # lets playwright deliver the websocket frames
+    return [t for t in seen if t is not None]
+
+
+def measure_pairs(pairs: int, folder: Path, turns: int) -> None:
+    """``pairs`` pairs of browsers on ``lmrl serve --task twenty-questions --vs paired``: each
+    guesser types a question and presses Enter; the time until the question is on the oracle's
+    screen (the frames its browser received, as the tests read them) is one turn's latency."""
+    from playwright.sync_api import sync_playwright
+
+    db = folder / f"pairs-{pairs}.db"
+    flags = ["--task", "twenty-questions", "--vs", "paired", "--option", "secret=guitar",
+             "--max-sessions", str(2 * pairs + 2)]  # fmt: skip
+    latencies: list[float] = []
+    with served(db, extra=flags, timeout=60) as server, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            guessers, oracles = [], []
+            for i in range(pairs):
+                for who, names in ((guessers, "G"), (oracles, "O")):
+                    term = BrowserTerminal(
+                        browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+                    )
+                    term.open(server.url, timeout=120)
+                    term.wait_for("Who is playing", timeout=120)
+                    term.type(f"{names}{chr(97 + i)}x")
+                    term.press("Enter")
+                    term.wait_for("Waiting for", "with ", timeout=120)
+                    who.append(term)
+            for g, o in zip(guessers, oracles, strict=True):
+                g.wait_for("with ", timeout=120)
+                o.wait_for("with ", timeout=120)
+            for turn in range(turns):
+                question = f"Is it thing number {turn}?"
+                pressed = []
+                for g in guessers:
+                    g.type(question)
+                for g in guessers:
+                    g.page.keyboard.press("Enter")
+                    pressed.append(time.monotonic())
+                shown = _await_shown(oracles, "waiting for your answer", 60)
+                latencies += [s - t for s, t in zip(shown, pressed, strict=True)]
+                for o in oracles:
+                    o.type("No.")
+                    o.press("Enter")
+                for g in guessers:  # the answer is back at the guesser: the next turn
+                    g.wait_until(lambda text, n=turn: f"{n + 1} / 20" in text, "the step", 60)
+        finally:
+            browser.close()
+    latencies.sort()
+    ms = [x * 1000 for x in latencies]
+    print(f"serve_pairs_{pairs}_turns {len(ms)} turns")
+    print(f"serve_pairs_{pairs}_turn_latency_median {ms[len(ms) // 2]:.0f} ms")
+    print(f"serve_pairs_{pairs}_turn_latency_p90 {ms[int(len(ms) * 0.9)]:.0f} ms")
+    print(f"serve_pairs_{pairs}_turn_latency_max {ms[-1]:.0f} ms")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=int, nargs="+", default=[1, 2, 4])
     ap.add_argument("--idle-seconds", type=float, default=5.0)
     ap.add_argument("--writers", type=int, default=8)
     ap.add_argument("--episodes", type=int, default=40, help="maze episodes per writer")
+    ap.add_argument("--pairs", type=int, nargs="*", default=[10], help="paired people (0: none)")
+    ap.add_argument("--turns", type=int, default=3, help="questions per pair")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -216,6 +287,9 @@ def main() -> None:
         else:
             for n in args.sessions:
                 measure_sessions(n, folder, args.idle_seconds)
+            for n in args.pairs:
+                if n > 0:
+                    measure_pairs(n, folder, args.turns)
         rows_per_s(args.writers, args.episodes, folder)
 
 

@@ -42,6 +42,7 @@ class LmrlHost(Protocol):
     player: str | None
     kept_here: set[int]
     holder: str
+    campaign_line: str | None
 
     def let_go(self, episode_id: int | None = None) -> None: ...
 

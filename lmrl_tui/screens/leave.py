@@ -261,11 +261,13 @@ class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):
     def _replay(self, episode_id: int) -> None:
         app = self.lmrl_app
         hold(app.store, episode_id, app.holder, app.player)  # or EpisodeHeld: played elsewhere
+        resumed = False
         try:
             session = PlaySession.resume_episode(app.store, episode_id)
-        except BaseException:
-            app.let_go(episode_id)
-            raise
+            resumed = True
+        finally:
+            if not resumed:  # its failure is reported (WORKER_ERRORS): the hold goes
+                app.let_go(episode_id)
         self.post_message(self.Resumed(session))
 
     def on_unfinished_dialog_resumed(self, message: UnfinishedDialog.Resumed) -> None:

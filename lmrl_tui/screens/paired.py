@@ -31,6 +31,7 @@ from lmrl_tui.screens.watching import SPEEDS
 from lmrl_tui.workers import ErrorToast
 
 if TYPE_CHECKING:
+    from data.paired_session import HostSession, MirrorSession
     from data.session import PlaySession
     from lmrl_tui.starting import PlayRequest
 
@@ -49,7 +50,9 @@ class PairingScreen(LmrlScreen, ModalScreen["PlaySession | str | None"]):
     WORKER_ERRORS = {"pairing": ErrorToast("Cannot pair", timeout=15)}
 
     class Paired(Message, bubble=False):
-        def __init__(self, session: PlaySession) -> None:
+        """Paired (the session of this person's side), or ``"fallback"``: nobody came in time."""
+
+        def __init__(self, session: PlaySession | str) -> None:
             super().__init__()
             self.session = session
 
@@ -110,7 +113,7 @@ class PairingScreen(LmrlScreen, ModalScreen["PlaySession | str | None"]):
                 and time.monotonic() - self.started > r.pair_wait
             ):
                 if cancel(store, p.id, self.holder).status == "cancelled":
-                    self.app.call_from_thread(self.dismiss, "fallback")
+                    self.post_message(self.Paired("fallback"))
                     return
             time.sleep(LOBBY_POLL_S)
 
@@ -135,10 +138,20 @@ class PairedPlayScreen(PlayScreen):
     """A paired episode, on either side (see the module docstring)."""
 
     BINDINGS = [Binding("escape", "leave", "Leave", id="play.leave")]
+    WORKER_ERRORS = {
+        **PlayScreen.WORKER_ERRORS,
+        "partner-check": ErrorToast("Could not look for the other person", timeout=10),
+    }
 
-    def __init__(self, session: PlaySession) -> None:
+    class PartnerLeftNow(Message, bubble=False):
+        def __init__(self, who: str) -> None:
+            super().__init__()
+            self.who = who
+
+    def __init__(self, session: HostSession | MirrorSession) -> None:
         super().__init__(session)
-        mine = frozenset({session.pairing.my_side})  # type: ignore[attr-defined]
+        self.paired = session
+        mine = frozenset({session.pairing.my_side})
         self.human_roles = self.view.human_roles = mine  # the other side is not at this screen
         self.speed_index = len(SPEEDS) - 1  # the other person's move shows as soon as it comes
         self.auto = True
@@ -148,12 +161,12 @@ class PairedPlayScreen(PlayScreen):
         self.set_interval(0.5, self._check_partner)
 
     def _say_with_whom(self) -> None:
-        other = self.session.pairing.other  # type: ignore[attr-defined]
+        other = self.paired.pairing.other
         self.sub_title = f"{self.sub_title or ''} · with {other}"
 
     def watch_status(self) -> str:
         if self.thinking:  # the other person's move is awaited, not an agent's
-            return f"waiting for {escape(self.session.pairing.other or 'the other person')} …"  # type: ignore[attr-defined]
+            return f"waiting for {escape(self.paired.pairing.other or 'the other person')} …"
         return ""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -163,11 +176,14 @@ class PairedPlayScreen(PlayScreen):
 
     @work(thread=True, exclusive=True, group="partner-check", exit_on_error=False)
     def _check_partner(self) -> None:
-        who = self.session.partner_gone()  # type: ignore[attr-defined]
+        who = self.paired.partner_gone()
         if who is not None:
-            self.app.call_from_thread(self._partner_left, who)
+            self.post_message(self.PartnerLeftNow(who))
 
-    def _partner_left(self, who: str) -> None:
+    def on_paired_play_screen_partner_left_now(
+        self, message: PairedPlayScreen.PartnerLeftNow
+    ) -> None:
+        who = message.who
         if not self.is_attached:
             return
         self.notify(
@@ -193,7 +209,7 @@ class PairedPlayScreen(PlayScreen):
     def ask_to_leave(self, *, quitting: bool) -> None:
         s = self.session
         question = (
-            f"Episode {s.episode_id} is played with {s.pairing.other}: leaving ends it for both "  # type: ignore[attr-defined]
+            f"Episode {s.episode_id} is played with {self.paired.pairing.other}: leaving ends it for both "
             "of you, marked abandoned (every step played so far is kept).\n"
             "· Leave (l).\n· Stay (escape, s)."
         )

@@ -122,7 +122,7 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
             s.partner.on_request = self._partner_request_from_thread
         if s.episode_id is None:
             s.start()
-        line = getattr(self.app, "campaign_line", None) if s.campaign else None  # their place
+        line = self.lmrl_app.campaign_line if s.campaign else None  # their place in a campaign
         self.sub_title = f"episode {s.episode_id} · seed {s.seed}" + (f" · {line}" if line else "")
         for n, out in enumerate(s.transitions, 1):  # a resumed episode: the moves so far
             self._log_move(out, n)
