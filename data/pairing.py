@@ -245,15 +245,17 @@ def wait_turn(
             left_by = gone(store, p)
             if left_by is not None:
                 raise PartnerLeft(f"{left_by} left the episode")
+            if _row(store, p.id)["status"] == "ended":  # over at the other side: no more turns
+                raise PartnerLeft("the episode is over")
         time.sleep(POLL_S)
 
 
 def gone(store: Store, p: Pairing) -> str | None:
-    """Who left, if the pairing has ended or the other person's app has stopped (then the
-    pairing is ended here: their steps are kept, the episode is over)."""
+    """Who left, if someone has (None also when the episode ended as it should), or the other
+    person, if their app has stopped (then the pairing is ended here: the steps are kept)."""
     row = _row(store, p.id)
     if row["status"] == "ended":
-        return row["ended_by"] or "the other person"
+        return row["ended_by"]  # None: finished, nobody left
     if p.other_holder is not None and not holder_alive(p.other_holder):
         end(store, p.id, p.other)
         return p.other or "the other person"
