@@ -249,6 +249,8 @@ def measure_pairs(pairs: int, folder: Path, turns: int) -> None:
                 pressed = []
                 for g in guessers:
                     g.type(question)
+                for g in guessers:  # every key typed is on its screen: Enter is the next event
+                    g.wait_for(question, timeout=60)
                 for g in guessers:
                     g.page.keyboard.press("Enter")
                     pressed.append(time.monotonic())
