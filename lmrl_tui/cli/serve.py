@@ -146,6 +146,11 @@ def run_serve(args: argparse.Namespace, store: Any) -> int:
 
     chosen = serve_settings(args)
     play_request(args)  # flags that do not fit the task: one line now, not in every browser
+    if args.vs == "paired" and args.as_role is not None:
+        raise ServeArgumentError(
+            "with --vs paired leave --as out: every browser would ask for the same side, and "
+            "nobody could be paired (each person plays either side)"
+        )
     campaign = None
     if args.campaign is not None:
         if args.task is not None:

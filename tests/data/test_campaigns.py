@@ -122,6 +122,9 @@ def test_lmrl_serve_refuses_a_bad_campaign_in_one_line(tmp_path, capsys):
     assert main(["--db", str(tmp_path / "s.db"), "serve", "--campaign", str(bad)]) == 1
     err = capsys.readouterr().err.strip()
     assert "assignment[2].partner" in err and "\n" not in err, err
+    paired = ["serve", "--task", "twenty-questions", "--vs", "paired", "--as", "oracle"]
+    assert main(["--db", str(tmp_path / "s.db"), *paired]) == 1
+    assert "with --vs paired leave --as out" in capsys.readouterr().err
     assert main(["--db", str(tmp_path / "s.db"), "stats", "--campaign", "nope"]) == 1
     assert "no campaign 'nope' in this store" in capsys.readouterr().err
 
