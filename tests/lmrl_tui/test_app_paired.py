@@ -41,11 +41,7 @@ async def test_two_apps_play_twenty_questions_together_and_every_step_says_who(d
         assert guesser.session.episode_id == oracle.session.episode_id
         await wait_for(pa, lambda: "with bo" in (guesser.sub_title or ""), "ann's header")
         await wait_for(pb, lambda: "with ann" in (oracle.sub_title or ""), "bo's header")
-        for question, answer in (
-            ("Is it alive?", "No."),
-            ("is it made of wood", "sometimes"),
-            ("Is it a guitar?", "Yes."),
-        ):
+        for question, answer in (("wood?", "sometimes"), ("Is it a guitar?", "Yes.")):
             await _type(pa, question)
             await wait_for(pb, lambda: oracle.view.replying is not None, "the question at bo's")
             assert question.rstrip("?").lower() in str(oracle.view.pending).lower()
@@ -61,13 +57,12 @@ async def test_two_apps_play_twenty_questions_together_and_every_step_says_who(d
         "finished", 1, "ann", "human", "bo")  # fmt: skip
     steps = store.steps(eid)
     assert [(s["typed"], s["info"]["via"], s["info"]["by"]) for s in steps] == [
-        ("Is it alive?", "typed", "ann"),
-        ("is it made of wood", "typed", "ann"),
+        ("wood?", "typed", "ann"),
         ("Is it a guitar?", "typed", "ann"),
     ]
     assert [(s["info"]["partner"]["typed"], s["info"]["partner"]["via"],
              s["info"]["partner"]["by"]) for s in steps] == [
-        ("No.", "typed", "bo"), ("sometimes", "typed", "bo"), ("Yes.", "typed", "bo")]  # fmt: skip
+        ("sometimes", "typed", "bo"), ("Yes.", "typed", "bo")]  # fmt: skip
     assert all(s["think_ms"] is not None and s["info"]["partner"]["think_ms"] >= 0 for s in steps)
 
 
