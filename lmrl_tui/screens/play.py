@@ -276,9 +276,8 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
         self.set_reactive(PlayScreen.turn, awaited)  # nothing played: no redraw, the view says why
         self.view.show_error(message.reason)
         if awaited is Turn.WATCHING:  # refused after the agent was given its side back: its move
-            self._next_turn()
-        else:
-            self.view.set_turn(self.session.task.spec.roles[0], True)
+            return self._next_turn()
+        self.view.set_turn(self.session.task.spec.roles[0], True)
 
     def action_step_agent(self) -> None:
         s = self.session
