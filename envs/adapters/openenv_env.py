@@ -2,8 +2,8 @@
 task has two: a server (FastAPI, OpenEnv's WebSocket protocol) and its client.
 
 * :class:`LmrlEnvironment` is the ``Environment``: ``reset(seed=..., task=..., side=...,
-  options=...)`` starts an episode (the task, side, partner and options default to the ones the
-  server was created with); ``step(LmrlAction(text=reply))`` plays a chat reply (its first line is
+  partner=..., partner_reward=..., options=...)`` starts an episode (what is not given is the
+  server's: :func:`create_app`'s arguments); each WebSocket session has its own environment; ``step(LmrlAction(text=reply))`` plays a chat reply (its first line is
   the move, :func:`envs.adapters.chat.action_text`); ``state`` is the episode's state.
 * An observation (:class:`LmrlObservation`) is the conversation so far as chat messages (system,
   user, assistant), the new user message (``text``, "" once over), the turn's ``reward``, ``done``,
@@ -88,7 +88,8 @@ class LmrlEnvironment(Environment[LmrlAction, LmrlObservation, LmrlState]):
         options: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
-        self._config = (task, side, partner, partner_reward, dict(options or {}))
+        self._defaults = (task, side, partner, partner_reward, dict(options or {}))
+        self._config = self._defaults
         self._episode = ChatEpisode(task, side, partner, partner_reward, options)
         self._state = self._new_state(None, None)
 
@@ -103,15 +104,15 @@ class LmrlEnvironment(Environment[LmrlAction, LmrlObservation, LmrlState]):
         options: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> LmrlObservation:
-        old = self._config
+        first = self._defaults  # what is not given is the server's (not the last episode's)
         config = (
-            task or old[0],
-            side or old[1],
-            partner if partner is not None else old[2],
-            partner_reward or old[3],
-            dict(options) if options is not None else old[4],
+            task or first[0],
+            side or first[1],
+            partner if partner is not None else first[2],
+            partner_reward or first[3],
+            dict(options) if options is not None else first[4],
         )
-        if config != old:  # another task, side or partner: a new episode engine
+        if config != self._config:  # another task, side or partner: a new episode engine
             fresh = ChatEpisode(*config)
             self._episode.close()
             self._episode, self._config = fresh, config

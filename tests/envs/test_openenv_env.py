@@ -113,6 +113,19 @@ def test_the_car_buyer_s_side_over_openenv(oe, base_url) -> None:
     local.close()
 
 
+def test_sessions_are_apart_and_reset_defaults_to_the_server_s_task(oe, base_url) -> None:
+    with (
+        oe.LmrlEnvClient(base_url=base_url).sync() as one,
+        oe.LmrlEnvClient(base_url=base_url).sync() as two,
+    ):
+        assert one.reset(seed=0, task="wordle").observation.task == "wordle"
+        assert two.reset(seed=0).observation.task == "maze-fo"  # the server's task
+        played = one.step(oe.LmrlAction(text="c r a n e"))
+        assert played.reward == -1.0 and one.state().step_count == 1
+        assert two.state().step_count == 0 and two.state().task == "maze-fo"
+        assert one.reset(seed=1).observation.task == "maze-fo"  # not the last episode's
+
+
 def test_a_bad_side_fails_when_the_server_is_made(oe) -> None:
     with pytest.raises(ValueError, match="maze-fo: side must be agent"):
         oe.create_app("maze-fo", side="partner")
