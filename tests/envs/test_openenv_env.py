@@ -54,18 +54,22 @@ def base_url(oe: ModuleType) -> Iterator[str]:
     sock.close()
 
 
+SHORT = {"chess": {"max_moves": 12}}
+
+
 def _scripted(task_id: str, seed: int) -> envs.Episode:
     names = envs.policies(task_id)
     policy = "behaviour" if "behaviour" in names else names[0]
-    return envs.run_episode(envs.make(task_id), envs.make_policy(task_id, policy), seed)
+    task = envs.make(task_id, **SHORT.get(task_id, {}))
+    return envs.run_episode(task, envs.make_policy(task_id, policy), seed)
 
 
-@pytest.mark.parametrize("task_id", ["maze-fo", "twenty-questions"])
+@pytest.mark.parametrize("task_id", envs.ids())
 def test_a_scripted_episode_over_openenv_scores_the_task_s_return(oe, base_url, task_id) -> None:
     seed = 3
     episode = _scripted(task_id, seed)
     with oe.LmrlEnvClient(base_url=base_url).sync() as client:
-        first = client.reset(seed=seed, task=task_id)
+        first = client.reset(seed=seed, task=task_id, options=SHORT.get(task_id, {}))
         obs = first.observation
         assert not first.done and obs.task == task_id and obs.side == envs.spec(task_id).roles[0]
         assert [m["role"] for m in obs.messages] == ["system", "user"]
@@ -86,16 +90,23 @@ def test_a_scripted_episode_over_openenv_scores_the_task_s_return(oe, base_url, 
     assert "thinking aloud" not in obs.messages[2]["content"]  # the reply's first line is played
     assert state.done and state.step_count == len(ours) and state.seed == seed
     assert state.task == task_id and state.episode_return == obs.episode_return
+    if envs.spec(task_id).success_return is not None or "success" in episode.transitions[-1].info:
+        assert isinstance(obs.success, bool)
 
 
-def test_the_car_buyer_s_side_over_openenv(oe, base_url) -> None:
-    """The partner's seat: the seller's scripted policy acts; the buyer's replies are ours."""
-    seed, replies = 1, ["No.", "Too expensive for me.", "I'll think about it."] * 100
-    local = ChatEpisode("car-dealer", "buyer", partner_reward="zero-sum")
+@pytest.mark.parametrize("task_id", [t for t in envs.ids() if len(envs.spec(t).roles) > 1])
+def test_the_partner_s_side_over_openenv(oe, base_url, task_id) -> None:
+    """The partner's seat (the car buyer, the oracle, the chess opponent): the acting side's
+    scripted policy acts; the partner's replies are ours; the rewards are zero-sum."""
+    seed, replies = 1, ["No.", "Too expensive for me.", "I'll think about it."] * 150
+    role, options = envs.spec(task_id).roles[1], SHORT.get(task_id, {})
+    local = ChatEpisode(task_id, role, partner_reward="zero-sum", options=options)
     said, local_rewards = local.reset(seed), []
     with oe.LmrlEnvClient(base_url=base_url).sync() as client:
-        result = client.reset(seed=seed, task="car-dealer", side="buyer", partner_reward="zero-sum")
-        assert result.observation.side == "buyer" and result.observation.text == said
+        result = client.reset(
+            seed=seed, task=task_id, side=role, partner_reward="zero-sum", options=options
+        )
+        assert result.observation.side == role and result.observation.text == said
         rewards = []
         for reply in replies:
             if result.done:
