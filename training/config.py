@@ -135,6 +135,22 @@ class TrainConfig:
         "are prepared), whatever the steps; the checkpoint records the steps done",
     )
     grad_clip: float = setting(1.0, "clip the gradient norm to this (0: no clipping)")
+    pack: bool = setting(
+        False,
+        "pack each batch's windows side by side into rows of --max-length tokens "
+        "(attention and targets stay inside each window: the same losses, less padding)",
+        switch=True,
+    )
+    precision: str = setting(
+        "auto",
+        "arithmetic of the training step: auto (bf16 autocast on a GPU that has it, "
+        "else fp32), bf16 (autocast; CPU too) or fp32",
+    )
+    compile: bool = setting(
+        False,
+        "torch.compile the language model for training (GPU; the first steps compile)",
+        switch=True,
+    )
     warmup_steps: int = setting(0, "steps of linear learning-rate warmup")
     lr_schedule: str = setting(
         "constant", "after warmup: constant, or linear (decay to 0 at the last step)"
@@ -380,6 +396,7 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
         ("truncation", ("terminal", "drop")),
         ("lr_schedule", ("constant", "linear")),
         ("head_act", ("relu", "gelu")),
+        ("precision", ("auto", "bf16", "fp32")),
     ):
         if getattr(cfg, name) not in allowed:
             raise ValueError(f"{name} must be one of {', '.join(allowed)}")

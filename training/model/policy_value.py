@@ -195,23 +195,41 @@ class PolicyValueModel(nn.Module):
             h.fc2.bias.fill_(value)
 
     # -- forward ---------------------------------------------------------------------------
-    def forward_lm(self, input_ids, attention_mask, hidden: bool = True, lm=None) -> Outputs:
+    def forward_lm(
+        self, input_ids, attention_mask, hidden: bool = True, lm=None, packed=None
+    ) -> Outputs:
+        """The LM's logits (and last hidden states); ``packed``: (position ids, segments) of a
+        packed batch (:mod:`training.datasets.packing`), attention kept inside each window."""
         lm = lm if lm is not None else self.lm
         out = lm(
             input_ids=input_ids,
-            attention_mask=attention_mask,
             output_hidden_states=hidden,
             use_cache=False,
+            **_mask_args(lm, attention_mask, packed),
         )
         return Outputs(out.logits, out.hidden_states[-1] if hidden else None)
 
-    def hidden_only(self, input_ids, attention_mask, lm=None) -> torch.Tensor:
+    def forward_batch(self, batch, hidden: bool = True, lm=None) -> Outputs:
+        """:meth:`forward_lm` of a training batch, packed or not."""
+        return self.forward_lm(
+            batch["input_ids"], batch["attention_mask"], hidden, lm, packed_inputs(batch)
+        )
+
+    def hidden_batch(self, batch, lm=None) -> torch.Tensor:
+        """:meth:`hidden_only` of a training batch, packed or not."""
+        return self.hidden_only(
+            batch["input_ids"], batch["attention_mask"], lm, packed_inputs(batch)
+        )
+
+    def hidden_only(self, input_ids, attention_mask, lm=None, packed=None) -> torch.Tensor:
         """Last hidden states without the vocabulary projection (cheap bootstrap forwards)."""
         lm = lm if lm is not None else self.lm
         base = getattr(lm, "base_model", None)
         if base is not None and base is not lm:
-            return base(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-        return self.forward_lm(input_ids, attention_mask, True, lm).hidden
+            return base(
+                input_ids=input_ids, **_mask_args(lm, attention_mask, packed)
+            ).last_hidden_state
+        return self.forward_lm(input_ids, attention_mask, True, lm, packed).hidden
 
     def q_values(self, h: torch.Tensor, target: bool = False) -> list[torch.Tensor]:
         heads = (
@@ -255,6 +273,43 @@ class PolicyValueModel(nn.Module):
             for k, v in self.state_dict().items()
             if not k.startswith("lm.")
         }
+
+
+def packed_inputs(batch, prefix: str = "") -> tuple[torch.Tensor, torch.Tensor] | None:
+    """(position ids, segments) of a packed batch's ``prefix`` inputs (``next_``: the next-window
+    prompts), or None for an unpacked one."""
+    seg = batch.get(prefix + "segments")
+    return None if seg is None else (batch[prefix + "position_ids"], seg)
+
+
+def block_causal_mask(segments: torch.Tensor) -> torch.Tensor:
+    """[R, 1, W, W] booleans of a packed batch: a token sees the tokens of its own window up to
+    itself (``segments``: 1 + the window's index, 0 at padding); a padding position sees itself
+    only, so that no attention row is empty (its output stays finite and is never read)."""
+    w = segments.shape[1]
+    t = torch.arange(w, device=segments.device)
+    same = segments.unsqueeze(2) == segments.unsqueeze(1)
+    allowed = same & (t.view(1, 1, w) <= t.view(1, w, 1)) & (segments != 0).unsqueeze(1)
+    return (allowed | torch.eye(w, dtype=torch.bool, device=segments.device)).unsqueeze(1)
+
+
+def _mask_args(lm, attention_mask, packed) -> dict[str, torch.Tensor]:
+    """The attention arguments of an HF causal LM: the padding mask, or for a packed batch a
+    block-diagonal causal 4-D mask (booleans for SDPA, additive for eager attention) and the
+    per-window position ids."""
+    if packed is None:
+        return {"attention_mask": attention_mask}
+    position_ids, segments = packed
+    mask = block_causal_mask(segments)
+    impl = getattr(lm.config, "_attn_implementation", "sdpa") or "eager"
+    if impl == "eager":
+        dtype = next(lm.parameters()).dtype
+        mask = torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(
+            ~mask, torch.finfo(dtype).min
+        )
+    elif impl != "sdpa":
+        raise TrainingError(f"--pack needs sdpa or eager attention, not {impl}")
+    return {"attention_mask": mask, "position_ids": position_ids}
 
 
 def _frozen(module: nn.Module) -> nn.Module:

@@ -11,6 +11,6 @@ from training.losses import bc_loss
 def compute_loss(
     model, batch: dict[str, torch.Tensor], cfg
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    out = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=False)
+    out = model.forward_batch(batch, hidden=False)
     loss = bc_loss(out.logits, batch["input_ids"], batch["action_mask"])
     return loss, {"bc_loss": float(loss.detach())}

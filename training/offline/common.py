@@ -19,7 +19,11 @@ def gather_next(values_all: torch.Tensor, next_window: torch.Tensor | None, batc
         .expand(*pos.shape, *values_all.shape[2:]),
     )
     if next_window is not None:
-        nw = next_window.unsqueeze(1).expand_as(inside)
+        nw = (
+            next_window[batch["example"]]  # packed: the next window of each position's window
+            if "example" in batch
+            else next_window.unsqueeze(1).expand_as(inside)
+        )
         inside = torch.where(
             (pos < 0).view(*pos.shape, *([1] * (values_all.dim() - 2))), nw, inside
         )
@@ -31,7 +35,16 @@ def last_hidden(model, batch, lm=None) -> torch.Tensor | None:
     """Hidden state at the last token of each next-window prompt ([B, d]) or None."""
     if "next_input_ids" not in batch:
         return None
-    h = model.hidden_only(batch["next_input_ids"], batch["next_attention_mask"], lm=lm)
+    from training.model.policy_value import packed_inputs
+
+    h = model.hidden_only(
+        batch["next_input_ids"],
+        batch["next_attention_mask"],
+        lm=lm,
+        packed=packed_inputs(batch, "next_"),
+    )
+    if "next_row" in batch:  # packed: window i's prompt ends at (next_row[i], next_last[i])
+        return h[batch["next_row"], batch["next_last"]]
     idx = batch["next_last"].view(-1, 1, 1).expand(-1, 1, h.shape[-1])
     return h.gather(1, idx).squeeze(1)
 
@@ -43,13 +56,20 @@ def turn_transitions(batch) -> dict[str, torch.Tensor]:
     token (``first``: the hidden state there reads the whole history up to the action), its
     reward the sum over the run, its discount the product, and its next history ``next_pos`` at
     its last action position (``-1``: the next window's prompt; the window's last token at the
-    end of a window). Returns rows, first, last, reward, discount, next_pos, terminal ([N] each)."""
+    end of a window). Returns rows, example (the
+    turn's window: its row unless packed), first, last, reward, discount, next_pos, terminal ([N]
+    each)."""
     m = batch["action_mask"]
     prev = torch.cat([torch.zeros_like(m[:, :1]), m[:, :-1]], dim=1)
     after = torch.cat([m[:, 1:], torch.zeros_like(m[:, :1])], dim=1)
     rows, first = torch.nonzero(m & ~prev, as_tuple=True)
     rows_l, last = torch.nonzero(m & ~after, as_tuple=True)
     assert torch.equal(rows, rows_l), "a run of action positions without an end"
+    example = rows
+    if "example" in batch:  # packed: each turn's window, the turns in the unpacked order
+        example = batch["example"][rows, first]
+        order = torch.argsort(example * m.shape[1] + first, stable=True)
+        rows, first, last, example = rows[order], first[order], last[order], example[order]
     mf = m.float()
     cum_r = torch.cumsum(batch["rewards"].float() * mf, dim=1)
     log_d = torch.log(batch["discount"].float().clamp(min=1e-12)) * mf
@@ -63,6 +83,7 @@ def turn_transitions(batch) -> dict[str, torch.Tensor]:
 
     return {
         "rows": rows,
+        "example": example,
         "first": first,
         "last": last,
         "reward": run_sum(cum_r),
@@ -90,7 +111,7 @@ def bisim_term(
     z = h_all[rows, tr["first"]]
     z_next = h_next_all[rows, pos.clamp(min=0)]
     if next_window is not None:
-        z_next = torch.where((pos < 0).unsqueeze(-1), next_window[rows], z_next)
+        z_next = torch.where((pos < 0).unsqueeze(-1), next_window[tr["example"]], z_next)
     else:  # no next windows in this batch: -1 cannot occur
         assert not bool((pos < 0).any()), "a transition to a next window without its prompt"
     return bisim_loss(

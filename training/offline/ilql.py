@@ -13,7 +13,7 @@ from training.offline.common import bisim_term, gather_next, last_hidden
 def compute_loss(
     model, batch: dict[str, torch.Tensor], cfg
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    out = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=True)
+    out = model.forward_batch(batch, hidden=True)
     hidden_all = out.hidden
     hidden = hidden_all[:, :-1]
     actions = batch["input_ids"][:, 1:]
@@ -28,9 +28,7 @@ def compute_loss(
     v = v_all[:, :-1]
     with torch.no_grad():
         if model.target_lm is not None:
-            target_hidden_all = model.hidden_only(
-                batch["input_ids"], batch["attention_mask"], lm=model.target_lm
-            )
+            target_hidden_all = model.hidden_batch(batch, lm=model.target_lm)
         else:
             target_hidden_all = hidden_all.detach()
         target_hidden = target_hidden_all[:, :-1]

@@ -20,7 +20,9 @@ from data.composition import format_composition
 from data.datasets import DatasetQuery
 from training.agents.checkpoint_agent import evaluate_model
 from training.config import TrainConfig
+from training.datasets.packing import pack_batch
 from training.errors import TrainingError
+from training.model import speed
 from training.model.checkpoint import load_trainer_state, restore_rng, save_checkpoint
 from training.model.policy_value import LossModule
 from training.offline import loss_fn
@@ -79,9 +81,12 @@ def train(
     model, tok, ds = prep.model, prep.tokenizer, prep.dataset
     acc = Accelerator(cpu=not torch.cuda.is_available())
     params = [p for p in model.parameters() if p.requires_grad]
-    opt = torch.optim.AdamW(
-        params, lr=cfg.lr, betas=(0.9, 0.95), eps=1e-8, weight_decay=cfg.weight_decay
+    opt = speed.adamw(
+        params, acc.device, lr=cfg.lr, betas=(0.9, 0.95), eps=1e-8, weight_decay=cfg.weight_decay
     )
+    amp = speed.step_dtype(cfg.precision, acc.device)
+    if cfg.compile:
+        speed.compile_lm(model.lm)
     world, rank = acc.num_processes, acc.process_index
     per_epoch = max(1, math.ceil(len(ds) / (cfg.batch_size * world)))
     total = (
@@ -146,7 +151,7 @@ def train(
             total=total, initial=start, desc=f"{cfg.algo} {cfg.task}", unit="step", leave=False
         )
     final: dict[str, Any] = {}
-    t0, tokens, last_eval = time.perf_counter(), 0, None
+    t0, tokens, slots, last_eval = time.perf_counter(), 0, 0, None
     q_tail: list[float] = []  # MC's Q loss over the last tenth of the steps
     perm, perm_epoch = None, -1
     status = "failed"
@@ -162,8 +167,12 @@ def train(
             idx = perm[k * cfg.batch_size : (k + 1) * cfg.batch_size]
             if len(idx) == 0:
                 idx = perm[: cfg.batch_size]
-            batch = {n: v.to(acc.device) for n, v in ds.collate(idx.tolist()).items()}
-            loss, stats = step_loss(batch, cfg)
+            raw = ds.collate(idx.tolist())
+            if cfg.pack:
+                raw = pack_batch(raw, cfg.max_length, ds.pad_id)
+            batch = {n: v.to(acc.device, non_blocking=True) for n, v in raw.items()}
+            with speed.autocast(acc.device, amp):
+                loss, stats = step_loss(batch, cfg)
             loss_value = float(loss.detach())
             if not math.isfinite(loss_value):
                 raise TrainingError(f"the loss became {loss_value} at step {step}; lower --lr")
@@ -175,7 +184,8 @@ def train(
             opt.zero_grad(set_to_none=True)
             if acc.sync_gradients:
                 inner.update_targets(cfg.polyak_alpha)
-            tokens += int(batch["attention_mask"].sum())
+            tokens += int(raw["attention_mask"].sum())
+            slots += raw["attention_mask"].numel()
             n = step + 1
             if cfg.algo == "mc" and "q_loss" in stats and n > total - max(1, (total - start) // 10):
                 q_tail.append(float(stats["q_loss"]))
@@ -230,6 +240,7 @@ def train(
                 "steps": done,
                 "train_seconds": el,
                 "tokens_per_s": tokens / max(el, 1e-9),
+                "padding": 1.0 - tokens / max(slots, 1),
                 "examples": len(ds),
                 "episodes": len(prep.episode_ids),
             }

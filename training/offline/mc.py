@@ -12,7 +12,7 @@ from training.offline.common import bisim_term, last_hidden
 def compute_loss(
     model, batch: dict[str, torch.Tensor], cfg
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    out = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=True)
+    out = model.forward_batch(batch, hidden=True)
     hidden = out.hidden[:, :-1]
     actions = batch["input_ids"][:, 1:]
     if cfg.cql_weight:

@@ -20,7 +20,7 @@ from training.offline.common import gather_next, last_hidden
 def compute_loss(
     model, batch: dict[str, torch.Tensor], cfg
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    out = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=True)
+    out = model.forward_batch(batch, hidden=True)
     actions = batch["input_ids"][:, 1:]
     mask = batch["action_mask"]
     ratio = cfg.qsft_target == "ratio"
@@ -33,9 +33,7 @@ def compute_loss(
     with torch.no_grad():
         h_next = last_hidden(model, batch) if (model.target_lm is None or ratio) else None
         if model.target_lm is not None:
-            tl = model.forward_lm(
-                batch["input_ids"], batch["attention_mask"], hidden=False, lm=model.target_lm
-            ).logits
+            tl = model.forward_batch(batch, hidden=False, lm=model.target_lm).logits
             next_hidden = last_hidden(model, batch, lm=model.target_lm)
             nl = (
                 model.target_lm.get_output_embeddings()(next_hidden)
@@ -83,7 +81,7 @@ def _beta_logits(model, batch, beta_all: torch.Tensor | None, h_next: torch.Tens
     if model.beta_head is not None:
         return beta_all.detach(), (model.beta_head(h_next) if h_next is not None else None)
     lm = model.pi_beta_lm
-    bl = model.forward_lm(batch["input_ids"], batch["attention_mask"], hidden=False, lm=lm).logits
+    bl = model.forward_batch(batch, hidden=False, lm=lm).logits
     hb = last_hidden(model, batch, lm=lm)
     return bl, (lm.get_output_embeddings()(hb) if hb is not None else None)
 

@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from training.datasets.windows import PackedDataset, Window, episode_windows
-from training.model.policy_value import Outputs
+from training.model.policy_value import Outputs, packed_inputs
 
 VOCAB = {"<pad>": 0, "s": 1, "A": 2, "B": 3, "x": 4, "\n": 5}
 
@@ -76,19 +76,34 @@ class TabularModel(nn.Module):
             self.prefixes[key] = len(self.prefixes)
         return self.prefixes[key]
 
-    def hidden_ids(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+    def hidden_ids(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, packed=None
+    ) -> torch.Tensor:
+        """The prefix index of each position (``packed``: position ids restart each window's
+        prefix)."""
         rows = []
         for b in range(input_ids.shape[0]):
             ids = input_ids[b].tolist()
-            rows.append([self.prefix_index(ids[: t + 1]) for t in range(len(ids))])
+            pos = packed[0][b].tolist() if packed is not None else list(range(len(ids)))
+            rows.append([self.prefix_index(ids[t - pos[t] : t + 1]) for t in range(len(ids))])
         return torch.tensor(rows, dtype=torch.long)
 
-    def forward_lm(self, input_ids, attention_mask, hidden: bool = True, lm=None) -> Outputs:
-        h = self.hidden_ids(input_ids, attention_mask)
+    def forward_lm(
+        self, input_ids, attention_mask, hidden: bool = True, lm=None, packed=None
+    ) -> Outputs:
+        h = self.hidden_ids(input_ids, attention_mask, packed)
         return Outputs(self.logits[h], h)
 
-    def hidden_only(self, input_ids, attention_mask, lm=None) -> torch.Tensor:
-        return self.hidden_ids(input_ids, attention_mask)
+    def forward_batch(self, batch, hidden: bool = True, lm=None) -> Outputs:
+        return self.forward_lm(
+            batch["input_ids"], batch["attention_mask"], hidden, lm, packed_inputs(batch)
+        )
+
+    def hidden_only(self, input_ids, attention_mask, lm=None, packed=None) -> torch.Tensor:
+        return self.hidden_ids(input_ids, attention_mask, packed)
+
+    def hidden_batch(self, batch, lm=None) -> torch.Tensor:
+        return self.hidden_ids(batch["input_ids"], batch["attention_mask"], packed_inputs(batch))
 
     def _target_logits(self, h: torch.Tensor) -> torch.Tensor:
         return self.target_logits[h]

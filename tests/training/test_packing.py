@@ -1,0 +1,128 @@
+"""Packed sequences (``--pack``, issue #49): a batch's windows side by side in rows of the context
+length give the same losses and gradients as one window per row, for BC, MC, ILQL and Q-SFT on a
+tiny GPT-2 built from a config (block-diagonal causal attention, positions restarting per window,
+targets never crossing a window's end)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from training.config import TrainConfig  # noqa: E402
+from training.datasets.packing import first_fit, pack_batch, padding_fraction  # noqa: E402
+from training.datasets.windows import PackedDataset, episode_windows  # noqa: E402
+from training.model.policy_value import PolicyValueModel, block_causal_mask, tiny_lm  # noqa: E402
+from training.offline import loss_fn  # noqa: E402
+
+VOCAB = 40
+
+
+def _enc(text: str) -> list[int]:
+    return [2 + ord(c) % (VOCAB - 2) for c in text]
+
+
+def _dataset(mode: str) -> PackedDataset:
+    """Twelve episodes of 1-4 steps, some not ended (bootstrapped), with varied lengths."""
+    rng = random.Random(7)
+    windows = []
+    for ep in range(12):
+        steps = rng.randint(1, 4)
+        pairs = [
+            (
+                "".join(rng.choice("abcq") for _ in range(rng.randint(1, 4))) + "\n",
+                "".join(rng.choice("xyz") for _ in range(rng.randint(0, 6))) + "\n",
+                rng.choice([0.0, -1.0, 1.0]),
+            )
+            for _ in range(steps)
+        ]
+        windows += episode_windows("start" * rng.randint(1, 2) + "\n", pairs, ep % 3 != 0, mode, ep)
+    return PackedDataset(windows, _enc, 0, gamma=0.9, max_length=40)
+
+
+def _model(algo: str, **kw) -> PolicyValueModel:
+    torch.manual_seed(3)
+    model = PolicyValueModel(tiny_lm(VOCAB, 64, 2, 32, 4, 0.0, 0, 1), algo, head_bias=0.2, **kw)
+    with torch.no_grad():  # heads that start at zero would hide a wrong gradient through them
+        for head in [*model.q_heads, *([model.v_head] if model.v_head is not None else [])]:
+            head.fc2.weight.normal_(0.0, 0.05)
+    model.update_targets(0.5)  # the targets differ from the online heads
+    return model
+
+
+def _loss_and_grads(model, batch, cfg):
+    model.zero_grad(set_to_none=True)
+    loss, stats = loss_fn(cfg.algo)(model, batch, cfg)
+    loss.backward()
+    grads = {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+    return float(loss.detach()), stats, grads
+
+
+CASES = [
+    ("bc", "history", {}, {}),
+    ("mc", "episode", {"cql_weight": 0.1}, {}),
+    ("mc", "history", {"bisim_weight": 0.5}, {}),
+    ("ilql", "history", {"cql_weight": 0.1, "bisim_weight": 0.5}, {}),
+    ("ilql", "episode", {}, {"target": "full"}),
+    ("ilql", "step", {}, {"pi_beta": "frozen", "target": "full"}),
+    ("qsft", "history", {"qsft_target": "ratio", "qsft_support": 0.01}, {}),
+]
+
+
+@pytest.mark.parametrize(("algo", "mode", "opts", "model_kw"), CASES)
+def test_packed_batches_give_the_unpacked_losses_and_gradients(algo, mode, opts, model_kw):
+    ds = _dataset(mode)
+    cfg = TrainConfig(algo=algo, **opts)
+    idx = list(range(min(len(ds), 16)))
+    plain = ds.collate(idx)
+    packed = pack_batch(plain, 48, ds.pad_id)
+    assert packed["input_ids"].shape[0] < len(idx)  # several windows share a row
+    model = _model(algo, **model_kw)
+    loss_u, stats_u, grads_u = _loss_and_grads(model, plain, cfg)
+    loss_p, stats_p, grads_p = _loss_and_grads(model, packed, cfg)
+    assert loss_p == pytest.approx(loss_u, rel=1e-5, abs=1e-6)
+    for k, v in stats_u.items():
+        assert stats_p[k] == pytest.approx(v, rel=1e-4, abs=1e-5), k
+    assert grads_u.keys() == grads_p.keys()
+    for name, g in grads_u.items():
+        torch.testing.assert_close(grads_p[name], g, rtol=1e-4, atol=1e-6, msg=name)
+
+
+def test_a_different_packing_would_show_in_the_loss():
+    """The comparison can fail: attention across windows (a causal mask without the blocks)
+    changes the loss."""
+    ds = _dataset("history")
+    cfg = TrainConfig(algo="bc")
+    plain = ds.collate(list(range(16)))
+    packed = pack_batch(plain, 48, ds.pad_id)
+    model = _model("bc")
+    loss_u = float(loss_fn("bc")(model, plain, cfg)[0])
+    leaky = dict(packed)
+    leaky["segments"] = (packed["segments"] > 0).long()  # one window per row: attends across
+    assert float(loss_fn("bc")(model, leaky, cfg)[0]) != pytest.approx(loss_u, rel=1e-4)
+
+
+def test_the_layout_masks_and_position_ids():
+    rows, offsets, n = first_fit([5, 4, 3, 2, 6], 8)
+    assert (rows, offsets, n) == ([0, 1, 0, 1, 2], [0, 0, 5, 4, 0], 3)
+    ds = _dataset("history")
+    plain = ds.collate([0, 1, 2])
+    packed = pack_batch(plain, 64, ds.pad_id)
+    lens = plain["attention_mask"].sum(1).tolist()
+    assert packed["input_ids"].shape == (1, 64)
+    assert packed["position_ids"][0, : lens[0]].tolist() == list(range(lens[0]))
+    assert packed["position_ids"][0, lens[0]].item() == 0  # the second window starts again
+    # no target crosses a window's end: the position before the next window is masked
+    assert not bool(packed["action_mask"][0, lens[0] - 1])
+    m = block_causal_mask(packed["segments"])[0, 0]
+    assert bool(m[lens[0] + 1, lens[0]]) and not bool(m[lens[0] + 1, lens[0] - 1])
+    pad = sum(lens)
+    assert m[pad].nonzero().flatten().tolist() == [pad]  # padding sees only itself
+    assert int(packed["attention_mask"].sum()) == sum(lens)
+
+
+def test_padding_fraction_counts_both_layouts():
+    unpacked, packed = padding_fraction([10, 2, 2, 2], 4, 16)
+    assert unpacked == pytest.approx(24 / 40) and packed == pytest.approx(0.0)
