@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from training.config import TrainConfig  # noqa: E402
-from training.datasets.packing import first_fit, pack_batch, padding_fraction  # noqa: E402
+from training.datasets.packing import first_fit, pack_batch, padding_fraction, row_width  # noqa: E402
 from training.datasets.windows import PackedDataset, episode_windows  # noqa: E402
 from training.model.policy_value import PolicyValueModel, block_causal_mask, tiny_lm  # noqa: E402
 from training.offline import loss_fn  # noqa: E402
@@ -105,21 +105,33 @@ def test_a_different_packing_would_show_in_the_loss():
 
 
 def test_the_layout_masks_and_position_ids():
-    rows, offsets, n = first_fit([5, 4, 3, 2, 6], 8)
-    assert (rows, offsets, n) == ([0, 1, 0, 1, 2], [0, 0, 5, 4, 0], 3)
+    rows, offsets, n = first_fit([5, 4, 3, 2, 6], 8)  # decreasing: 6, 5, 4, then 3 and 2 fill in
+    assert (rows, offsets, n) == ([1, 2, 1, 0, 0], [0, 0, 5, 6, 0], 3)
+    assert row_width([30, 30, 30], 64) == 30 and row_width([30, 30, 4], 64) == 64
     ds = _dataset("history")
     plain = ds.collate([0, 1, 2])
     packed = pack_batch(plain, 64, ds.pad_id)
     lens = plain["attention_mask"].sum(1).tolist()
-    assert packed["input_ids"].shape == (1, 64)
-    assert packed["position_ids"][0, : lens[0]].tolist() == list(range(lens[0]))
-    assert packed["position_ids"][0, lens[0]].item() == 0  # the second window starts again
-    # no target crosses a window's end: the position before the next window is masked
-    assert not bool(packed["action_mask"][0, lens[0] - 1])
-    m = block_causal_mask(packed["segments"])[0, 0]
-    assert bool(m[lens[0] + 1, lens[0]]) and not bool(m[lens[0] + 1, lens[0] - 1])
-    pad = sum(lens)
-    assert m[pad].nonzero().flatten().tolist() == [pad]  # padding sees only itself
+    # the fewest slots: here two rows as wide as the longest window, not one of 64
+    assert packed["input_ids"].numel() < 64 and packed["input_ids"].shape[1] == max(lens)
+    for b, n in enumerate(lens):
+        row, at = (packed["segments"] == b + 1).nonzero(as_tuple=True)
+        r, start = int(row[0]), int(at[0])
+        m = block_causal_mask(packed["segments"])[r, 0]
+        assert row.tolist() == [r] * n and at.tolist() == list(range(start, start + n))
+        assert packed["position_ids"][r, at].tolist() == list(range(n))  # restart at 0
+        assert packed["input_ids"][r, at].tolist() == plain["input_ids"][b, :n].tolist()
+        # no target crosses the window's end: its last position is no action
+        assert start + n - 1 >= packed["action_mask"].shape[1] or not bool(
+            packed["action_mask"][r, start + n - 1]
+        )
+        # a token sees its own window up to itself and nothing of another window
+        assert m[start + n - 1].nonzero().flatten().tolist() == at.tolist()
+    free = (packed["segments"] == 0).nonzero()
+    assert len(free) > 0
+    r, pad = int(free[0, 0]), int(free[0, 1])
+    sees = block_causal_mask(packed["segments"])[r, 0, pad].nonzero().flatten().tolist()
+    assert sees == [pad]  # padding sees only itself
     assert int(packed["attention_mask"].sum()) == sum(lens)
 
 

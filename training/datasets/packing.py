@@ -15,9 +15,10 @@ same way: ``next_row`` and ``next_last`` say where each window's next prompt end
 for a window without one: its value is never read), and ``example`` [R, W-1] says which window
 each position belongs to, so a value of the next window is looked up per window, not per row.
 
-Windows are placed first-fit in batch order (each in the first row with room for it), so a row's
-windows keep their order and the turns of the batch can be put back in the unpacked order (the
-bisimulation pairs).
+Windows are placed first-fit decreasing, in rows of the context length or of the longest window
+of the batch, whichever computes fewer slots (:func:`row_width`); the turns of a packed batch are
+put back in the unpacked order where their order matters (the bisimulation pairs,
+:func:`training.offline.common.turn_transitions`).
 """
 
 from __future__ import annotations
@@ -29,25 +30,36 @@ PACKED_KEY = "segments"
 
 
 def first_fit(lengths: list[int], width: int) -> tuple[list[int], list[int], int]:
-    """(row, offset) of each length placed first-fit in batch order in rows of ``width``, and the
-    number of rows. A length above ``width`` gets a row of its own (the caller widens the rows)."""
+    """(row, offset) of each length placed first-fit decreasing (longest first, each in the first
+    row with room for it) in rows of ``width``, and the number of rows. A length above ``width``
+    gets a row of its own (the caller widens the rows)."""
     free: list[int] = []
-    rows, offsets = [], []
-    for n in lengths:
-        r = next((i for i, f in enumerate(free) if f >= n), None)
+    rows, offsets = [0] * len(lengths), [0] * len(lengths)
+    for i in sorted(range(len(lengths)), key=lambda i: -lengths[i]):
+        n = lengths[i]
+        r = next((k for k, f in enumerate(free) if f >= n), None)
         if r is None:
             free.append(width)
             r = len(free) - 1
-        rows.append(r)
-        offsets.append(width - free[r])
+        rows[i], offsets[i] = r, width - free[r]
         free[r] -= n
     return rows, offsets, len(free)
 
 
+def row_width(lengths: list[int], width: int) -> int:
+    """The row width that computes the fewest slots: ``width`` (the context length) or the longest
+    window's (when the windows are of a length, two seldom share a row of ``width``: rows as wide
+    as the longest then waste less)."""
+    longest = max(lengths, default=1)
+    if longest >= width:
+        return longest
+    return min((longest, width), key=lambda w: (first_fit(lengths, w)[2] * w, w))
+
+
 def _layout(lengths: torch.Tensor, width: int):
-    """Where each of ``lengths`` goes: (row, offset, rows, width), the width at least the longest."""
+    """Where each of ``lengths`` goes: (row, offset, rows, width)."""
     lens = [int(n) for n in lengths.tolist()]
-    width = max([width, *lens]) if lens else width
+    width = row_width(lens, width)
     rows, offsets, n_rows = first_fit(lens, width)
     return torch.tensor(rows), torch.tensor(offsets), max(n_rows, 1), width
 
@@ -135,13 +147,13 @@ def _pack_next(batch, width: int, pad_id: int) -> dict[str, torch.Tensor]:
 
 def padding_fraction(lengths: list[int], batch_size: int, width: int) -> tuple[float, float]:
     """(unpacked, packed) share of padding over batches of ``batch_size`` consecutive ``lengths``:
-    unpacked, each batch is as wide as its longest window; packed, rows of ``width`` (or the
-    longest)."""
+    unpacked, each batch is as wide as its longest window; packed, as :func:`pack_batch` lays it
+    out (rows of ``width`` or of the longest window)."""
     real = pad_u = pad_p = 0
     for k in range(0, len(lengths), batch_size):
         chunk = lengths[k : k + batch_size]
         real += sum(chunk)
         pad_u += len(chunk) * max(chunk) - sum(chunk)
-        w = max([width, *chunk])
+        w = row_width(chunk, width)
         pad_p += first_fit(chunk, w)[2] * w - sum(chunk)
     return pad_u / max(real + pad_u, 1), pad_p / max(real + pad_p, 1)
