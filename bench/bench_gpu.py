@@ -15,20 +15,11 @@ from __future__ import annotations
 import argparse
 import time
 
-PEAKS = {
-    "H200": 989e12,
-    "H100": 989e12,
-    "A100": 312e12,
-    "L40S": 362e12,
-    "A10": 125e12,
-    "4090": 165e12,
-}
-
 
 def peak_flops(name: str, override: float | None) -> float | None:
-    if override:
-        return override * 1e12
-    return next((v for k, v in PEAKS.items() if k in name), None)
+    from training.model.speed import peak_flops as peak
+
+    return peak(name, override)
 
 
 def synthetic_batch(vocab: int, batch: int, length: int, seed: int = 0):

@@ -43,3 +43,27 @@ def compile_lm(lm: torch.nn.Module) -> None:
 def attention(lm) -> str:
     """The attention implementation of an HF model (``sdpa``, ``eager``, ...)."""
     return str(getattr(lm.config, "_attn_implementation", None) or "eager")
+
+
+PEAK_BF16_FLOPS = {
+    "H200": 989e12,
+    "H100": 989e12,
+    "A100": 312e12,
+    "L40S": 362e12,
+    "A10": 125e12,
+    "4090": 165e12,
+}
+"""Dense bf16 peak FLOP/s by a substring of the device name (MFU's denominator)."""
+
+
+def peak_flops(name: str, override_tflops: float | None = None) -> float | None:
+    """The peak bf16 FLOP/s of the device called ``name`` (None: not known)."""
+    if override_tflops:
+        return override_tflops * 1e12
+    return next((v for k, v in PEAK_BF16_FLOPS.items() if k in name), None)
+
+
+def train_flops_per_token(params: int, n_layer: int, d_model: int, context: float) -> float:
+    """Model FLOPs of one trained token, forward and backward: 6·N + 12·L·T·d (Kaplan; PaLM's MFU),
+    ``context`` the tokens attended (the mean window length when windows are packed)."""
+    return 6.0 * params + 12.0 * n_layer * context * d_model

@@ -242,6 +242,7 @@ def train(
                 "tokens_per_s": tokens / max(el, 1e-9),
                 "padding": 1.0 - tokens / max(slots, 1),
                 "examples": len(ds),
+                "dataset_tokens": ds.n_tokens,
                 "episodes": len(prep.episode_ids),
             }
             if stopped:

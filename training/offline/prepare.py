@@ -7,7 +7,7 @@ import json
 import math
 import random
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,15 +55,16 @@ def _set_seed(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def build_model(cfg: TrainConfig, windows, init: str | None = None):
-    """(lm, tokenizer) for ``cfg.model``: ``tiny`` from scratch, an lmrl checkpoint, or an HF LM."""
+def build_model(cfg: TrainConfig, windows, init: str | None = None, tokenizer=None):
+    """(lm, tokenizer) for ``cfg.model``: ``tiny`` from scratch (its BPE learnt from ``windows``
+    unless ``tokenizer`` is given), an lmrl checkpoint, or an HF LM."""
     from training.model.checkpoint import is_checkpoint
     from training.model.pretrained import resolve
     from training.model.tokenization import build_tokenizer, ensure_pad, load_tokenizer
 
     src = resolve(init or cfg.model)  # a prior's name (smollm2-135m) -> its converted folder
     if src == "tiny":
-        tok = build_tokenizer(segment_texts(windows), cfg.vocab_size, cfg.tokenizer)
+        tok = tokenizer or build_tokenizer(segment_texts(windows), cfg.vocab_size, cfg.tokenizer)
         lm = tiny_lm(
             len(tok),
             _positions(cfg),
@@ -135,6 +136,20 @@ def prepare(
         windows = _windows(cfg, store, ids, partner)
     else:
         ids = select_ids(store, query, cfg.top_mode)
+        key = _cache_key(cfg, store, ids)
+        if key in _KEPT:  # an earlier run of this process tokenised the same data
+            kept = _KEPT[key]
+            lm, _ = build_model(cfg, [], tokenizer=kept.tokenizer)
+            model = PolicyValueModel(
+                lm,
+                cfg.algo,
+                target=cfg.target,
+                pi_beta=cfg.pi_beta,
+                head_bias=cfg.head_bias,
+                head_act=cfg.head_act,
+            )
+            train_top_layers(model.lm, cfg.train_layers)
+            return _finish(cfg, model, kept, fresh=True)
         comp = composition(store, ids, query)
         partner = fit_partner_model(store, ids, cfg.task) if cfg.partner_model else None
         windows = _windows(cfg, store, ids, partner)
@@ -165,7 +180,52 @@ def prepare(
         prepare_rewards(ds, cfg)
     if cfg.dedupe:
         ds.deduplicate()
-    if cfg.algo in ("mc", "ilql") and cfg.head_bias is None and resume_from is None:
-        cfg.head_bias = round(float(ds.ret[ds.act].mean()), 4)
+    prep = Prepared(model, tok, ds, ids, query, comp, dataset_actions(windows), partner)
+    if resume_from is None and _KEEP[0]:
+        _KEPT[_cache_key(cfg, store, ids)] = replace(prep, model=None)  # not the run's model
+    return _finish(cfg, model, prep, fresh=resume_from is None)
+
+
+def _finish(cfg: TrainConfig, model: PolicyValueModel, prep: Prepared, fresh: bool) -> Prepared:
+    if cfg.algo in ("mc", "ilql") and cfg.head_bias is None and fresh:
+        cfg.head_bias = round(float(prep.dataset.ret[prep.dataset.act].mean()), 4)
         model.init_head_bias(cfg.head_bias)
-    return Prepared(model, tok, ds, ids, query, comp, dataset_actions(windows), partner)
+    return Prepared(
+        model,
+        prep.tokenizer,
+        prep.dataset,
+        prep.episode_ids,
+        prep.query,
+        prep.composition,
+        prep.actions,
+        prep.partner_model,
+    )
+
+
+_KEEP = [False]
+_KEPT: dict[tuple, Prepared] = {}
+"""Tokenised datasets kept for the next runs of this process (:func:`keep_datasets`)."""
+
+
+def keep_datasets(on: bool = True) -> None:
+    """Keep each tokenised dataset for the later runs of this process that train on the same
+    episodes with the same data settings (several runs in one process: ``lmrl train`` called in
+    process by ``experiments/gpu_campaign.py``); ``False`` forgets them. The windows of 10^5
+    dialogues take minutes to tokenise: a campaign's BC, MC and ILQL runs of two seeds then do
+    it once. Off by default: one ``lmrl train`` command has nothing to share."""
+    _KEEP[0] = on
+    if not on:
+        _KEPT.clear()
+
+
+def _cache_key(cfg: TrainConfig, store, ids: list[int]) -> tuple:
+    """What a tokenised dataset depends on: the store, the episodes, the data settings and the
+    tokenizer (a ``tiny`` model's BPE is learnt from the data under the seed)."""
+    data = (
+        "task task_options windows max_length truncation goals side partner_model dedupe "
+        "gamma discount_mode reward_scale tokenizer vocab_size model"
+    ).split()
+    qsft = (cfg.qsft_reward,) if cfg.algo == "qsft" else None  # it rewrites the rewards
+    seed = cfg.seed if cfg.model == "tiny" else None
+    values = json.dumps([getattr(cfg, k) for k in data], sort_keys=True, default=str)
+    return (str(getattr(store, "path", id(store))), hash(tuple(ids)), values, qsft, seed)
