@@ -69,6 +69,10 @@ def _ci(c: dict[str, Any], fmt: str, scale: float = 1.0) -> str:
     return f"{format(c['mean'] * scale, fmt)} ({format(lo, fmt)} to {format(hi, fmt)})"
 
 
+def _mean(c: dict[str, Any], fmt: str) -> str:
+    return "–" if c["mean"] is None else format(c["mean"], fmt)
+
+
 def markdown(res: dict[str, Any]) -> str:
     a = res["args"]
     lines = [
@@ -82,7 +86,8 @@ def markdown(res: dict[str, Any]) -> str:
         f"{a['train_episodes']:,} episodes and its share of the time (`--max-minutes`). Evaluation: "
         f"{a['eval_episodes']} episodes, seeds 0.. (disjoint from the data seeds). Mean over the "
         "seeds with a 95 % CI (Student's t). MFU: (6·N + 12·L·T·d) FLOPs a trained token, T the "
-        "mean window length, over the device's dense bf16 peak.",
+        "mean window length, over the device's dense bf16 peak; tokens/s and MFU: the mean over "
+        "the seeds' runs (real tokens, padding not counted).",
         f"Versions: {', '.join(f'{k} {v}' for k, v in res['versions'].items())}; "
         f"commit {res['git_commit']}.",
         "",
@@ -108,8 +113,8 @@ def markdown(res: dict[str, Any]) -> str:
                 f"| {algo.upper()} | {_ci(row['mean_return'], '.3f')} | "
                 f"{_ci(row['normalised_lmrl'], '.1f')} | {_ci(row['normalised_store'], '.1f')} | "
                 f"{_ci(row['success_rate'], '.1f', 100)} % | "
-                f"{len(row['runs'])} | {steps} | {_ci(row['tokens_per_s'], ',.0f')} | "
-                f"{_ci(row['mfu_percent'], '.1f')} % | {pad} |"
+                f"{len(row['runs'])} | {steps} | {_mean(row['tokens_per_s'], ',.0f')} | "
+                f"{_mean(row['mfu_percent'], '.1f')} % | {pad} |"
             )
     if res["skipped"]:
         lines += ["", "Not run (the budget ran out): " + ", ".join(res["skipped"]) + "."]
@@ -127,13 +132,15 @@ def write_report(args, data, records, stages, prior) -> dict[str, Any]:
     from training.reproduce.report import git_commit, versions
 
     device, peak = _device()
-    flags = "--smoke " if args.smoke else ""
+    import shlex
+
     res = {
-        "command": f"python experiments/gpu_campaign.py {flags}--minutes {args.minutes:g}",
+        "command": " ".join(["python experiments/gpu_campaign.py", shlex.join(args.argv)]).strip(),
         "args": {
             k: getattr(args, k)
             for k in (
-                "minutes seeds eval_episodes model batch_size max_length lr train_episodes".split()
+                "minutes seeds eval_episodes model batch_size max_length lr train_episodes "
+                "train_flag".split()
             )
         },
         "device": device,

@@ -159,11 +159,14 @@ def make_data(args, clock: Clock, work: Path, log) -> dict[str, Any]:
 
 
 def train_flags(args) -> list[str]:
-    if args.smoke:
-        return [*SMOKE_MODEL, "--max-steps", "3", "--batch-size", "8", "--max-length", "128"]
+    """The flags of every run besides task, seed, folder and time."""
+    size = ["--model", args.model] if args.model != "tiny" else []
+    size += SMOKE_MODEL if args.smoke else []
     return [
-        *("--model", args.model, "--batch-size", str(args.batch_size)),
-        *("--max-length", str(args.max_length), "--lr", str(args.lr), "--max-steps", "1000000"),
+        *size,
+        *("--batch-size", str(args.batch_size), "--max-length", str(args.max_length)),
+        *("--lr", str(args.lr), "--max-steps", "3" if args.smoke else "1000000"),
+        *args.train_flag,
     ]
 
 
@@ -298,13 +301,21 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--train-episodes", type=int, default=None, help="per run (default 20000)")
     ap.add_argument("--tasks", nargs="+", default=list(TASKS), choices=list(TASKS))
+    ap.add_argument(
+        "--train-flag",
+        action="append",
+        default=[],
+        help="an lmrl train flag for every run, as --train-flag=--n-layer=12 (repeatable)",
+    )
     ap.add_argument("--smoke", action="store_true", help="CPU: tiny data and model, 3 steps")
     args = ap.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     if args.smoke:
         if args.out is None or Path(args.out).resolve().is_relative_to(ROOT / "results"):
             ap.error("--smoke writes a test report: give --out DIR outside results/")
         args.episodes = {t: 24 for t in TASKS}
         args.model, args.jobs = "tiny", min(args.jobs, 2)
+        args.batch_size, args.max_length, args.lr = 8, 128, 1e-3
     else:
         args.episodes = {}
     args.out = Path(args.out or ROOT / "results" / "gpu-campaign")

@@ -13,32 +13,13 @@ import typing
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-import envs
 from envs.players.checkpoint_choice import DECODINGS
-from training.settings import fits, setting
+from training.settings import action_token_limit, fits, setting, task_fact  # noqa: F401
 
 ALGOS = ("bc", "pbc", "mc", "ilql", "qsft")
 # fmt: off
 ALGO_ALIASES = {"%bc": "pbc", "filtered_bc": "pbc", "percent_bc": "pbc", "mc_returns": "mc", "q-sft": "qsft"}
 # fmt: on
-
-
-def task_fact(task_id: str, name: str, default: Any) -> Any:
-    """A fact from the task's spec (``window``, ``decoding``, ``max_action_bytes``), or ``default``
-    for a task id that is not registered (a toy task of the tests, an empty config)."""
-    try:
-        return getattr(envs.spec(task_id), name)
-    except envs.UnknownTask:
-        return default
-
-
-def action_token_limit(task_id: str, free_text: int = 32) -> int:
-    """The most tokens a generated action may take on ``task_id``: its spec's longest action in
-    bytes (a byte-level tokenizer never needs more tokens than bytes) where the task bounds it, at
-    most ``free_text``; else ``free_text``. An untrained chess agent wrote 32-token illegal moves,
-    401 of them a game."""
-    bound = task_fact(task_id, "max_action_bytes", None)
-    return min(free_text, int(bound)) if bound else free_text
 
 
 @dataclass

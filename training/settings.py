@@ -1,6 +1,8 @@
-"""Documented config fields (no torch): :func:`setting` makes a dataclass field that carries its
-``--help`` line, which :func:`training.args.add_config_arguments` turns into a flag; :func:`fits`
-checks a saved value against a field's type (a config read back from a checkpoint)."""
+"""Documented config fields and the task facts their defaults read (no torch): :func:`setting`
+makes a dataclass field that carries its ``--help`` line, which
+:func:`training.args.add_config_arguments` turns into a flag; :func:`fits` checks a saved value
+against a field's type (a config read back from a checkpoint); :func:`task_fact` and
+:func:`action_token_limit` read a task's spec."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ import types
 import typing
 from dataclasses import MISSING, field
 from typing import Any
+
+import envs
 
 
 def setting(
@@ -54,3 +58,21 @@ def fits(value: Any, hint: Any) -> bool:
     if base in (list, tuple):
         return isinstance(value, list | tuple)
     return True
+
+
+def task_fact(task_id: str, name: str, default: Any) -> Any:
+    """A fact from the task's spec (``window``, ``decoding``, ``max_action_bytes``), or ``default``
+    for a task id that is not registered (a toy task of the tests, an empty config)."""
+    try:
+        return getattr(envs.spec(task_id), name)
+    except envs.UnknownTask:
+        return default
+
+
+def action_token_limit(task_id: str, free_text: int = 32) -> int:
+    """The most tokens a generated action may take on ``task_id``: its spec's longest action in
+    bytes (a byte-level tokenizer never needs more tokens than bytes) where the task bounds it, at
+    most ``free_text``; else ``free_text``. An untrained chess agent wrote 32-token illegal moves,
+    401 of them a game."""
+    bound = task_fact(task_id, "max_action_bytes", None)
+    return min(free_text, int(bound)) if bound else free_text
