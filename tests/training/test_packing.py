@@ -138,3 +138,56 @@ def test_the_layout_masks_and_position_ids():
 def test_padding_fraction_counts_both_layouts():
     unpacked, packed = padding_fraction([10, 2, 2, 2], 4, 16)
     assert unpacked == pytest.approx(24 / 40) and packed == pytest.approx(0.0)
+
+
+def test_bf16_autocast_of_a_packed_batch_stays_close_to_fp32():
+    """``--precision bf16`` on the CPU: the block mask and the position ids work under autocast."""
+    ds = _dataset("history")
+    cfg = TrainConfig(algo="ilql")
+    packed = pack_batch(ds.collate(list(range(16))), 48, ds.pad_id)
+    model = _model("ilql")
+    with torch.no_grad():
+        full = float(loss_fn("ilql")(model, packed, cfg)[0])
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            half = float(loss_fn("ilql")(model, packed, cfg)[0])
+    assert half == pytest.approx(full, rel=0.05)
+
+
+@pytest.mark.slow
+def test_the_training_loop_packed_logs_the_unpacked_losses(tmp_path):
+    """``lmrl train ilql --pack`` through the loop: step for step the losses of the unpacked run
+    (same data order, same initialisation), and again with the tokenised data kept in process."""
+    import json
+
+    import envs
+    from data.datasets import DatasetQuery
+    from data.generate import generate
+    from data.store import Store
+    from envs.players.agents import make_agent
+    from training.config import resolve
+    from training.offline.loop import train
+    from training.offline.prepare import keep_datasets
+
+    task = "twenty-questions"
+    store = Store(str(tmp_path / "tq.db"))
+    generate(store, task, make_agent(task, "behaviour", role=envs.spec(task).roles[0]), 6, seed=0)
+    base = dict(algo="ilql", task=task, max_steps=3, batch_size=8, n_embd=32, n_head=2)
+    base.update(vocab_size=300, eval_episodes=0, progress=False, log_every=1, lr=1e-3)
+    base.update(windows="history")  # one window per turn, of many lengths: rows hold several
+
+    def losses(out: str, **kw) -> list[float]:
+        cfg = resolve(TrainConfig(**base, **kw), set(base) | set(kw))
+        res = train(cfg, store, DatasetQuery(task=task), tmp_path / out)
+        rows = [json.loads(x) for x in (tmp_path / out / "metrics.jsonl").read_text().splitlines()]
+        assert res["steps"] == 3
+        return [r["loss"] for r in rows if r["kind"] == "train"], res
+
+    plain, res_plain = losses("plain")
+    keep_datasets(True)
+    try:
+        packed, res_packed = losses("packed", pack=True)
+        again, _ = losses("again", pack=True)  # the dataset from the cache
+    finally:
+        keep_datasets(False)
+    assert packed == pytest.approx(plain, rel=1e-4) and again == pytest.approx(packed, rel=1e-6)
+    assert res_packed["padding"] < res_plain["padding"]
