@@ -90,6 +90,36 @@ def test_packed_batches_give_the_unpacked_losses_and_gradients(algo, mode, opts,
         torch.testing.assert_close(grads_p[name], g, rtol=1e-4, atol=1e-6, msg=name)
 
 
+@pytest.mark.parametrize("algo", ["bc", "ilql"])
+def test_a_llama_type_model_packs_too(algo):
+    """SmolLM2's architecture (Llama: rotary positions from the position ids, grouped-query
+    attention), tiny and built from a config: the packed losses and gradients are the unpacked."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(5)
+    lm = LlamaForCausalLM(
+        LlamaConfig(
+            vocab_size=VOCAB,
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            max_position_embeddings=64,
+            pad_token_id=0,
+        )
+    )
+    model = PolicyValueModel(lm, algo, head_bias=0.2)
+    ds = _dataset("history")
+    cfg = TrainConfig(algo=algo)
+    plain = ds.collate(list(range(12)))
+    loss_u, _, grads_u = _loss_and_grads(model, plain, cfg)
+    loss_p, _, grads_p = _loss_and_grads(model, pack_batch(plain, 48, ds.pad_id), cfg)
+    assert loss_p == pytest.approx(loss_u, rel=1e-5, abs=1e-6)
+    for name, g in grads_u.items():
+        torch.testing.assert_close(grads_p[name], g, rtol=1e-4, atol=1e-6, msg=name)
+
+
 def test_a_different_packing_would_show_in_the_loss():
     """The comparison can fail: attention across windows (a causal mask without the blocks)
     changes the loss."""
