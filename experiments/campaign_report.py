@@ -86,7 +86,9 @@ def markdown(res: dict[str, Any]) -> str:
         f"{a['train_episodes']:,} episodes and its share of the time (`--max-minutes`). Evaluation: "
         f"{a['eval_episodes']} episodes, seeds 0.. (disjoint from the data seeds). Mean over the "
         "seeds with a 95 % CI (Student's t). MFU: (6·N + 12·L·T·d) FLOPs a trained token, T the "
-        "mean window length, over the device's dense bf16 peak; tokens/s and MFU: the mean over "
+        "mean window length, N the LM's parameters (the Q/V heads, target and next-window forwards "
+        "of MC and ILQL not counted: their MFU is a lower bound), over the device's dense bf16 "
+        "peak; tokens/s and MFU: the mean over "
         "the seeds' runs (real tokens, padding not counted).",
         f"Versions: {', '.join(f'{k} {v}' for k, v in res['versions'].items())}; "
         f"commit {res['git_commit']}.",

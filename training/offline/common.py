@@ -56,9 +56,8 @@ def turn_transitions(batch) -> dict[str, torch.Tensor]:
     token (``first``: the hidden state there reads the whole history up to the action), its
     reward the sum over the run, its discount the product, and its next history ``next_pos`` at
     its last action position (``-1``: the next window's prompt; the window's last token at the
-    end of a window). Returns rows, example (the
-    turn's window: its row unless packed), first, last, reward, discount, next_pos, terminal ([N]
-    each)."""
+    end of a window). Returns rows, example (the turn's window: its row unless the batch is
+    packed), first, last, reward, discount, next_pos, terminal ([N] each), in the unpacked order."""
     m = batch["action_mask"]
     prev = torch.cat([torch.zeros_like(m[:, :1]), m[:, :-1]], dim=1)
     after = torch.cat([m[:, 1:], torch.zeros_like(m[:, :1])], dim=1)
