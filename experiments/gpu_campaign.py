@@ -116,6 +116,7 @@ class Campaign:
         t0 = time.monotonic()
         rc, out = in_process(run_command)(argv)
         wall = time.monotonic() - t0
+        _release()
         if rc != 0:
             raise SystemExit(f"error: lmrl {' '.join(argv)} failed (exit {rc})")
         res = last_json(out)
@@ -177,6 +178,18 @@ class Campaign:
         while not self.workers.empty():
             self.workers.get().close()
         return records
+
+
+def _release() -> None:
+    """Free the finished run's model and optimiser (reference cycles) and its cached GPU memory
+    before the next run of this process."""
+    import gc
+
+    import torch
+
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
 
 
 def _shown(argv: list[str], work: Path) -> str:
