@@ -101,6 +101,7 @@ def _toy(n: int = 64) -> list[Dialogue]:
     return out
 
 
+@pytest.mark.slow  # three short trainings: 20–60 s each on a loaded 2-core machine
 @pytest.mark.parametrize("algo", ["mc", "ilql", "qsft"])
 def test_value_learners_prefer_the_line_that_pays_where_bc_cannot(algo):
     torch.manual_seed(0)
