@@ -140,28 +140,14 @@ def prepare(
         if key in _KEPT:  # an earlier run of this process tokenised the same data
             kept = _KEPT[key]
             lm, _ = build_model(cfg, [], tokenizer=kept.tokenizer)
-            model = PolicyValueModel(
-                lm,
-                cfg.algo,
-                target=cfg.target,
-                pi_beta=cfg.pi_beta,
-                head_bias=cfg.head_bias,
-                head_act=cfg.head_act,
-            )
+            model = _policy_value(cfg, lm)
             train_top_layers(model.lm, cfg.train_layers)
             return _finish(cfg, model, kept, fresh=True)
         comp = composition(store, ids, query)
         partner = fit_partner_model(store, ids, cfg.task) if cfg.partner_model else None
         windows = _windows(cfg, store, ids, partner)
         lm, tok = build_model(cfg, windows)
-        model = PolicyValueModel(
-            lm,
-            cfg.algo,
-            target=cfg.target,
-            pi_beta=cfg.pi_beta,
-            head_bias=cfg.head_bias,
-            head_act=cfg.head_act,
-        )
+        model = _policy_value(cfg, lm)
     train_top_layers(model.lm, cfg.train_layers)
     from training.model.tokenization import encode
 
@@ -229,3 +215,15 @@ def _cache_key(cfg: TrainConfig, store, ids: list[int]) -> tuple:
     seed = cfg.seed if cfg.model == "tiny" else None
     values = json.dumps([getattr(cfg, k) for k in data], sort_keys=True, default=str)
     return (str(getattr(store, "path", id(store))), hash(tuple(ids)), values, qsft, seed)
+
+
+def _policy_value(cfg, lm) -> PolicyValueModel:
+    """The language model with the algorithm's heads, as the config asks."""
+    return PolicyValueModel(
+        lm,
+        cfg.algo,
+        target=cfg.target,
+        pi_beta=cfg.pi_beta,
+        head_bias=cfg.head_bias,
+        head_act=cfg.head_act,
+    )
