@@ -36,6 +36,9 @@ from pathlib import Path
 
 from envs.players.process_agent import child_env
 
+STOP_BY_SIGINT = "LMRL_STOP_BY_SIGINT"
+"""Set (to ``1``) for the runs started here: "stop" sends them SIGINT, and ``lmrl`` then takes it
+even if this process ignored it (see ``lmrl_tui.cli.entry.take_sigint_if_asked``)."""
 LAUNCH_FILE = "launch.json"
 LOG_FILE = "train.log"
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
@@ -126,7 +129,7 @@ def start(argv: Sequence[str], out_dir: str | Path) -> Launch:
             stderr=subprocess.STDOUT,
             start_new_session=True,
             close_fds=True,
-            env=child_env(),
+            env={**child_env(), STOP_BY_SIGINT: "1"},  # it takes SIGINT even if we ignore it
         )
     _CHILDREN[proc.pid] = proc
     launch = Launch(

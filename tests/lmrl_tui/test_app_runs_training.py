@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import time
 
@@ -116,6 +117,26 @@ def test_stop_sends_sigint_then_sigterm(tmp_path):
     with pytest.raises(ProcessLookupError):
         os.kill(launch.pid, 0)  # reaped, not a zombie
     assert runs_control.stop(launch) == "already gone"
+
+
+def test_a_run_started_by_an_app_that_ignores_sigint_still_stops_on_it(tmp_path):
+    """An app started as a shell's background job ignores SIGINT, and its children inherit that:
+    the ``lmrl`` it starts takes SIGINT back (a long ``generate`` here, torch-free), so "stop"
+    ends it by SIGINT and it reports the interruption, not a SIGTERM 15 s later."""
+    argv = [sys.executable, "-m", "lmrl_tui.cli", "--db", str(tmp_path / "s.db")]
+    argv += ["generate", "maze-fo", "--episodes", "1000000", "--seed", "0", "--quiet"]
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        launch = runs_control.start(argv, tmp_path / "out")
+    finally:
+        signal.signal(signal.SIGINT, before)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "s.db").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    assert runs_control.is_alive(launch)
+    assert runs_control.stop(launch, grace=20, term_grace=5) == "SIGINT"
+    assert "interrupted" in (tmp_path / "out" / "train.log").read_text()
 
 
 @pytest.mark.slow
