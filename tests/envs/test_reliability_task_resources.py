@@ -11,7 +11,10 @@ from support.processes import Baseline
 
 import envs
 
-TASKS = envs.ids()
+ENGINE_TASKS = ("chess", "endgames")
+TASKS = [t if t in ENGINE_TASKS else pytest.param(t, marks=pytest.mark.slow) for t in envs.ids()]
+"""The engine's tasks (a child process each) in the quick selection; the others (threads and
+files only, ~0.75 s each for the settling) in the slow one."""
 FD_SLACK = 2
 """Descriptors a first use may keep for good (e.g. a module's cached file); more is a leak."""
 

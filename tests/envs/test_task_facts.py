@@ -43,9 +43,12 @@ def test_the_scan_finds_a_misspelt_id(tmp_path: Path) -> None:
     assert found == ["maze-fo", "text-nav"]
 
 
-@pytest.mark.parametrize("task_id", envs.core.builtin_ids())
+@pytest.mark.parametrize(
+    "task_id", [t for t in envs.core.builtin_ids() if t not in ("chess", "endgames")]
+)
 def test_check_task(task_id: str) -> None:
-    """The contract (API shape, determinism, replay, rewards, horizon, nasty input, spec facts)."""
+    """The contract (API shape, determinism, replay, rewards, horizon, nasty input, spec facts);
+    chess and endgames are checked with the engine in test_chess_engine.py."""
     check_task(task_id)
 
 

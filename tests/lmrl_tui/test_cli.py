@@ -27,6 +27,7 @@ def run_cli(*args: str, env_db=None) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_generate_stats_export_import(tmp_path, capsys):
     db = tmp_path / "e.db"
     assert main(["--db", str(db), "generate", "maze-fo", "--episodes", "1000", "--seed", "0"]) == 0

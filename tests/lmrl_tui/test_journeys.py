@@ -230,7 +230,16 @@ def check_rows(store, done: Done, *, partner: bool) -> dict[str, Any]:
     return ep
 
 
-@pytest.mark.parametrize("task_id", envs.ids())
+FAST_JOURNEYS = ("maze-fo", "wordle")
+"""Acting-side journeys in the quick selection: a key press and a typed, refused and corrected
+word. The other tasks' journeys (8–18 s each on two busy cores) run in the slow selection, which
+CI runs too."""
+
+
+@pytest.mark.parametrize(
+    "task_id",
+    [t if t in FAST_JOURNEYS else pytest.param(t, marks=pytest.mark.slow) for t in envs.ids()],
+)
 async def test_a_person_plays_the_acting_side_quits_resumes_and_the_rows_say_what_they_did(
     store, task_id
 ):
@@ -255,8 +264,8 @@ async def test_a_person_plays_the_acting_side_quits_resumes_and_the_rows_say_wha
 
 PARTNER_SIDES = [
     ("twenty-questions", "oracle", "strong", {"secret": "guitar"}),
-    ("guess-city", "oracle", "strong", {}),
-    ("car-dealer", "buyer", "strong", {}),
+    pytest.param("guess-city", "oracle", "strong", {}, marks=pytest.mark.slow),
+    pytest.param("car-dealer", "buyer", "strong", {}, marks=pytest.mark.slow),
 ]
 
 

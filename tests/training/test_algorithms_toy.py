@@ -71,6 +71,7 @@ def test_t6_ilql_fixed_point_and_greedy_decoding(target):
         assert legal[int(torch.argmax(z[legal]))] == VOCAB[want]
 
 
+@pytest.mark.slow
 def test_t6_ilql_high_tau_approaches_max():
     model, _ = fit("ilql", 1500, tau=0.99, polyak_alpha=0.1)
     assert q_at(model, S0, "B") > 0.95
@@ -93,6 +94,7 @@ def _probs(model: TabularModel, prefix: list[int], table=None) -> torch.Tensor:
     return torch.softmax(logits.detach()[model.prefixes[tuple(prefix)]], -1)
 
 
+@pytest.mark.slow
 def test_t12_qsft_ratio_target_makes_p_over_pi_beta_the_q_value():
     """With the ratio target p_θ ≈ π_β · Q plus the loss's spill-over, exactly: p*(a) = π_β(a) w(a) +
     Σ_{a'≠a} π_β(a') (1 − w(a')) / (|V| − 1), here |V| = 6 and π_β = 0.5 / 0.5 at each choice (uniform

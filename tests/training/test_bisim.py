@@ -51,6 +51,7 @@ def test_the_loss_learns_the_known_distances_of_a_toy_mdp():
     assert (got - want).abs().max() < 0.02, (got, want)
 
 
+@pytest.mark.slow
 def test_bisimilar_histories_collapse_and_the_rest_stay_apart():
     # 0 and 1: same reward, same next state (bisimilar); 2 and 3 differ by 1 now and nothing later
     nxt, r = [2, 2, 4, 4, 5, 5], torch.tensor([1.0, 1.0, 0.0, 1.0, 0.5, 0.0])

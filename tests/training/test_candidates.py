@@ -120,6 +120,7 @@ def test_no_repeat_never_chooses_an_action_the_episode_already_had(checkpoint):
     assert expl.rl_choice == said[1] and said[0] not in [c.action for c in expl.candidates]
 
 
+@pytest.mark.slow
 def test_lmrl_eval_no_repeat_plays_batched_like_one_at_a_time_and_says_so(
     checkpoint, tmp_path, capsys
 ):
@@ -181,6 +182,7 @@ def test_in_the_apps_agent_process_no_repeat_reads_the_history_it_is_sent(checkp
     assert second == left[int(torch.argmax(scores))]
 
 
+@pytest.mark.slow
 def test_a_checkpoint_chosen_with_settings_plays_with_them_everywhere(checkpoint, tmp_path, capsys):
     """``FOLDER --decoding rerank --no-repeat`` in the app's model field, ``lmrl generate
     --policy`` or ``lmrl eval``: the agent plays as ``lmrl eval FOLDER --decoding rerank

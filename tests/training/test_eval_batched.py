@@ -232,6 +232,7 @@ def test_exact_evaluation_is_unchanged_by_the_batch_size(ckpts):
     assert a["method"] == b["method"] == "exact" and a == b
 
 
+@pytest.mark.slow
 def test_cli_batch_size_gives_the_sequential_result(ckpts, tmp_path, capsys):
     from lmrl_tui.cli import main
 
