@@ -21,7 +21,7 @@ on the last :data:`GUESS_LAST` questions of the episode, and a guessed secret is
 and guesses whose text was asked before are never asked again.
 
 ε = 0.12 (the middle of 0.1 to 0.15, where the asker's win rate against a simulated person who is
-wrong 15 % or 30 % of the time was flat; ``bench/bench_noisy_oracle.py``).
+wrong 15 % or 30 % of the time was flat; ``experiments/noisy_oracle.py``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCANNED = ("envs", "training", "lmrl_tui", "bench", "scripts")
+SCANNED = ("envs", "training", "lmrl_tui", "bench", "experiments", "scripts")
 CONNECTION_ATTRS = {"db", "_db", "conn", "_conn", "_connections", "_writing"}
 STATEMENT_CALLS = {"execute", "executemany", "executescript", "atomic", "query", "rows_where"}
 SQL_TEXT = re.compile(

@@ -13,7 +13,7 @@ import envs
 from envs.core.checker import check_task
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCT = ("envs", "data", "training", "lmrl_tui", "bench", "scripts")
+PRODUCT = ("envs", "data", "training", "lmrl_tui", "bench", "experiments", "scripts")
 _ID_LIKE = re.compile(r"^(maze|textnav|text|wordle|chess|endgames?|twenty|guess|car)(-[a-z]+)+$")
 
 

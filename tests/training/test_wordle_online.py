@@ -1,5 +1,5 @@
-"""bench/wordle_online.py end to end on the CPU with a few steps: the consistent player's data, BC
-and online %BC per training seed, every checkpoint evaluated, and the table over seeds."""
+"""experiments/wordle_online.py end to end on the CPU with a few steps: the consistent player's
+data, BC and online %BC per training seed, every checkpoint evaluated, and the table over seeds."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import json
 import sys
 
 import pytest
-from support.bench_support import bench_script
+from support.experiment_support import experiment_script
 
 
 @pytest.mark.slow
-def test_the_bench_trains_evaluates_and_reports_over_seeds(tmp_path, monkeypatch, capsys):
-    bench = bench_script("wordle_online")
+def test_the_experiment_trains_evaluates_and_reports_over_seeds(tmp_path, monkeypatch, capsys):
+    script = experiment_script("wordle_online")
     out = tmp_path / "wo"
     argv = [
         "wordle_online.py",
@@ -34,7 +34,7 @@ def test_the_bench_trains_evaluates_and_reports_over_seeds(tmp_path, monkeypatch
         "online-filtered-bc",
     ]
     monkeypatch.setattr(sys, "argv", argv)
-    bench.main()
+    script.main()
     result = json.loads((out / "results.json").read_text())
     assert [r["algorithm"] for r in result["rows"]] == ["bc", "online-filtered-bc"]
     for r in result["rows"]:
@@ -60,7 +60,7 @@ def test_the_bench_trains_evaluates_and_reports_over_seeds(tmp_path, monkeypatch
     assert "| online-filtered-bc | 2 |" in (out / "results.md").read_text()
     # a second run finds everything done and trains nothing
     capsys.readouterr()
-    bench.main()
+    script.main()
     assert (
         json.loads((out / "results.json").read_text())["steps"]["train bc-s0"]
         == steps["train bc-s0"]
@@ -79,7 +79,7 @@ def _eval_file(out, name, ret, success):
 def test_report_merges_the_seeds_of_an_earlier_run(tmp_path, capsys):
     """Seeds run in another session join the table: the earlier file's seeds that this folder lacks,
     with their commands and commit; this folder's own seeds win; other reference returns are refused."""
-    bench = bench_script("wordle_online")
+    script = experiment_script("wordle_online")
     first, second = tmp_path / "first", tmp_path / "second"
     for seed, (bc, online) in enumerate([(-4.6, -4.3), (-4.4, -4.2)]):
         _eval_file(first, f"bc-s{seed}", bc, 0.4)
@@ -87,11 +87,11 @@ def test_report_merges_the_seeds_of_an_earlier_run(tmp_path, capsys):
     (first / "steps.json").write_text(
         json.dumps({"train bc-s0": {"cmd": "python -m lmrl_tui train bc", "rc": 0, "seconds": 9.0}})
     )
-    earlier = bench.report(first)
+    earlier = script.report(first)
     _eval_file(second, "bc-s1", -4.0, 0.6)  # seed 1 again: this folder's figure is kept
     _eval_file(second, "bc-s2", -4.5, 0.45)
     _eval_file(second, "online-filtered-bc-s2", -4.1, 0.55)
-    merged = bench.report(second, [first / "results.json"])
+    merged = script.report(second, [first / "results.json"])
     rows = {r["algorithm"]: r for r in merged["rows"]}
     assert [s["seed"] for s in rows["bc"]["seeds"]] == [0, 1, 2]
     assert [s["return"] for s in rows["bc"]["seeds"]] == [-4.6, -4.0, -4.5]
@@ -103,7 +103,7 @@ def test_report_merges_the_seeds_of_an_earlier_run(tmp_path, capsys):
     bad["reference"]["strong_mean_return"] += 1.0
     (tmp_path / "bad.json").write_text(json.dumps(bad))
     with pytest.raises(SystemExit, match="reference"):
-        bench.report(second, [tmp_path / "bad.json"])
+        script.report(second, [tmp_path / "bad.json"])
     capsys.readouterr()
 
 
@@ -114,14 +114,14 @@ def test_report_on_lmrls_game_adds_lmrls_score_and_hides_the_word_list(
     as PATH (it is not ours to ship, nor is this machine's path), and refuses a ``wordle`` table's seeds."""
     from envs.wordle.engine import packaged_words
 
-    bench = bench_script("wordle_online")
+    script = experiment_script("wordle_online")
     words = tmp_path / "list.txt"
     words.write_text("\n".join(list(packaged_words("small.txt"))[:40]) + "\n")
     plain = tmp_path / "plain"
     _eval_file(plain, "bc-s0", -4.6, 0.4)
-    bench.report(plain)  # a words=small table
-    monkeypatch.setattr(bench, "TASK", "wordle-lmrl")
-    monkeypatch.setattr(bench, "OPTION", ["--option", f"vocab_file={words}"])
+    script.report(plain)  # a words=small table
+    monkeypatch.setattr(script, "TASK", "wordle-lmrl")
+    monkeypatch.setattr(script, "OPTION", ["--option", f"vocab_file={words}"])
     out = tmp_path / "lmrl"
     for seed, (bc, online) in enumerate([(-4.6, -4.4), (-4.7, -4.4)]):
         for name, ret in ((f"bc-s{seed}", bc), (f"online-filtered-bc-s{seed}", online)):
@@ -130,7 +130,7 @@ def test_report_on_lmrls_game_adds_lmrls_score_and_hides_the_word_list(
             (out / "eval" / f"{name}.json").write_text(
                 json.dumps({**e, "normalised_lmrl": 50 + 10 * (ret + 4.5)})
             )
-    result = bench.report(out)
+    result = script.report(out)
     assert result["task"] == "wordle-lmrl" and result["options"] == ["vocab_file=PATH"]
     rows = {r["algorithm"]: r for r in result["rows"]}
     assert (
@@ -142,5 +142,5 @@ def test_report_on_lmrls_game_adds_lmrls_score_and_hides_the_word_list(
     assert "--task wordle-lmrl --vocab-file PATH" in md
     assert str(tmp_path) not in md + json.dumps(result)
     with pytest.raises(SystemExit, match="a wordle table"):
-        bench.report(out, [plain / "results.json"])
+        script.report(out, [plain / "results.json"])
     capsys.readouterr()

@@ -1,4 +1,4 @@
-"""One evaluation of ``bench/dialogue_prior.py`` (its ``_eval`` command, run as a process of its
+"""One evaluation of ``experiments/dialogue_prior.py`` (its ``_eval`` command, run as a process of its
 own): a checkpoint plays seeds 0.. side by side, on the GPU when there is one."""
 
 from __future__ import annotations

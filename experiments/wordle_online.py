@@ -13,10 +13,10 @@ comparison has a confidence interval over seeds, not only over games:
 4. ``report``: ``results.md`` / ``results.json``: per algorithm the mean over training seeds and its
    95 % t interval of the success rate, the mean return and the score (the mean return of LMRL's
    behaviour recipe on these seeds = 50, the ``strong`` player's = 100), each seed's figures, wall
-   times and the exact commands (the table: ``bench/wordle_online_table.py``).
+   times and the exact commands (the table: ``experiments/wordle_online_table.py``).
 
-    python bench/wordle_online.py run OUT [--seeds 0 1 2] [--jobs 2] [--games 60000] [--rounds 150]
-    python bench/wordle_online.py report OUT [--merge EARLIER/results.json ...]
+    python experiments/wordle_online.py run OUT [--seeds 0 1 2] [--jobs 2] [--games 60000] [--rounds 150]
+    python experiments/wordle_online.py report OUT [--merge EARLIER/results.json ...]
 
 ``--task wordle-lmrl --vocab-file PATH`` (given to both) plays LMRL's own game instead: its feedback
 rule and its 431-word list (LMRL-Gym's ``wordle_official_400.txt``, not shipped), where the table
@@ -43,9 +43,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "experiments"))
 from guided_llm import DATA_SEED, _run, lmrl  # noqa: E402
-from wordle_online_table import markdown  # noqa: E402  (bench/wordle_online_table.py)
+from wordle_online_table import markdown  # noqa: E402  (experiments/wordle_online_table.py)
 
 from training.reproduce.runners import side_by_side  # noqa: E402
 

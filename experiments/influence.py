@@ -14,7 +14,7 @@ evaluation seeds 0..N-1 (disjoint from ``lmrl reproduce``'s data seeds, 100000 o
   generate --policy`` into the folder's store (once; later calls read them back), as mean and 95 %
   CI over the training seeds; a markdown table.
 
-Usage: ``python bench/influence.py baselines [--episodes 100]`` or ``python bench/influence.py
+Usage: ``python experiments/influence.py baselines [--episodes 100]`` or ``python experiments/influence.py
 table results/car-dealer-biased [...] [--episodes 100]``.
 """
 

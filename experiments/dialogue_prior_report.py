@@ -1,4 +1,4 @@
-"""The table of ``bench/dialogue_prior.py``: ``OUT/results.md`` and ``OUT/results.json`` from the
+"""The table of ``experiments/dialogue_prior.py``: ``OUT/results.md`` and ``OUT/results.json`` from the
 evaluations in ``OUT/eval`` and the runs' checkpoints (its ``report`` command; ``run`` ends with it).
 Per task and algorithm: the success rate and return, mean and 95 % t interval over the training
 seeds, the steps each run made, its tokens/s and wall times, and the agent's first lines on

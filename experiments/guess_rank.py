@@ -18,7 +18,7 @@ Printed per checkpoint, as ``name value`` lines and one JSON line:
 Only secrets some data action guesses can be ranked (``secrets_guessable``); episodes whose
 secret is not among them are counted in ``episodes_unrankable`` and left out.
 
-``python bench/guess_rank.py RUN [RUN ...] --task guess-city --episodes 100 --seed 1000 --turns 10``
+``python experiments/guess_rank.py RUN [RUN ...] --task guess-city --episodes 100 --seed 1000 --turns 10``
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 ``--model smollm2-135m`` on LMRL's behaviour data, every run side by side on one GPU, each
 checkpoint evaluated against the task's embedded partner (training/README.md, "the prior").
 
-    python bench/dialogue_prior.py run OUT [--tasks twenty-questions guess-city car-dealer]
+    python experiments/dialogue_prior.py run OUT [--tasks twenty-questions guess-city car-dealer]
         [--algos bc mc] [--seeds 0 1 2] [--data-episodes 2000] [--train-minutes 4]
         [--eval-episodes 100] [--budget 540]
-    python bench/dialogue_prior.py report OUT
+    python experiments/dialogue_prior.py report OUT
 
 ``run`` goes through four phases over the folder ``OUT``:
 
@@ -16,9 +16,9 @@ checkpoint evaluated against the task's embedded partner (training/README.md, "t
    (``OUT/runs/NAME.db``), for ``--train-minutes`` of training (``lmrl train --max-minutes``; bf16
    autocast on a GPU);
 3. evaluates every checkpoint on seeds 0..E-1, all E episodes side by side (one batched forward per
-   turn, on the GPU when there is one; its ``_eval`` command, ``bench/dialogue_prior_eval.py``),
+   turn, on the GPU when there is one; its ``_eval`` command, ``experiments/dialogue_prior_eval.py``),
    into ``OUT/eval/NAME.json`` and its store;
-4. writes ``OUT/results.md`` and ``OUT/results.json`` (``report``, ``bench/dialogue_prior_report.py``):
+4. writes ``OUT/results.md`` and ``OUT/results.json`` (``report``, ``experiments/dialogue_prior_report.py``):
    per task and algorithm the success rate and return, mean and 95 % t interval over the training
    seeds, the steps each run made, its tokens/s and wall times, and the agent's first lines on
    evaluation seed 0.
@@ -40,12 +40,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-for _p in (ROOT, ROOT / "bench"):
+for _p in (ROOT, ROOT / "experiments"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
-from dialogue_prior_eval import evaluate_checkpoint  # noqa: E402  (bench/dialogue_prior_eval.py)
-from dialogue_prior_report import report  # noqa: E402  (bench/dialogue_prior_report.py)
+from dialogue_prior_eval import evaluate_checkpoint  # noqa: E402  (experiments/dialogue_prior_eval.py)
+from dialogue_prior_report import report  # noqa: E402  (experiments/dialogue_prior_report.py)
 from guided_llm import DATA_SEED, TASKS, lmrl  # noqa: E402  (the same tasks, data seeds and command)
 from guided_llm import _run as run_stopped  # noqa: E402
 

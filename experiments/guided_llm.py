@@ -17,9 +17,9 @@ Three steps, each a subcommand over one output folder ``OUT``:
   answer picked the reply rather than the values; ``--rl TASK=CHECKPOINT`` adds an RL checkpoint
   played (here, once) on the same seeds. Markdown and JSON in ``OUT``.
 
-    python bench/guided_llm.py values OUT --tasks twenty-questions guess-city car-dealer --seeds 0 1 2
-    python bench/guided_llm.py play OUT --llm hf:smollm2-135m --episodes 100 --deadline 420
-    python bench/guided_llm.py report OUT --rl twenty-questions=runs/mc-s0
+    python experiments/guided_llm.py values OUT --tasks twenty-questions guess-city car-dealer --seeds 0 1 2
+    python experiments/guided_llm.py play OUT --llm hf:smollm2-135m --episodes 100 --deadline 420
+    python experiments/guided_llm.py report OUT --rl twenty-questions=runs/mc-s0
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ secret), except in the ``noise15_guesses_flipped`` lines. At noise 0 % it answer
 embedded oracle does.
 Seeds 0 .. N-1 (the same secrets and draws at every noise level).
 
-Prints one figure per line as ``name value unit``. Usage: ``python bench/bench_noisy_oracle.py [N]``
+Prints one figure per line as ``name value unit``. Usage: ``python experiments/noisy_oracle.py [N]``
 (N = 200 episodes per figure).
 """
 

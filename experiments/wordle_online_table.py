@@ -1,4 +1,4 @@
-"""The table of ``bench/wordle_online.py``: ``results.md`` from the figures of its ``results.json``
+"""The table of ``experiments/wordle_online.py``: ``results.md`` from the figures of its ``results.json``
 (the score, success and return per algorithm over training seeds, each online run's gain over its
 own BC, the commits and the commands)."""
 
@@ -20,7 +20,7 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [
         f"# {task} (`{game}`): BC, and online RL from it, over training seeds",
         "",
-        "Written by `python bench/wordle_online.py run OUT"
+        "Written by `python experiments/wordle_online.py run OUT"
         + ("" if task == "wordle" else f" --task {task}")
         + (" --vocab-file PATH" if "vocab_file=PATH" in game else "")
         + "` (issue #12): the `consistent` player's games, "

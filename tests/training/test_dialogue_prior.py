@@ -1,6 +1,6 @@
-"""bench/dialogue_prior.py end to end on the CPU with the tiny model: data, time-limited training
-runs side by side, every checkpoint evaluated (MC also at another β and top-k, every checkpoint also
-reranked among the data's actions), and the table over seeds."""
+"""experiments/dialogue_prior.py end to end on the CPU with the tiny model: data, time-limited
+training runs side by side, every checkpoint evaluated (MC also at another β and top-k, every
+checkpoint also reranked among the data's actions), and the table over seeds."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import json
 import sys
 
 import pytest
-from support.bench_support import bench_script
+from support.experiment_support import experiment_script
 
 
 @pytest.mark.slow
-def test_the_bench_trains_evaluates_and_reports(tmp_path, monkeypatch, capsys):
-    bench = bench_script("dialogue_prior")
+def test_the_experiment_trains_evaluates_and_reports(tmp_path, monkeypatch, capsys):
+    script = experiment_script("dialogue_prior")
     out = tmp_path / "dp"
     monkeypatch.setattr(
         sys,
@@ -52,7 +52,7 @@ def test_the_bench_trains_evaluates_and_reports(tmp_path, monkeypatch, capsys):
             "car-dealer",
         ],
     )
-    bench.main()
+    script.main()
     printed = capsys.readouterr().out
     result = json.loads((out / "results.json").read_text())
     rows = {r["algo"]: r for r in result["rows"]}

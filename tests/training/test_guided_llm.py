@@ -1,4 +1,5 @@
-"""bench/guided_llm.py's report: the seeds every arm finished, per-arm means and CIs (no model)."""
+"""experiments/guided_llm.py's report: the seeds every arm finished, per-arm means and CIs (no
+model)."""
 
 from __future__ import annotations
 
@@ -6,15 +7,15 @@ import json
 import statistics
 from pathlib import Path
 
-from support.bench_support import bench_script
+from support.experiment_support import experiment_script
 
 from data.generate import generate
 from data.store import Store
 from envs.players.agents import make_agent
 
 
-def _bench():
-    return bench_script("guided_llm")
+def _script():
+    return experiment_script("guided_llm")
 
 
 def _play(path: Path, policy: str, episodes: int, seed: int = 0) -> list[tuple[int, float, bool]]:
@@ -29,7 +30,7 @@ def _play(path: Path, policy: str, episodes: int, seed: int = 0) -> list[tuple[i
 
 
 def test_the_report_keeps_the_seeds_every_arm_finished(tmp_path):
-    bench = _bench()
+    script = _script()
     play = tmp_path / "play"
     play.mkdir()
     eps = {
@@ -37,7 +38,7 @@ def test_the_report_keeps_the_seeds_every_arm_finished(tmp_path):
         "guided-s0": _play(play / "twenty-questions-guided-s0.db", "behaviour", 4),
         "guided-s1": _play(play / "twenty-questions-guided-s1.db", "behaviour", 3, seed=1),
     }
-    result = bench.report(tmp_path, {})
+    result = script.report(tmp_path, {})
     r = result["tasks"]["twenty-questions"]
     assert r["common_seeds"] == [1, 2, 3]  # guided-s1 began at seed 1, guided-s0 stopped after 3
     rows = r["rows"]

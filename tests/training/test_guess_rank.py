@@ -1,12 +1,12 @@
-"""bench/guess_rank.py: where a checkpoint's reranking score puts the true secret's guess after
-the behaviour asker's questions, against chance and an ideal reader of the answers."""
+"""experiments/guess_rank.py: where a checkpoint's reranking score puts the true secret's guess
+after the behaviour asker's questions, against chance and an ideal reader of the answers."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from support.bench_support import bench_script
+from support.experiment_support import experiment_script
 
 import envs
 from envs.questions.text import clean_text
@@ -15,16 +15,16 @@ pytest.importorskip("torch")
 
 
 def test_ranks_share_ties():
-    bench = bench_script("guess_rank")
-    assert bench._rank({1: 3.0, 2: 1.0, 3: 0.5}, 2) == 2
-    assert bench._rank({1: 1.0, 2: 1.0, 3: 0.5}, 1) == 1.5
-    assert bench._rank({1: 0.0, 2: 0.0, 3: 0.0}, 3) == 2
+    script = experiment_script("guess_rank")
+    assert script._rank({1: 3.0, 2: 1.0, 3: 0.5}, 2) == 2
+    assert script._rank({1: 1.0, 2: 1.0, 3: 0.5}, 1) == 1.5
+    assert script._rank({1: 0.0, 2: 0.0, 3: 0.0}, 3) == 2
 
 
 def test_the_dialogues_hold_questions_only_and_the_truth_stays_consistent():
-    bench = bench_script("guess_rank")
+    script = experiment_script("guess_rank")
     task = envs.make("guess-city")
-    rows = list(bench.dialogues("guess-city", 6, 1000, 8))
+    rows = list(script.dialogues("guess-city", 6, 1000, 8))
     assert len(rows) == 6
     narrowed = 0
     for secret, history, mask in rows:
@@ -63,8 +63,8 @@ def test_a_checkpoints_figures(tmp_path, capsys):
     run = str(tmp_path / "mc")
     train(cfg, store, DatasetQuery(task="guess-city"), run)
     store.close()
-    bench = bench_script("guess_rank")
-    assert bench.main([run, "--episodes", "4", "--seed", "1000", "--turns", "5"]) == 0
+    script = experiment_script("guess_rank")
+    assert script.main([run, "--episodes", "4", "--seed", "1000", "--turns", "5"]) == 0
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     m = out["secrets_guessable"]
     assert 0 < m <= 126 and out["chance_rank"] == (m + 1) / 2

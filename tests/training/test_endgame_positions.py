@@ -1,4 +1,5 @@
-"""bench/endgame_positions.py: one game from each FEN of a positions file, counted by how it ended."""
+"""experiments/endgame_positions.py: one game from each FEN of a positions file, counted by how it
+ended."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support.bench_support import bench_script
+from support.experiment_support import experiment_script
 
 from envs.chess.stockfish import find_stockfish
 
@@ -38,16 +39,16 @@ class Scripted:
 
 
 def test_wins_and_endings_are_counted_per_position():
-    bench = bench_script("endgame_positions")
+    script = experiment_script("endgame_positions")
     agent = Scripted({MATE_IN_ONE: "Qb8#", HANGS_THE_QUEEN: "Qb7+"})
-    got = bench.play([MATE_IN_ONE, HANGS_THE_QUEEN], agent)
+    got = script.play([MATE_IN_ONE, HANGS_THE_QUEEN], agent)
     assert got["positions"] == 2 and got["wins"] == 1 and got["mean_return"] == 0.5
     assert got["ended"] == {"checkmate": 1, "insufficient material": 1}
     assert got["moves"] == 1.0
 
 
 def test_the_command_line_reads_a_positions_file(tmp_path: Path, monkeypatch, capsys):
-    bench = bench_script("endgame_positions")
+    script = experiment_script("endgame_positions")
     path = tmp_path / "positions.jsonl"
     path.write_text(json.dumps({"fen": MATE_IN_ONE}) + "\n\n")
     import training.agents.checkpoint_agent
@@ -57,6 +58,6 @@ def test_the_command_line_reads_a_positions_file(tmp_path: Path, monkeypatch, ca
         "load_agent",
         lambda run, **kw: Scripted({MATE_IN_ONE: "Qb8#"}),
     )
-    bench.main([str(path), "runs/x", "--decoding", "rerank"])
+    script.main([str(path), "runs/x", "--decoding", "rerank"])
     row = json.loads(capsys.readouterr().out.strip())
     assert row["run"] == "runs/x" and row["decoding"] == "rerank" and row["wins"] == 1

@@ -2,7 +2,7 @@
 value checkpoint (``lmrl train mc --goals``) has learnt.
 
 Prints one figure per line as ``name value unit``. Run:
-``python bench/goal_values.py guess-city DATA.db [--values RUN --held-out EVAL.db]``.
+``python experiments/goal_values.py guess-city DATA.db [--values RUN --held-out EVAL.db]``.
 
 The bounds are the loss of ``lmrl train mc --goals`` (½ squared error, averaged over the two goal
 copies of each step: *found* and its twin *not found*, whose targets are complementary, so it

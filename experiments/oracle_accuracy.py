@@ -1,6 +1,6 @@
 """How often the question tasks' embedded oracles answer a person's ordinary questions correctly.
 
-A held-out set of questions with hand-checked truth labels (``bench/data/*_heldout.jsonl``),
+A held-out set of questions with hand-checked truth labels (``experiments/data/*_heldout.jsonl``),
 written for this benchmark and never used by the oracles' unit tests: every line names a secret
 (``"secret"``), a question, and its truth: ``"yes"`` or ``"no"`` for a yes/no question (``kind``
 ``"yes-no"``), ``"no"`` for a guess of a wrong object or city (``kind`` ``"guess"``: it must get
@@ -13,7 +13,7 @@ so a false win is exactly an episode that ends as a correct guess without naming
 Prints one figure per line as ``name value unit``: per task and set the accuracy overall, on yes-truth,
 on no-truth (guesses included) and on open questions, the false wins, the questions the oracle
 did not understand, and (Guess My City) the answers that name the city. With ``--misses`` it also
-lists every wrong answer. Usage: ``python bench/bench_oracle_accuracy.py [--misses]``.
+lists every wrong answer. Usage: ``python experiments/oracle_accuracy.py [--misses]``.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ chosen without playing the test set.
 Printed: one JSON line per checkpoint (``wins``, ``mean_return``, ``ended`` by termination,
 ``moves`` on average, ``seconds``).
 
-``python bench/endgame_positions.py POSITIONS.jsonl RUN [RUN ...] [--decoding rerank] [--logit-weight W]``
+``python experiments/endgame_positions.py POSITIONS.jsonl RUN [RUN ...] [--decoding rerank] [--logit-weight W]``
 """
 
 from __future__ import annotations
