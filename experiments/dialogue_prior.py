@@ -1,6 +1,6 @@
 """Trained agents on the dialogue tasks from the SmolLM2 prior: BC and MC Returns fine-tuned from
 ``--model smollm2-135m`` on LMRL's behaviour data, every run side by side on one GPU, each
-checkpoint evaluated against the task's embedded partner (training/README.md, "the prior").
+checkpoint evaluated against the task's embedded partner (docs/notes/smollm2-prior.md).
 
     python experiments/dialogue_prior.py run OUT [--tasks twenty-questions guess-city car-dealer]
         [--algos bc mc] [--seeds 0 1 2] [--data-episodes 2000] [--train-minutes 4]

@@ -1,5 +1,5 @@
 """A language model guided by goal-conditioned values against the same model unguided (and against
-RL checkpoints), on the dialogue tasks: the measurement of ``guided:`` (training/README.md).
+RL checkpoints), on the dialogue tasks: the measurement of ``guided:`` (docs/research.md).
 
 Three steps, each a subcommand over one output folder ``OUT``:
 

@@ -1,7 +1,7 @@
 """Wordle (``words=small``): BC against online %BC and PPO from it, over training seeds (issue #12).
 
-The recipe of ``training/README.md`` (section Wordle), run for several training seeds so that the
-comparison has a confidence interval over seeds, not only over games:
+The recipe of ``docs/notes/wordle.md`` (Wordle's online task defaults), run for several training
+seeds so that the comparison has a confidence interval over seeds, not only over games:
 
 1. ``data``: games of the ``consistent`` player (every guess a random answer still consistent with
    the feedback) from the data seeds ``100000..``, into ``OUT/store.db``;
@@ -71,7 +71,7 @@ BC_FLAGS = [
 ]
 ONLINE = ("online-filtered-bc", "ppo")
 ONLINE_FLAGS = {"ppo": ["--batch-size", "64"]}
-"""The flags of training/README.md's table beside the task defaults."""
+"""The flags of the Wordle note's table (docs/notes/wordle.md) beside the task defaults."""
 
 
 def _steps(out: Path) -> dict[str, Any]:
@@ -226,7 +226,7 @@ def train_and_eval(
 
 def _reference(games: int = 1000) -> tuple[float, float]:
     """(LMRL's behaviour data's mean return, the strong player's): the score's 50 and 100, on the
-    evaluation seeds (as training/README.md's Wordle table scores)."""
+    evaluation seeds (as the Wordle note's table scores, docs/notes/wordle.md)."""
     import envs
     from envs.players.agents import make_agent
 

@@ -1,6 +1,7 @@
-"""Docs that cannot rot: every relative link in the README, the docs and the results leads to a file that
-exists (and to a heading that exists, where it names one); every results folder has its row in
-results/README.md; the README stays short. The site itself is built by `mkdocs build --strict`
+"""Docs that cannot rot: every relative link in the README, the docs (notes included), the results and
+the READMEs of training/, bench/ and experiments/ leads to a file that exists (and to a heading that
+exists, where it names one); every results folder has its row in results/README.md; the README
+stays short. The site itself is built by `mkdocs build --strict`
 (.ci/run); the README's quickstart is run by tests/test_readme_quickstart.py."""
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ PAGES = sorted(
         ROOT / "CONTRIBUTING.md",
         ROOT / "CHANGELOG.md",
         ROOT / "training" / "README.md",
-        *(ROOT / "docs").glob("*.md"),
+        *(ROOT / "docs").glob("**/*.md"),
+        ROOT / "bench" / "README.md",
+        ROOT / "experiments" / "README.md",
         *(ROOT / "results").glob("**/*.md"),
     ]
 )

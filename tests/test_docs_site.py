@@ -29,7 +29,16 @@ def test_the_site_builds_strictly_and_holds_the_pages_outside_docs(tmp_path: Pat
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert (site / "index.html").is_file() and (site / "images" / "home.svg").is_file()
-    for page in ("training", "results", "results/maze-fo/results", "CONTRIBUTING", "CHANGELOG"):
+    for page in (
+        "training",
+        "research",
+        "notes",
+        "notes/table2-cpu-runs",
+        "results",
+        "results/maze-fo/results",
+        "CONTRIBUTING",
+        "CHANGELOG",
+    ):
         assert (site / page / "index.html").is_file(), page
     reproducing = (site / "reproducing" / "index.html").read_text(encoding="utf-8")
     assert 'href="../results/maze-fo/results/"' in reproducing  # was ../results/…/results.md

@@ -219,7 +219,7 @@ def test_a_train_flag_can_name_the_algorithms_it_is_for(tmp_path):
 
 def test_a_recipe_can_start_an_offline_run_from_its_seeds_bc(tmp_path):
     """textnav-po's ILQL starts from the same seed's BC checkpoint (LMRL's workflow; measured in
-    training/README.md), with the recipe's flags; BC is added, runs first and is waited for; other
+    docs/notes/bisimulation.md), with the recipe's flags; BC is added, runs first and is waited for; other
     tasks' ILQL starts from scratch."""
     import threading
 

@@ -1,6 +1,6 @@
 """The Q/V heads' activation (``--head-act``) and the dead-head check every MC and ILQL run makes:
 a ReLU head whose units are all negative gives one value to every input and gets no gradient
-again (Guess My City's goal values, training/README.md)."""
+again (Guess My City's goal values, docs/notes/guided-values.md)."""
 
 from __future__ import annotations
 
