@@ -168,7 +168,7 @@ class TrainConfig:
         "activation inside the Q/V heads: relu (LMRL's MLPHead) or gelu "
         "(a unit below zero still passes gradient; with relu every unit of Guess "
         "My City's goal values went below zero and they stayed constant, "
-        "training/README.md)",
+        "docs/notes/guided-values.md)",
     )
     reward_scale: float = setting(1.0, "multiply rewards by this before learning")
     # Q-SFT
@@ -272,7 +272,7 @@ TASK_DEFAULTS: dict[str, dict[str, Any]] = {
 
 
 # Task x algorithm recipes measured on this project's 2-core CPU (docs/algorithms.md §13; see
-# training/README.md): maze-fo is deterministic, so value learning trains on one copy of each
+# docs/notes/table2-cpu-runs.md): maze-fo is deterministic, so value learning trains on one copy of each
 # distinct window, drops the timed-out step (bootstraps instead), and keeps the trunk for values
 # (reranker decoding needs no π_β). γ 0.98 / τ 0.7 / lr 3e-4 avoid the maximisation-bias
 # divergence seen with γ 0.99 / τ 0.95 on a shared trunk.
@@ -282,11 +282,11 @@ RECIPES: dict[tuple[str, str], dict[str, Any]] = {
     ("maze-fo", "ilql"): {"dedupe": True, "truncation": "drop", "bc_weight": 0.0, "gamma": 0.98,
                           "tau": 0.7, "lr": 3e-4, "max_steps": 6000},
     # Q-SFT: the ratio target (p_θ/π_β estimates Q), the timed-out step bootstrapped, and γ 0.8 per
-    # turn: with γ = 1 every cell has the same best normalised return (training/README.md)
+    # turn: with γ = 1 every cell has the same best normalised return (docs/notes/table2-cpu-runs.md)
     ("maze-fo", "qsft"): {"dedupe": True, "truncation": "drop", "qsft_target": "ratio", "gamma": 0.8,
                           "max_steps": 3000},
     # Text-Nav: MC's Q of a command the data rarely played is a guess (no conservatism); a little
-    # of π_β's log-probability in the reranker keeps it to what the data did (training/README.md)
+    # of π_β's log-probability in the reranker keeps it to what the data did (docs/notes/table2-cpu-runs.md)
     ("textnav-fo", "mc"): {"logit_weight": 0.1},
     ("textnav-po", "mc"): {"logit_weight": 0.1},  # carried over from textnav-fo, not tuned on po
 }
@@ -294,7 +294,7 @@ RECIPES: dict[tuple[str, str], dict[str, Any]] = {
 
 
 # --model utterance: CQL over the candidate lines; ILQL's V the 0.7 expectile (at 0.95 Guess My
-# City's Q came out anti-correlated with the returns: training/README.md)
+# City's Q came out anti-correlated with the returns: docs/notes/table2-cpu-runs.md)
 UTTERANCE_DEFAULTS: dict[str, dict[str, Any]] = {
     "mc": {"cql_weight": 1.0},
     "ilql": {"cql_weight": 1.0, "tau": 0.7},

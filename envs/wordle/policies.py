@@ -78,7 +78,7 @@ class RandomMixturePolicy(_WordlePolicy):
 class ConsistentPolicy(RandomMixturePolicy):
     """Every guess a random answer still consistent with the feedback (``prob_smart`` 1): a
     player that uses all the feedback but plans nothing. Its games (mean return about -2.3 on
-    ``words=small``) are the data the Wordle BC-then-online recipe of ``training/README.md``
+    ``words=small``) are the data the Wordle BC-then-online recipe of ``docs/notes/wordle.md``
     starts from."""
 
     name = "consistent"

@@ -164,7 +164,7 @@ def end_measures(
       standard offline RL does fine);
     * ``q_head_live_units``: the share of the first Q head's hidden units that are positive at some
       action token; 0 is a dead ReLU head (it gives one value to every input and gets no gradient
-      any more: Guess My City's goal values, training/README.md)."""
+      any more: Guess My City's goal values, docs/notes/guided-values.md)."""
     total, n = 0.0, 0
     fc1 = model.q_heads[0].fc1
     alive = torch.zeros(fc1.out_features, dtype=torch.bool, device=device)

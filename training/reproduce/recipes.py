@@ -98,7 +98,7 @@ RECIPES: dict[str, TaskRecipe] = {
             "Maze PO",
             {"smoke": 30, "cpu": 1500, "gpu": 1240},
             offline_flags={"%bc": ("--top-mode", "count")},
-            # measured over 5 seeds (training/README.md): 6 rounds at 3e-4 PPO 54.9, online %BC 43.5;
+            # measured over 5 seeds (docs/notes/table2-cpu-runs.md): 6 rounds at 3e-4 PPO 54.9, online %BC 43.5;
             # 24 at 3e-4 each collapsed on one seed; 24 at 1e-4 PPO 60.1, online %BC 62.9 (BC 19.9)
             budget_flags={
                 "cpu": {
@@ -118,7 +118,7 @@ RECIPES: dict[str, TaskRecipe] = {
             "textnav-po",
             "Text-Nav PO",
             {"smoke": 30, "cpu": 1000, "gpu": 2500},
-            # measured (training/README.md): from scratch ILQL wins 0-33 %, from BC 63.7 %;
+            # measured (docs/notes/table2-cpu-runs.md): from scratch ILQL wins 0-33 %, from BC 63.7 %;
             # MC from BC: 34.2 % at lr 1e-4 (its BC's level), 71.8 % at MC's 1e-3, as from scratch
             # (72.4 %), so MC starts from scratch and need not wait for BC
             offline_flags={"ilql": ("--tau", "0.8", "--lr", "1e-4", "--logit-weight", "0.1")},

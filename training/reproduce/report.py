@@ -286,7 +286,7 @@ def markdown(res: dict[str, Any]) -> str:
         lines += [
             "",
             "Bisimulation loss of the final value model on its first 256 training windows "
-            f"(`training/README.md`; low: histories are represented by what matters for acting): {'; '.join(bisim)}.",
+            f"(`docs/research.md`; low: histories are represented by what matters for acting): {'; '.join(bisim)}.",
         ]
     lines += _versus_lines(res.get("versus_bc") or {})
     lines += [
