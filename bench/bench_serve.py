@@ -8,7 +8,12 @@ and their CPU use over a few idle seconds. Then ``--writers`` processes play maz
 the session layer (every step committed as it is played, the served apps' path) into one store:
 rows/s over all of them. With ``--pairs`` (default 10) as many pairs of browsers play Twenty
 Questions together (``--vs paired``): the turn latency between paired people, from the guesser's
-Enter to the question on the oracle's screen.
+Enter to the question on the oracle's screen. The people's terminals are ``--clients``:
+``websocket`` (default) speaks the served page's protocol from this process (keys in, the
+terminal's frames out, as the browser's page does), so the figure is the server's and the apps'
+share of the latency, as with people on their own machines; ``chromium`` runs a real browser per
+person on this machine too (2 × pairs pages beside the server on two cores: their rendering is in
+the figure).
 
 Prints one figure per line as ``name value unit``. Run: ``python bench/bench_serve.py``.
 Needs the serve and dev extras and chromium (apt-get install chromium).
@@ -18,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -29,6 +36,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the browser helpers the serve tests u
 
 from support.serve_browser import (  # noqa: E402
     BrowserTerminal,
+    Screen,
     browser_missing,
     launch_chromium,
     reach_home,
@@ -263,12 +271,139 @@ def measure_pairs(pairs: int, folder: Path, turns: int) -> None:
                     g.wait_until(lambda text, n=turn: f"{n + 1} / 20" in text, "the step", 60)
         finally:
             browser.close()
-    latencies.sort()
-    ms = [x * 1000 for x in latencies]
-    print(f"serve_pairs_{pairs}_turns {len(ms)} turns")
-    print(f"serve_pairs_{pairs}_turn_latency_median {ms[len(ms) // 2]:.0f} ms")
-    print(f"serve_pairs_{pairs}_turn_latency_p90 {ms[int(len(ms) * 0.9)]:.0f} ms")
-    print(f"serve_pairs_{pairs}_turn_latency_max {ms[-1]:.0f} ms")
+    report_latencies(f"serve_pairs_{pairs}", latencies)
+
+
+def measure_pairs_ws(
+    pairs: int, folder: Path, turns: int, think: float = 0.0, key_s: float = 0.0
+) -> None:
+    """As :func:`measure_pairs`, with websocket clients instead of browsers: each keeps the
+    terminal its frames draw (the tests' :class:`Screen`), and the time a frame first makes the
+    oracle's screen show the question, less the time the guesser's Enter was sent, is a turn's
+    latency (both read by this process's clock when the bytes are sent and received). Each pair
+    plays on its own: ``think`` (seconds) is the most a person waits before typing or answering
+    (drawn uniformly), ``key_s`` the gap between keys. With both 0 all pairs type at once and
+    press Enter together: a burst, the worst case; people thinking and typing spread their turns
+    out."""
+    import asyncio
+
+    import aiohttp
+
+    db = folder / f"pairs-ws-{pairs}-{think:g}.db"
+    flags = ["--task", "twenty-questions", "--vs", "paired", "--option", "secret=guitar",
+             "--max-sessions", str(2 * pairs + 2)]  # fmt: skip
+
+    class Term:
+        def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+            self.ws, self.screen = ws, Screen()
+            self.changed = asyncio.Event()
+            self.watch: tuple[str, float | None] | None = None  # (text, when it was first seen)
+            self.name = ""
+
+        def partner(self) -> str:
+            found = re.search(r"oracle: ([GO][a-z]x)", self.screen.text())
+            return found.group(1) if found else ""
+
+        async def pump(self) -> None:
+            async for msg in self.ws:
+                if msg.type == aiohttp.WSMsgType.BINARY:
+                    self.screen.feed(msg.data)
+                    if self.watch and self.watch[1] is None and self.watch[0] in self.screen.text():
+                        self.watch = (self.watch[0], time.monotonic())
+                    self.changed.set()
+
+        async def send(self, keys: str) -> None:
+            await self.ws.send_json(["stdin", keys])
+
+        async def wait_for(self, *texts: str, timeout: float = 120) -> str:
+            async def shown() -> str:
+                while not any(t in self.screen.text() for t in texts):
+                    self.changed.clear()
+                    await self.changed.wait()
+                return next(t for t in texts if t in self.screen.text())
+
+            try:
+                return await asyncio.wait_for(shown(), timeout)
+            except TimeoutError:
+                raise TimeoutError(f"never shown {texts!r}:\n{self.screen.text()}") from None
+
+    name = f"serve_pairs_ws_{pairs}_think{think:g}s"
+
+    async def run(url: str, server_pid: int) -> list[float]:
+        latencies: list[float] = []
+        async with aiohttp.ClientSession() as http:
+            terms: list[Term] = []
+            pumps = []
+            for _ in range(2 * pairs):
+                ws = await http.ws_connect(f"{url}ws?width=160&height=45", max_msg_size=0)
+                term = Term(ws)
+                pumps.append(asyncio.ensure_future(term.pump()))
+                terms.append(term)
+            for i, term in enumerate(terms):  # arriving in pairs: the lobby pairs them so
+                await term.wait_for("Who is playing")
+                term.name = f"{'GO'[i % 2]}{chr(97 + i // 2)}x"
+                await term.send(term.name + "\r")
+                await term.wait_for("Waiting for", "with ")
+            await asyncio.gather(*(t.wait_for("with ") for t in terms))
+            sides = await asyncio.gather(  # which side each was given, as its screen says
+                *(t.wait_for("Your turn (guesser)", "Guesser is thinking") for t in terms)
+            )
+            guessers = [t for t, side in zip(terms, sides, strict=True) if "turn" in side]
+            by_name = {t.name: t for t in terms}
+            oracles = [by_name[g.partner()] for g in guessers]
+            rng = random.Random(0)
+
+            async def play(g: Term, o: Term) -> None:
+                """One pair's turns, on its own: the guesser thinks, types, presses Enter; the
+                oracle reads the question, thinks and answers."""
+                for turn in range(turns):
+                    question = f"Is it thing number {turn}?"
+                    await g.wait_for("Your turn (guesser)")
+                    await asyncio.sleep(rng.uniform(0, think))
+                    for key in question:  # one key per message, as the page sends them
+                        await g.send(key)
+                        await asyncio.sleep(key_s)
+                    await g.wait_for(question, timeout=60)  # echoed: Enter is the next event
+                    o.watch = ("waiting for your answer", None)
+                    await g.send("\r")
+                    pressed = time.monotonic()
+                    await o.wait_for("waiting for your answer", timeout=60)
+                    latencies.append(o.watch[1] - pressed)  # type: ignore[index,operator]
+                    o.watch = None
+                    await asyncio.sleep(rng.uniform(0, think))
+                    await o.send("No.\r")
+                    await g.wait_for(f"{turn + 1} / 20", timeout=60)
+
+            procs = [server_pid, *descendants(server_pid)]  # the server and the 2 × pairs apps
+            cpu0, t0 = sum(map(cpu_seconds, procs)), time.monotonic()
+            await asyncio.sleep(5)  # everyone paired, nobody typing: what waiting costs
+            idle = (sum(map(cpu_seconds, procs)) - cpu0) / (time.monotonic() - t0)
+            print(f"{name}_served_idle_cpu {idle:.2f} cores (paired, waiting)")
+            cpu0, own0, t0 = sum(map(cpu_seconds, procs)), time.process_time(), time.monotonic()
+            await asyncio.gather(*(play(g, o) for g, o in zip(guessers, oracles, strict=True)))
+            wall = time.monotonic() - t0
+            cpu = sum(map(cpu_seconds, procs)) - cpu0
+            print(f"{name}_served_cpu {cpu / wall:.2f} cores over {wall:.0f} s of play")
+            print(
+                f"{name}_client_cpu {(time.process_time() - own0) / wall:.2f} cores (these clients)"
+            )
+            for term in terms:
+                await term.ws.close()
+            for pump in pumps:
+                pump.cancel()
+        return latencies
+
+    with served(db, extra=flags, timeout=60) as server:
+        latencies = asyncio.run(run(server.base, server.proc.pid))
+    report_latencies(name, latencies)
+
+
+def report_latencies(name: str, latencies: list[float]) -> None:
+    ms = sorted(x * 1000 for x in latencies)
+    print(f"{name}_turns {len(ms)} turns")
+    print(f"{name}_turn_latency_median {ms[len(ms) // 2]:.0f} ms")
+    print(f"{name}_turn_latency_p90 {ms[int(len(ms) * 0.9)]:.0f} ms")
+    print(f"{name}_turn_latency_max {ms[-1]:.0f} ms")
 
 
 def main() -> None:
@@ -279,6 +414,21 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=40, help="maze episodes per writer")
     ap.add_argument("--pairs", type=int, nargs="*", default=[10], help="paired people (0: none)")
     ap.add_argument("--turns", type=int, default=3, help="questions per pair")
+    ap.add_argument(
+        "--clients",
+        choices=("websocket", "chromium"),
+        default="websocket",
+        help="the paired people's terminals (module docstring)",
+    )
+    ap.add_argument("--only-pairs", action="store_true", help="just the paired latency")
+    ap.add_argument(
+        "--think",
+        type=float,
+        nargs="+",
+        default=[0.0, 3.0],
+        help="websocket clients: the most seconds a person thinks before a turn (0: a burst)",
+    )
+    ap.add_argument("--key-ms", type=float, default=150.0, help="typing: ms between keys")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -286,13 +436,18 @@ def main() -> None:
         missing = browser_missing()
         if missing:
             print(f"# sessions skipped: {missing}")
-        else:
+        elif not args.only_pairs:
             for n in args.sessions:
                 measure_sessions(n, folder, args.idle_seconds)
-            for n in args.pairs:
-                if n > 0:
-                    measure_pairs(n, folder, args.turns)
-        rows_per_s(args.writers, args.episodes, folder)
+        for n in args.pairs:
+            if n > 0 and args.clients == "websocket":
+                for think in args.think:  # a burst: no thinking, no typing speed
+                    key_s = args.key_ms / 1000 if think > 0 else 0.0
+                    measure_pairs_ws(n, folder, args.turns, think, key_s)
+            elif n > 0 and not missing:
+                measure_pairs(n, folder, args.turns)
+        if not args.only_pairs:
+            rows_per_s(args.writers, args.episodes, folder)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from envs.core.api import (
 )
 from envs.core.episode import episode_success
 from envs.core.registry import make
-from envs.players.agents import episode_source
+from envs.players.agents import HUMAN, episode_source
 from envs.players.human import HUMAN_VIAS, LIST, TYPED, HumanAgent, SessionClosed, how_given
 
 __all__ = [
@@ -123,6 +123,12 @@ class EpisodeSession:
     @property
     def human_acts(self) -> bool:
         return self.agent is None
+
+    @property
+    def a_person_acts(self) -> bool:
+        """The acting side is a person: at this keyboard, or at another one (in a paired
+        episode's mirror the agent is the other person), so nothing plays it automatically."""
+        return self.agent is None or self.agent.kind == HUMAN
 
     @property
     def source(self) -> str:

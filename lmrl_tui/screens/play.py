@@ -148,16 +148,12 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
             (s.player or "you") if s.human_acts else agent_label(s.task_id, s.agent, s.agent_choice)
         )
         roles = s.task.spec.roles
-        if (
-            isinstance(s.partner, HumanAgent) and len(roles) > 1
-        ):  # a person plays the other side too
+        if isinstance(s.partner, HumanAgent) and len(roles) > 1:  # a person on the other side too
             who = f"{roles[0]}: {who} · {roles[1]}: {s.partner.name} (a person)"
         mode = ""
-        if not s.human_acts and not hasattr(s, "pairing"):  # paired: the other is a person
+        if not s.a_person_acts:
             mode = f"  auto-play {'on' if self.auto else 'off'} ({SPEEDS[self.speed_index]:g}s)"
-        hidden = {"partner"} | (
-            {"secret"} if s.human_acts else set()
-        )  # a person guessing must not see it
+        hidden = {"partner"} | ({"secret"} if s.human_acts else set())  # a guesser must not see it
         opts = ", ".join(f"{k}={v}" for k, v in sorted(s.options.items()) if k not in hidden)
         note = self.watch_status()
         update_static(
@@ -168,7 +164,8 @@ class PlayScreen(LeavingEpisode, WatchControls, LmrlScreen, Screen[None]):
             f"Return: {s.total_return:g}" + (f"\n{note}" if note else ""),
         )
         update_static(self.query_one("#model-text", Static), s.model_text())
-        self.query_one("#model", VerticalScroll).scroll_end(animate=False)
+        model = self.query_one("#model", VerticalScroll)  # laid out first, else it lands short
+        self.call_after_refresh(model.scroll_end, animate=False)
 
     def _turns(self) -> str:
         """``Turn: n / cap``; the step that only says the time is up is not a turn past the cap."""

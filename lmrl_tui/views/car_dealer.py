@@ -33,6 +33,7 @@ from envs.car_dealer.data import OUTPUT_PREFIX, Car, inventory, money, output_te
 from envs.car_dealer.partner.person import buyer_decision, buyer_message, is_decision_prompt, offers
 from envs.core import InvalidInput, Text
 from lmrl_tui.views.chat import ChatLog, ChatView
+from lmrl_tui.views.redraw import TypingInput
 
 
 def persona_lines(persona: dict[str, Any]) -> list[str]:
@@ -88,7 +89,7 @@ class CarDealerView(ChatView):
                     yield Static("", id="chat-text")
                 yield Static("", id="chat-turn")
                 with Horizontal(id="chat-row"):
-                    yield Input(placeholder="", id="chat-input", disabled=True)
+                    yield TypingInput(placeholder="", id="chat-input", disabled=True)
             with Vertical(id="cd-side"):
                 yield Static("", id="cd-persona")
                 with Vertical(id="deal-form"):
@@ -99,7 +100,9 @@ class CarDealerView(ChatView):
                         yield Button("Walk away", id="deal-reject", variant="error")
                 with Vertical(id="cd-lot-box"):
                     yield Static("", id="cd-lot-title")
-                    yield Input(placeholder="Search make, model, type, feature", id="cd-search")
+                    yield TypingInput(
+                        placeholder="Search make, model, type, feature", id="cd-search"
+                    )
                     with VerticalScroll(id="cd-lot"):
                         yield Static("", id="cd-lot-list")
 

@@ -36,7 +36,7 @@ from textual.widgets import Button, Input, Static
 
 from envs.core import Text
 from lmrl_tui.views.base import TaskView
-from lmrl_tui.views.redraw import update_static
+from lmrl_tui.views.redraw import TypingInput, update_static
 from lmrl_tui.views.transcript import chat_lines, filter_names, progress_line, secret_lines, to_act
 
 ROLE_STYLES = ("bold cyan", "bold magenta")
@@ -80,12 +80,12 @@ class ChatView(TaskView):
                     yield Static("", id="chat-text")
                 with Vertical(id="chat-list"):
                     yield Static("", id="chat-list-title")
-                    yield Input(placeholder="Search the list", id="chat-filter")
+                    yield TypingInput(placeholder="Search the list", id="chat-filter")
                     with VerticalScroll(id="chat-list-scroll"):
                         yield Static("", id="chat-list-names", markup=False)
             yield Static("", id="chat-turn")
             with Horizontal(id="chat-row"):
-                yield Input(placeholder="", id="chat-input", disabled=True)
+                yield TypingInput(placeholder="", id="chat-input", disabled=True)
                 yield Button("Yes", id="chat-yes", variant="success")
                 yield Button("No", id="chat-no", variant="error")
 

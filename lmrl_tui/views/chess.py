@@ -21,6 +21,7 @@ from textual.widgets import Input, Static
 
 from envs.core import Text
 from lmrl_tui.views.base import TaskView
+from lmrl_tui.views.redraw import TypingInput
 
 FILES = "abcdefgh"
 GLYPHS = {
@@ -136,7 +137,7 @@ class ChessView(TaskView):
             with Vertical(id="board-column"):
                 yield Static(id="board")
                 yield Static("", id="message")
-                yield Input(placeholder="Your move: e4, Nf3, O-O or g1f3", id="move-input")
+                yield TypingInput(placeholder="Your move: e4, Nf3, O-O or g1f3", id="move-input")
                 yield Static("", id="hint")
             with Vertical(id="info"):
                 yield Static("", id="status")

@@ -13,7 +13,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Log, Static
 
 from lmrl_tui.views.base import TaskView
-from lmrl_tui.views.redraw import GrowingLog
+from lmrl_tui.views.redraw import GrowingLog, TypingInput
 
 
 class TextView(TaskView):
@@ -21,7 +21,7 @@ class TextView(TaskView):
         with Vertical():
             yield GrowingLog(id="transcript", auto_scroll=True)
             yield Static("", id="turn")
-            yield Input(placeholder="Type your action and press Enter", id="prompt")
+            yield TypingInput(placeholder="Type your action and press Enter", id="prompt")
 
     def show_state(self, state: dict[str, Any]) -> None:
         text = state.get("model_text")

@@ -22,6 +22,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Input, OptionList, Static
 
 from lmrl_tui.views.base import TaskView
+from lmrl_tui.views.redraw import TypingInput
 
 CELL = 11
 SHORT_NAMES = {"dining room": "dining", "living room": "living"}
@@ -80,7 +81,7 @@ def render_map(state: dict[str, Any]) -> RichText:
     return out
 
 
-class CommandInput(Input):
+class CommandInput(TypingInput):
     """A command line: Tab accepts the suggestion, Up/Down move the command list's highlight."""
 
     BINDINGS = [

@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -108,3 +109,30 @@ def test_a_person_who_leaves_ends_the_episode_for_both_keeping_what_was_played(d
     ep = store.episode(host.episode_id)
     assert ep["status"] == "abandoned" and ep["n_steps"] == 1
     assert store.steps(host.episode_id)[0]["info"]["partner"]["typed"] == "No."
+
+
+def test_a_turn_committed_by_another_process_reaches_the_waiting_side_at_once(db_path):
+    """The waiting side asks SQLite only when the store's write-ahead log changed (a stat is far
+    cheaper than the query, 33 times a second in every waiting app): a turn another process
+    commits still arrives within a poll or two, and one already there is read at once."""
+    from data.pairing import post_turn, wait_turn
+
+    store = Store(db_path)
+    ann = ask_to_pair(store, TQ, "guesser", "ann", new_holder(), options={"secret": "guitar"})
+    bo = ask_to_pair(store, TQ, "oracle", "bo", new_holder(), options={"secret": "guitar"})
+    p = pairing(store, bo.id, bo.my_holder)
+    post_turn(store, ann.id, "agent", 0, "Is it alive?", {"via": "typed"})
+    assert wait_turn(store, p, "agent", 0)[0] == "Is it alive?"
+    post = (
+        "import sys, time; from data.store import Store; from data.pairing import post_turn; "
+        "time.sleep(0.5); "
+        f"post_turn(Store(sys.argv[1]), {ann.id}, 'agent', 1, 'Is it big?', {{'via': 'typed'}}); "
+        "print(time.time())"
+    )
+    other = subprocess.Popen([sys.executable, "-c", post, str(db_path)], stdout=subprocess.PIPE,
+                             text=True)  # fmt: skip
+    text, said = wait_turn(store, p, "agent", 1)
+    arrived = time.time()
+    posted = float(other.communicate(timeout=30)[0])
+    assert (text, said) == ("Is it big?", {"via": "typed"})
+    assert arrived - posted < 0.5  # a few 30 ms polls, not the 1 s look that ignores the file

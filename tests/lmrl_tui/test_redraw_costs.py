@@ -18,7 +18,7 @@ from lmrl_tui.app import make_app
 from lmrl_tui.screens.home import HomeScreen
 from lmrl_tui.screens.info import HelpScreen
 from lmrl_tui.screens.play import PlayScreen
-from lmrl_tui.views.redraw import GrowingLog
+from lmrl_tui.views.redraw import GrowingLog, TypingInput
 
 
 class _LogApp(App[None]):
@@ -101,3 +101,60 @@ async def test_an_episodes_screen_is_frozen_once_drawn_and_freed_on_the_idle_hom
             assert gone() is None  # the sweep freed the left screen
     finally:
         gc.unfreeze()  # other tests' apps are not frozen
+
+
+async def test_typing_a_question_does_not_lay_out_the_play_screen_and_the_line_scrolls(
+    store,
+) -> None:
+    """Every key into the chat line used to re-arrange the whole play screen (Textual's Input
+    grows its virtual size, a layout reactive): half the CPU of a keystroke, which the served
+    app pays per person. Now a key is a redraw of the line; a question longer than the box still
+    scrolls to the cursor, and what was typed is what is stored."""
+    app = make_app(store, player="ann")
+    async with app.run_test(size=(100, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.start_session("twenty-questions", None, None, 3, "ann")
+        await wait_for(pilot, lambda: screen.query("#chat-input"), "the play screen")
+        line = screen.query_one("#chat-input")
+        await wait_for(pilot, lambda: not line.disabled and line.has_focus, "the guesser's turn")
+        await pilot.pause()
+        layouts = 0
+        real = app.screen._refresh_layout
+
+        def counted(*a, **k):  # type: ignore[no-untyped-def]
+            nonlocal layouts
+            layouts += 1
+            return real(*a, **k)
+
+        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        question = "is it something people keep in the kitchen, near a window or in a shed?"
+        await pilot.press(*[" " if c == " " else c for c in question])
+        await pilot.pause()
+        assert line.value == question
+        assert layouts == 0
+        assert line.scroll_x == line.max_scroll_x > 0  # the end of the line is in view
+        shown = "".join(s.text for s in line.render_line(0)._segments)
+        assert "in a shed?" in shown and not shown.startswith("is it")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(screen.session.transitions) == 1, "the question")
+    (ep,) = store.recent_episodes(1)
+    assert store.steps(ep["id"])[0]["typed"] == question
+
+
+class _LineApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield TypingInput(id="line")
+
+
+async def test_a_served_session_s_typing_line_has_a_steady_cursor(monkeypatch) -> None:
+    """A blinking cursor redraws the line and sends the browser a frame twice a second in every
+    served app, waiting or not: served, the cursor is steady; in a terminal it blinks."""
+    from lmrl_tui.app import ASK_PLAYER_ENV
+
+    for served in (True, False):
+        monkeypatch.setenv(ASK_PLAYER_ENV, "1" if served else "0")
+        app = _LineApp()
+        async with app.run_test() as pilot:
+            await pilot.pause()
+            assert app.query_one("#line", TypingInput).cursor_blink is not served
