@@ -34,6 +34,19 @@ class _LogApp(App[None]):
             yield self.log_widget
 
 
+def _count_layouts(app: App) -> list[int]:
+    """From now on, count the screen's layouts (the list's one item)."""
+    layouts = [0]
+    real = app.screen._refresh_layout
+
+    def counted(*a, **k):  # type: ignore[no-untyped-def]
+        layouts[0] += 1
+        return real(*a, **k)
+
+    app.screen._refresh_layout = counted  # type: ignore[method-assign]
+    return layouts
+
+
 async def _layouts_while_writing(log: Log) -> tuple[int, Log]:
     app = _LogApp(log)
     async with app.run_test(size=(60, 20)) as pilot:
@@ -41,15 +54,7 @@ async def _layouts_while_writing(log: Log) -> tuple[int, Log]:
         for n in range(30):  # enough for its scrollbar to appear
             log.write_line(f"move {n}")
         await pilot.pause()
-        layouts = 0
-        real = app.screen._refresh_layout
-
-        def counted(*a, **k):  # type: ignore[no-untyped-def]
-            nonlocal layouts
-            layouts += 1
-            return real(*a, **k)
-
-        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        layouts = _count_layouts(app)
         for n in range(30, 60):
             log.write_line(f"move {n}")
             await pilot.pause()
@@ -61,7 +66,7 @@ async def _layouts_while_writing(log: Log) -> tuple[int, Log]:
             for y in range(log.scrollable_content_region.height)
         ]
         assert shown[-1].strip() == "move 59"  # the last line shows, at the bottom
-        return layouts, log
+        return layouts[0], log
 
 
 async def test_the_move_log_grows_without_laying_out_the_screen_again() -> None:
@@ -119,20 +124,12 @@ async def test_typing_a_question_does_not_lay_out_the_play_screen_and_the_line_s
         line = screen.query_one("#chat-input")
         await wait_for(pilot, lambda: not line.disabled and line.has_focus, "the guesser's turn")
         await pilot.pause()
-        layouts = 0
-        real = app.screen._refresh_layout
-
-        def counted(*a, **k):  # type: ignore[no-untyped-def]
-            nonlocal layouts
-            layouts += 1
-            return real(*a, **k)
-
-        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        layouts = _count_layouts(app)
         question = "is it something people keep in the kitchen, near a window or in a shed?"
         await pilot.press(*[" " if c == " " else c for c in question])
         await pilot.pause()
         assert line.value == question
-        assert layouts == 0
+        assert layouts == [0]
         assert line.scroll_x == line.max_scroll_x > 0  # the end of the line is in view
         shown = "".join(s.text for s in line.render_line(0)._segments)
         assert "in a shed?" in shown and not shown.startswith("is it")
