@@ -174,6 +174,20 @@ def record_self(out_dir: str | Path) -> Launch | None:
     return launch
 
 
+def forget_self(out_dir: str | Path, launch: Launch, remove_folder: bool = True) -> None:
+    """Undo :func:`record_self` for a run that wrote nothing else (refused before it began): the
+    record goes, and with ``remove_folder`` (it made the folder) the folder too. Never raises."""
+    out = Path(out_dir)
+    try:
+        if read_launch(out) != launch or [p.name for p in out.iterdir()] != [LAUNCH_FILE]:
+            return
+        (out / LAUNCH_FILE).unlink()
+        if remove_folder:
+            out.rmdir()
+    except OSError:
+        pass
+
+
 def read_launch(out_dir: str | Path | None) -> Launch | None:
     """The launch recorded in a run folder, or None (none recorded: a run of an older version, or
     one that could not write its folder)."""

@@ -319,6 +319,9 @@ def resolve(cfg: TrainConfig, explicit: set[str] | None = None) -> TrainConfig:
         for k, v in UTTERANCE_DEFAULTS.get(cfg.algo, {}).items():
             if k not in explicit:
                 setattr(cfg, k, v)
+    if cfg.pack and cfg.model == "utterance":  # (online training has no --pack)
+        raise ValueError("--pack packs language-model token windows; an utterance model's "
+                         "batches are whole dialogue turns, nothing to pack: drop --pack")  # fmt: skip
     if cfg.goals:
         if cfg.algo != "mc":
             raise ValueError("--goals trains MC Returns values: use lmrl train mc --goals")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn
 
 from lmrl_tui.cli import play
@@ -76,14 +77,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _followed(run: Runner) -> Runner:
     """``lmrl train ALGO``'s runner: with ``--out``, it records itself there first (the runs screen
-    can follow and stop it), then runs."""
+    can follow and stop it), then runs; a run refused before it wrote anything (bad flags, no
+    data) takes its record back, so the runs screen does not list it."""
 
     def run_followed(args: argparse.Namespace, store: Any) -> int:
-        if getattr(args, "out", None):
-            from lmrl_tui.runs_control import record_self
+        if not getattr(args, "out", None):
+            return run(args, store)
+        from lmrl_tui.runs_control import forget_self, record_self
 
-            record_self(args.out)
-        return run(args, store)
+        made = not Path(args.out).exists()
+        launch = record_self(args.out)
+        code = 1
+        try:
+            code = run(args, store)
+            return code
+        finally:
+            if code != 0 and launch is not None:  # refused before it began: no run to list
+                forget_self(args.out, launch, remove_folder=made)
 
     return run_followed
 

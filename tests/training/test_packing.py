@@ -221,3 +221,17 @@ def test_the_training_loop_packed_logs_the_unpacked_losses(tmp_path):
         keep_datasets(False)
     assert packed == pytest.approx(plain, rel=1e-4) and again == pytest.approx(packed, rel=1e-6)
     assert res_packed["padding"] < res_plain["padding"]
+
+
+def test_pack_with_an_utterance_model_is_refused_in_one_line(tmp_path):
+    """``--pack`` with ``--model utterance`` was silently ignored (its batches are whole turns):
+    now the command says so and trains nothing."""
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-m", "lmrl_tui.cli", "--db", str(tmp_path / "s.db"), "train", "mc"]
+    argv += ["--task", "guess-city", "--model", "utterance", "--pack", "--out", str(tmp_path / "r")]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "--pack" in done.stderr and "drop --pack" in done.stderr.strip().splitlines()[-1]
+    assert not (tmp_path / "r").exists()
