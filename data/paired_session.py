@@ -10,6 +10,10 @@
   agent is the first person (:class:`RemoteAgent`: their moves read from the store) and whose
   partner is the person at this keyboard; it records nothing but their replies, handed to the
   host (:class:`PostingPartner`). Leaving ends the pairing: the host abandons the episode.
+
+Both replay a resumed episode's recorded steps (:mod:`data.paired_resume`) without the store's
+hand-over: the host's partner gives back the recorded replies, the mirror's agent the recorded
+moves, and the mirror's person's recorded replies are not handed over again.
 """
 
 from __future__ import annotations
@@ -36,11 +40,22 @@ class RemotePartner(HumanAgent):
         self.pairing = p
         self.replies = 0
         self._stop = threading.Event()
+        self._replaying = False
 
     def reset(self, task: Task, seed: int | None = None) -> None:
         self.replies = 0
 
+    def replay(self, replies: Sequence[str]) -> None:  # a resumed episode: the recorded replies
+        self._replaying = True
+        super().replay(replies)
+
+    def replayed(self) -> bool:
+        self._replaying = False
+        return super().replayed()
+
     def act(self, history: Sequence[Text]) -> str:
+        if self._replaying:
+            return super().act(history)
         text, said = wait_turn(self.store, self.pairing, "partner", self.replies, self._stop.is_set)
         self.replies += 1
         self.last_said = {**said, "by": self.name}
@@ -119,11 +134,16 @@ class RemoteAgent:
         self.name = p.other or HUMAN
         self.moves = 0
         self.stop = threading.Event()
+        self.recorded: list[str] = []
+        """A resumed episode: the first person's recorded moves, replayed before any is read."""
 
     def reset(self, task: Task, seed: int | None = None) -> None:
         self.moves = 0
 
     def act(self, history: Sequence[Text]) -> str:
+        if self.moves < len(self.recorded):
+            self.moves += 1
+            return self.recorded[self.moves - 1]
         text, _ = wait_turn(self.store, self.pairing, "agent", self.moves, self.stop.is_set)
         self.moves += 1
         return text
@@ -145,6 +165,8 @@ class PostingPartner(HumanAgent):
     def act(self, history: Sequence[Text]) -> str:
         reply = super().act(history)
         said = dict(self.last_said or {})
+        if said.get("via") == "replay":  # a resumed episode's recorded reply: the host has it
+            return reply
         post_turn(self.store, self.pairing.id, "partner", self.replies, reply, said)
         self.replies += 1
         return reply

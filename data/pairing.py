@@ -10,7 +10,9 @@ turns, both through the store, which stays the single source of truth.
   mirror and writes nothing but its person's replies (``pair_turns``, see
   :mod:`data.paired_session`).
 * A person who leaves, or whose app stops, ends the pairing; the episode is then abandoned for
-  both, with every step played kept.
+  both, with every step played kept. When both apps stop, it stays in progress, and the same two
+  people can go on with it, each on their side again (:mod:`data.paired_resume`: a pairing that
+  names its episode from the start, which :func:`ask_to_pair` never matches).
 """
 
 from __future__ import annotations
@@ -145,7 +147,8 @@ def ask_to_pair(
     with store._writing():
         rows = store.execute(
             """SELECT id, side, holder, player FROM pairings WHERE status = 'waiting' AND task = ?
-               AND options = ? AND campaign IS ? AND assignment IS ? ORDER BY id""",
+               AND options = ? AND campaign IS ? AND assignment IS ? AND episode_id IS NULL
+               ORDER BY id""",
             [task, opts, *where_campaign],
         ).fetchall()
         for pid, their_side, their_holder, their_player in rows:

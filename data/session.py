@@ -67,14 +67,16 @@ class PlaySession(EpisodeSession):
         with the sides it was recorded with (see :meth:`EpisodeSession.resume`).
 
         Raises :class:`~envs.players.session.ResumeError` when it cannot: it is not in progress, a
-        side is a model (its replies cannot be asked again), or the replay differs."""
-        ep = store.episode(episode_id)
-        if ep is None or ep["status"] != "in_progress":
-            raise ResumeError("it is not in progress")
-        if ep["task"] not in envs.ids():
-            raise ResumeError(f"there is no task {ep['task']!r}")
-        if ep["task_version"] != envs.spec(ep["task"]).version:
-            raise ResumeError(f"it was played with version {ep['task_version']} of the task")
+        side is a model (its replies cannot be asked again), the replay differs, or two people
+        played it together (:mod:`data.paired_resume` resumes it, each on their side again)."""
+        ep = resumable_episode(store, episode_id)
+        if store.execute(
+            "SELECT 1 FROM pairings WHERE episode_id = ? LIMIT 1", [episode_id]
+        ).fetchone():  # never hot-seat: each of its two people on their side again
+            raise ResumeError(
+                "two people played it, each in their own app: it goes on when both come back "
+                "to it, each on their side"
+            )
         agent, partner = _recorded_sides(ep)
         meta = ep["meta"] if isinstance(ep["meta"], Mapping) else {}
         options = ep["options"] if isinstance(ep["options"], Mapping) else {}
@@ -90,28 +92,49 @@ class PlaySession(EpisodeSession):
             strict=bool(meta.get("strict")),
             campaign=(ep["campaign"], ep["assignment"]) if ep.get("campaign") else None,
         )
-        steps = [
-            RecordedStep(
-                s["action"],
-                s["observation"],
-                s["reward"],
-                s["typed"],
-                s["think_ms"],
-                partner_replies(s["info"]),
-            )
-            for s in store.steps(episode_id)
-        ]
-        try:
-            session.resume(ep["first_observation"], steps)
-        except BaseException:
-            session.task.close()
-            raise
-        session.recorder.episode_id = episode_id
-        session.recorder.meta = dict(meta) or None
-        session.recorder.restore_attempts(session)
-        if session.done:  # it stopped after its last step was written: finish it now
-            session.recorder.episode_ended(session, "finished")
+        replay_recorded(session, store, ep)
         return session
+
+
+def resumable_episode(store: Store, episode_id: int) -> dict[str, Any]:
+    """The row of ``episode_id`` if it may go on (:class:`ResumeError` says why not): in
+    progress, of a task there is, at the version it was played with."""
+    ep = store.episode(episode_id)
+    if ep is None or ep["status"] != "in_progress":
+        raise ResumeError("it is not in progress")
+    if ep["task"] not in envs.ids():
+        raise ResumeError(f"there is no task {ep['task']!r}")
+    if ep["task_version"] != envs.spec(ep["task"]).version:
+        raise ResumeError(f"it was played with version {ep['task_version']} of the task")
+    return ep
+
+
+def replay_recorded(session: PlaySession, store: Store, ep: Mapping[str, Any]) -> None:
+    """Replay the recorded steps of the episode ``ep`` (a row) in ``session``, made with its
+    sides, seed and options and not started; then it goes on recording into the same episode."""
+    episode_id = int(ep["id"])
+    meta = ep["meta"] if isinstance(ep["meta"], Mapping) else {}
+    steps = [
+        RecordedStep(
+            s["action"],
+            s["observation"],
+            s["reward"],
+            s["typed"],
+            s["think_ms"],
+            partner_replies(s["info"]),
+        )
+        for s in store.steps(episode_id)
+    ]
+    try:
+        session.resume(ep["first_observation"], steps)
+    except BaseException:
+        session.task.close()
+        raise
+    session.recorder.episode_id = episode_id
+    session.recorder.meta = dict(meta) or None
+    session.recorder.restore_attempts(session)
+    if session.done:  # it stopped after its last step was written: finish it now
+        session.recorder.episode_ended(session, "finished")
 
 
 def _recorded_sides(ep: Mapping[str, Any]) -> tuple[Agent | None, Agent | None]:
