@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from data.campaigns import Campaign
     from data.session import PlaySession
     from data.store import Store
+    from lmrl_tui.screens.leave import PairedComeBack
     from lmrl_tui.starting import PlayRequest
 
 
@@ -79,6 +80,7 @@ class UnfinishedEpisodes:
         # Of those, only this person's (a local app that knows no name: its person's), and none
         # that another app (a browser, a terminal) is playing now.
         from data.holds import offered_to
+        from data.paired_resume import paired_ids
 
         episodes = offered_to(
             (
@@ -91,6 +93,14 @@ class UnfinishedEpisodes:
             self.player,
             anyone=not self.served,
         )
+        # A paired episode goes on with its two people, each on their side: an app that knows
+        # no name cannot tell which side is its person's (nor whether it is one of the two).
+        paired = paired_ids(self.store, [e["id"] for e in episodes])
+        episodes = [
+            {**e, "paired": e["id"] in paired}
+            for e in episodes
+            if self.player or e["id"] not in paired
+        ]
         if episodes or say_none or self.start_request is not None or self.campaign is not None:
             self.post_message(self.UnfinishedFound(episodes))
 
@@ -107,8 +117,14 @@ class UnfinishedEpisodes:
             return
         self.push_screen(UnfinishedDialog(message.episodes), self._unfinished_answered)
 
-    def _unfinished_answered(self, session: PlaySession | None) -> None:
-        """A resumed episode shows; else the configured episode asked for at start, if any."""
+    def _unfinished_answered(self, session: PlaySession | PairedComeBack | None) -> None:
+        """A resumed episode shows (a paired one once the other person is back: the lobby
+        first); else the configured episode asked for at start, if any."""
+        from lmrl_tui.screens.leave import PairedComeBack
+
+        if isinstance(session, PairedComeBack):
+            self.open_pair_resume(session.episode)  # type: ignore[attr-defined]
+            return
         if session is not None:
             self.start_request = None
             if session.campaign is not None:  # the header says so (their counts: at the next one)

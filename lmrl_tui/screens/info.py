@@ -79,7 +79,8 @@ agents on the logs and watch them play.
 * While playing: `space` steps a watched agent, `p` toggles auto-play, `+`/`-` change its speed,
   `escape` leaves the episode (asked first once it has steps; it is kept, marked abandoned).
 * An episode left unfinished when lmrl stopped is offered at the next start: resume it (its steps
-  are replayed from its seed) or mark it abandoned.
+  are replayed from its seed) or mark it abandoned. One played with another person, each in their
+  own app, goes on when you both come back to it: resuming it waits for them.
 
 Headless jobs: `lmrl tasks`, `lmrl generate`, `lmrl stats`, `lmrl export`, `lmrl import`,
 `lmrl train`, `lmrl eval` (see `lmrl --help`).

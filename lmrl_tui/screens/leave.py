@@ -4,6 +4,7 @@ stopped left ``in_progress``."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
@@ -154,9 +155,18 @@ class LeavingEpisode:
             self.app.pop_screen()
 
 
-class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):
+@dataclass(frozen=True)
+class PairedComeBack:
+    """Resume a paired episode (two people, each in their own app): its person waits for the
+    other to come back to it (the row of the episode, marked ``paired``)."""
+
+    episode: dict[str, Any]
+
+
+class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | PairedComeBack | None]):
     """Episodes left in progress by an app that stopped: resume the highlighted one (its steps
-    are replayed from its seed; it must reproduce them exactly), mark it abandoned, or not now."""
+    are replayed from its seed; it must reproduce them exactly; a paired one once the other
+    person comes back to it too), mark it abandoned, or not now."""
 
     BINDINGS = [
         Binding("escape", "later", "Not now", id="unfinished.later"),
@@ -190,7 +200,8 @@ class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):
                 "These were kept to resume, or lmrl stopped while they were played; they are still "
                 "marked in progress. Resume one (its steps are replayed from its seed) or mark it "
                 "abandoned (kept, never used as data). Only your own are listed, and none that is being "
-                "played in another window now.\n"
+                "played in another window now. One played with another person, each in their "
+                "own app, goes on when you both come back to it: resuming it waits for them.\n"
                 "Keys: enter or r resumes the highlighted one, a marks it abandoned, escape: not now.",
                 id="explain",
             )
@@ -206,7 +217,9 @@ class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):
         table.add_columns("id", "task", "steps", "player", "agent", "started")
         for eid, ep in self.episodes.items():
             agent = (
-                "a person"
+                f"paired with {ep['partner_name']}"
+                if ep.get("paired")
+                else "a person"
                 if ep["agent_kind"] == "human"
                 else f"{ep['agent_kind']}:{ep['agent_name']}"
             )
@@ -251,6 +264,9 @@ class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | None]):
     def action_resume(self) -> None:
         eid = self._current()
         if eid is None or eid in self.cannot or self._resuming is not None:
+            return
+        if self.episodes[eid].get("paired"):  # never hot-seat: the other person comes back too
+            self.dismiss(PairedComeBack(self.episodes[eid]))
             return
         self._resuming = eid
         self.query_one("#resume", Button).disabled = True

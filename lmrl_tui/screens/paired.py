@@ -11,6 +11,7 @@ lobby, and the play screen of a paired episode.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +45,10 @@ NOT_PAIRED = frozenset(
 
 class PairingScreen(LmrlScreen, ModalScreen["PlaySession | str | None"]):
     """Waiting for someone to play the other side (see the module docstring). Dismissed with the
-    paired session, ``"fallback"`` (play against the built-in side instead) or None (cancelled)."""
+    paired session, ``"fallback"`` (play against the built-in side instead) or None (cancelled).
+    A subclass waits for something else in the same way (:meth:`ask`, :meth:`open`,
+    :meth:`check`, :meth:`waited_long`, :meth:`stopped_waiting`): the other person of a paired
+    episode coming back to it (:mod:`lmrl_tui.screens.paired_resume`)."""
 
     BINDINGS = [Binding("escape", "give_up", "Cancel", id="pairing.cancel")]
     WORKER_ERRORS = {"pairing": ErrorToast("Cannot pair", timeout=15)}
@@ -64,8 +68,24 @@ class PairingScreen(LmrlScreen, ModalScreen["PlaySession | str | None"]):
         self.pairing: Pairing | None = None
         self.started = time.monotonic()
         self._gave_up = False
+        self._round = 0
+        """Each wait's number: a wait begun again (:meth:`wait_again`) ends the one before."""
+        self._opening = threading.Lock()
+        self._opened = False
 
     def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.heading())
+            yield Static(
+                escape(self.waiting_text() + "\nescape: stop waiting"), id="pairing-status"
+            )
+
+    def heading(self) -> str:
+        import envs
+
+        return f"[b]{escape(envs.spec(self.request.task_id).title)} with another person[/b]"
+
+    def waiting_text(self) -> str:
         import envs
 
         r = self.request
@@ -75,38 +95,52 @@ class PairingScreen(LmrlScreen, ModalScreen["PlaySession | str | None"]):
         other = (
             "someone" if side == ANY_SIDE else f"someone to play the {roles[1 - roles.index(side)]}"
         )
-        with Vertical():
-            yield Static(f"[b]{escape(envs.spec(r.task_id).title)} with another person[/b]")
-            yield Static(
-                escape(
-                    f"You play {wanted}. Waiting for {other} …"
-                    + (f" (after {r.pair_wait:g} s: the built-in side)" if r.pair_wait else "")
-                    + "\nescape: stop waiting"
-                ),
-                id="pairing-status",
-            )
+        after = f" (after {r.pair_wait:g} s: the built-in side)" if r.pair_wait else ""
+        return f"You play {wanted}. Waiting for {other} …{after}"
 
     def on_mount(self) -> None:
         self._look()
 
-    @work(thread=True, exclusive=True, group="pairing", exit_on_error=False)
-    def _look(self) -> None:
-        """Ask the lobby, then wait (polling the store) until paired and the episode is open."""
+    # -- what is waited for (in the worker's thread) ------------------------------------------
+    def ask(self) -> Pairing:
+        """Ask the lobby (paired at once, or waiting)."""
+        r = self.request
+        return ask_to_pair(self.lmrl_app.store, r.task_id, r.pair or ANY_SIDE, self.player,
+                           self.holder, options=r.options, seed=r.seed, campaign=r.campaign)  # fmt: skip
+
+    def open(self, p: Pairing) -> PlaySession:
+        """The session of this person's side, once paired."""
         from data.paired_session import open_paired
 
+        return open_paired(self.lmrl_app.store, p, self.player)
+
+    def check(self, p: Pairing) -> None:
+        """Raise (the failure is shown) when the wait cannot go on."""
+
+    @work(thread=True, exclusive=True, group="pairing", exit_on_error=False)
+    def _look(self, p: Pairing | None = None) -> None:
+        """Ask the lobby (unless ``p``: asked already), then wait (polling the store) until
+        paired and the episode is open."""
         store = self.lmrl_app.store
         r = self.request
-        p = ask_to_pair(store, r.task_id, r.pair or ANY_SIDE, self.player, self.holder,
-                        options=r.options, seed=r.seed, campaign=r.campaign)  # fmt: skip
+        this_round = self._round
+        p = self.ask() if p is None else p
         self.pairing = p
-        while not self._gave_up:
+        while not self._gave_up and this_round == self._round:
             p = pairing(store, p.id, self.holder)
             self.pairing = p
             if p.status == "paired" and (p.records or p.episode_id is not None):
-                self.post_message(self.Paired(open_paired(store, p, self.player)))
+                with self._opening:  # one session, even with a wait begun again meanwhile
+                    if self._opened or this_round != self._round:
+                        return
+                    self._opened = True
+                self.post_message(self.Paired(self.open(p)))
                 return
             if p.status in ("cancelled", "ended"):
+                if self._gave_up:
+                    return
                 raise PartnerLeft("the other person left before the episode began")
+            self.check(p)
             if (
                 r.pair_wait
                 and p.status == "waiting"
@@ -117,18 +151,43 @@ class PairingScreen(LmrlScreen, ModalScreen["PlaySession | str | None"]):
                     return
             time.sleep(LOBBY_POLL_S)
 
+    # -- the answers (on the app's thread) ----------------------------------------------------
     def on_pairing_screen_paired(self, message: PairingScreen.Paired) -> None:
-        self.dismiss(message.session)
+        if message.session == "fallback":
+            self._gave_up = True
+            self.waited_long()
+        else:
+            self.dismiss(message.session)
+
+    def waited_long(self) -> None:
+        """Nobody came within the wait (the request is cancelled): the built-in side plays."""
+        self.dismiss("fallback")
 
     def action_give_up(self) -> None:
+        if self.pairing is None:  # the lobby is being asked: give up once it has answered
+            self.set_timer(LOBBY_POLL_S, self.action_give_up)
+            return
         self._gave_up = True
         if self.pairing is not None and self.pairing.status == "waiting":
             p = cancel(self.lmrl_app.store, self.pairing.id, self.holder)
             if p.status != "cancelled":
                 self._gave_up = False  # paired meanwhile: the episode opens
-                self._look()
+                self._round += 1
+                self._look(p)
                 return
+        self.stopped_waiting()
+
+    def stopped_waiting(self) -> None:
+        """The person stopped waiting (the request is cancelled)."""
         self.dismiss(None)
+
+    def wait_again(self) -> None:
+        """Ask again and wait anew (after :meth:`waited_long` or :meth:`stopped_waiting`)."""
+        self._gave_up = False
+        self._round += 1
+        self.started = time.monotonic()
+        self.pairing = None
+        self._look()
 
     def worker_failed(self, group: str, error: BaseException) -> None:
         self.dismiss(None)
