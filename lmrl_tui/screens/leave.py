@@ -217,7 +217,7 @@ class UnfinishedDialog(LmrlScreen, ModalScreen[PlaySession | PairedComeBack | No
         table.add_columns("id", "task", "steps", "player", "agent", "started")
         for eid, ep in self.episodes.items():
             agent = (
-                f"paired with {ep['partner_name']}"
+                f"paired: {ep['player']} and {ep['partner_name']}"  # the same for both of them
                 if ep.get("paired")
                 else "a person"
                 if ep["agent_kind"] == "human"

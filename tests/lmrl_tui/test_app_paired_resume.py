@@ -92,6 +92,9 @@ async def _resume_offered(app, pilot, eid: int) -> None:
     await wait_for(pilot, lambda: isinstance(app.screen, UnfinishedDialog), "the resume offer")
     assert sorted(app.screen.episodes) == [eid]
     assert app.screen.episodes[eid]["paired"]
+    await pilot.pause()
+    row = app.screen.query_one("#unfinished").get_row(str(eid))
+    assert "paired: ann and bo" in row  # the same words in both people's offers
     await pilot.press("enter")  # resume
 
 
