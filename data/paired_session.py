@@ -68,6 +68,8 @@ class RemotePartner(HumanAgent):
 class HostSession(PlaySession):
     """The recorded session of a paired episode, in the first side's app (module docstring)."""
 
+    paired = True
+
     def __init__(self, store: Store, p: Pairing, player: str) -> None:
         import envs
 
@@ -199,6 +201,8 @@ class MirrorRecorder:
 
 class MirrorSession(PlaySession):
     """The other side's session of a paired episode (module docstring)."""
+
+    paired = True
 
     def __init__(self, store: Store, p: Pairing) -> None:
         import envs

@@ -183,7 +183,7 @@ class LmrlApp(
         self.new_episode(message.task_id, message.seed, message.checkpoint, player=message.player)
 
     def on_play_again_requested(self, message: PlayAgainRequested) -> None:
-        if hasattr(message.session, "pairing") and self.campaign is None:
+        if message.session.paired and self.campaign is None:
             self.play_paired_again()
             return
         if message.session.campaign is not None and self.campaign is not None:

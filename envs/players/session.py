@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from envs.core.api import (
     Agent,
@@ -97,6 +97,8 @@ class EpisodeSession:
     strict: bool = False
     """LMRL-strict mode: a human's unparsable input is sent to the task as is (and penalised)."""
     listener: SessionListener | None = None
+    paired: ClassVar[bool] = False
+    """One of the two sessions of an episode two people play, each in their own app."""
 
     task: Task = field(init=False)
     observation: str = field(init=False, default="")
