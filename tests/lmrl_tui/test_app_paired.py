@@ -51,6 +51,13 @@ async def test_two_apps_play_twenty_questions_together_and_every_step_says_who(d
         await wait_for(pa, lambda: isinstance(ann.screen, SummaryScreen), "ann's summary")
         await wait_for(pb, lambda: isinstance(bo.screen, SummaryScreen), "bo's summary")
         eid = guesser.session.episode_id
+        await pa.press("r")  # play again: both back to the lobby, paired into a new episode
+        await pb.press("r")
+        await wait_for(pa, lambda: ann.screen is not guesser and isinstance(ann.screen,
+                       PairedPlayScreen), "ann's next paired episode")  # fmt: skip
+        await wait_for(pb, lambda: bo.screen is not oracle and isinstance(bo.screen,
+                       PairedPlayScreen), "bo's next paired episode")  # fmt: skip
+        assert ann.screen.session.episode_id == bo.screen.session.episode_id != eid
     store = Store(db_path)
     ep = store.episode(eid)
     assert (ep["status"], ep["success"], ep["player"], ep["partner_kind"], ep["partner_name"]) == (
