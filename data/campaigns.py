@@ -309,6 +309,26 @@ def next_slot(store: Store, campaign: Campaign, player: str) -> Slot | None:
     return None
 
 
+def resumed_slot(store: Store, campaign: Campaign, episode_id: int, player: str) -> Slot | None:
+    """A resumed episode's place in its assignment, as :func:`next_slot` gave it (None: not of
+    this campaign, or its assignment is gone from the file)."""
+    sql = "SELECT assignment, seed FROM episodes WHERE id = ? AND campaign = ?"
+    row = store.execute(sql, [episode_id, campaign.name]).fetchone()
+    a = next((a for a in campaign.assignments if row and a.id == row[0]), None)
+    if a is None:
+        return None
+    marks = ",".join("?" * len(COUNTED))
+    before = f"campaign = ? AND assignment = ? AND id < ? AND status IN ({marks})"
+    args = [campaign.name, a.id, episode_id, *COUNTED]
+    taken = store.execute(f"SELECT COUNT(*) FROM episodes WHERE {before}", args).fetchone()[0]
+    mine = store.execute(
+        f"SELECT COUNT(*) FROM episodes WHERE {before} AND (player = ? OR (partner_name = ? "
+        "AND partner_kind = 'human'))",
+        [*args, player, player],
+    ).fetchone()[0]
+    return Slot(campaign.name, a, row[1], int(mine), int(taken))
+
+
 def campaign_progress(store: Store, campaign: Campaign) -> dict[str, Any]:
     """Where a campaign stands: per assignment the episodes wanted, finished, in progress and
     abandoned, and per person their finished and in-progress episodes against the quota."""

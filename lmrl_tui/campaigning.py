@@ -6,7 +6,7 @@ them the next one."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lmrl_tui.workers import ErrorToast, show_error
 
@@ -40,6 +40,22 @@ class CampaignStarts:
                 self.campaign = stored_campaign(self.store, name)
             except Exception as e:  # noqa: BLE001 - the app still opens, without the campaign
                 show_error(self, e, ErrorToast("Could not read the campaign", timeout=30))
+
+    def resumed_campaign_line(self, session: Any) -> str:
+        """The header's campaign line for a resumed episode: where the person stands, as when it
+        was handed to them (the campaign and assignment only, when this app serves no campaign
+        of that name, or the store cannot say)."""
+        from data.campaigns import person_line, resumed_slot
+
+        name, assignment = session.campaign
+        plain = f"campaign {name} · {assignment}"
+        if self.campaign is None or self.campaign.name != name or not self.player:
+            return plain
+        try:
+            slot = resumed_slot(self.store, self.campaign, session.episode_id, self.player)
+        except Exception:  # noqa: BLE001 - a header line is not worth an error
+            return plain
+        return person_line(slot) if slot is not None else plain
 
     def next_campaign_request(self) -> PlayRequest | None:
         """The campaign's next episode for this person (None: no campaign, or nothing left for

@@ -127,8 +127,8 @@ class UnfinishedEpisodes:
             return
         if session is not None:
             self.start_request = None
-            if session.campaign is not None:  # the header says so (their counts: at the next one)
-                self.campaign_line = f"campaign {session.campaign[0]} · {session.campaign[1]}"
+            if session.campaign is not None:  # the header says where they stand
+                self.campaign_line = self.resumed_campaign_line(session)  # type: ignore[attr-defined]
             self._show_session(session)
         else:
             self.open_requested()

@@ -13,6 +13,8 @@ from data.campaigns import (
     find_campaign,
     load_campaign,
     next_slot,
+    person_line,
+    resumed_slot,
     save_campaign,
 )
 from data.datasets import DatasetQuery, describe_query, select_episode_ids
@@ -177,6 +179,24 @@ def test_an_abandoned_episode_gives_its_place_back(store, tmp_path):
     _play(store, again, "ann", status="in_progress")  # being played: it holds its place
     assert next_slot(store, c, "ann").taken == 1
     assert campaign_progress(store, c)["assignments"][0]["abandoned"] == 1
+
+
+def test_a_resumed_episode_is_told_its_place_as_when_it_was_handed_out(store, tmp_path):
+    """A person who resumes a campaign's episode is told where it stands, as when it was handed
+    to them (``your episode 2 of 2 · 3 of 3 in all``), not only its campaign's name."""
+    c = load_campaign(_file(tmp_path, GOOD))
+    handed = []
+    for player in ("ann", "bo", "ann"):
+        slot = next_slot(store, c, player)
+        handed.append((player, _play(store, slot, player, status="in_progress"), slot))
+    for player, eid, slot in handed:
+        again = resumed_slot(store, c, eid, player)
+        assert (again.mine, again.taken, again.seed) == (slot.mine, slot.taken, slot.seed)
+        assert person_line(again) == person_line(slot)
+    assert person_line(resumed_slot(store, c, handed[2][1], "ann")).endswith(
+        "your episode 2 of 2 · 3 of 3 in all"
+    )
+    assert resumed_slot(store, c, 999, "ann") is None
 
 
 def test_datasets_filter_by_campaign_and_merge_keeps_them(store, tmp_path):

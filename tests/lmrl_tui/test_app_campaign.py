@@ -202,3 +202,42 @@ async def test_a_person_is_handed_the_campaign_s_episode_and_the_organiser_sees_
         ]
         title = str(organiser.screen.query_one("#campaigns-title").render())
         assert "short: 1 of 1 episodes finished" in title
+
+
+async def test_a_resumed_campaign_episode_tells_the_person_where_they_stand(
+    db_path, tmp_path, monkeypatch
+):
+    """Handed the campaign's episode, the person moves once, quits keeping it and comes back:
+    the resumed episode's header says their place as it did when it was handed out."""
+    path = tmp_path / "short.toml"
+    path.write_text(ONE, encoding="utf-8")
+    assert serve_campaign(str(path), Store(db_path)) == "short"
+    monkeypatch.setenv("LMRL_ASK_PLAYER", "1")
+    monkeypatch.setenv("LMRL_CAMPAIGN", "short")
+    place = "campaign short · walk: your episode 1 of 1 · 1 of 1 in all"
+    await _ann_comes(db_path, place, resuming=False)
+    await _ann_comes(db_path, place, resuming=True)
+
+
+async def _ann_comes(db_path, place: str, resuming: bool) -> None:
+    from lmrl_tui.screens.leave import LeaveDialog, UnfinishedDialog
+
+    app = make_app(Store(db_path))
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, PlayerPrompt), "the name prompt")
+        await pilot.press(*"ann", "enter")
+        if resuming:
+            await wait_for(pilot, lambda: isinstance(app.screen, UnfinishedDialog), "the offer")
+            await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), "the episode")
+        screen = app.screen
+        await wait_for(pilot, lambda: place in (screen.sub_title or ""), "the place")
+        if resuming:
+            assert len(screen.session.transitions) == 1
+            return
+        await pilot.press("w")
+        await wait_for(pilot, lambda: len(screen.session.transitions) == 1, "the move")
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaveDialog), "the quit question")
+        await pilot.press("enter")  # keep it to resume
+        await wait_for(pilot, lambda: not app.is_running, "the app to close")
