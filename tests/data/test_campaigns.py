@@ -22,7 +22,6 @@ from data.io.merge import merge_stores
 from data.migrations import migrations
 from data.session import PlaySession
 from data.store import Store
-from lmrl_tui.cli import main
 
 GOOD = """
 name = "week-1"
@@ -117,18 +116,6 @@ def test_a_bad_campaign_file_is_one_line_naming_the_field(tmp_path, old, new, me
     with pytest.raises(CampaignError) as e:
         load_campaign(_file(tmp_path, GOOD.replace(old, new, 1)))
     assert message in str(e.value) and "\n" not in str(e.value)
-
-
-def test_lmrl_serve_refuses_a_bad_campaign_in_one_line(tmp_path, capsys):
-    bad = _file(tmp_path, GOOD.replace('partner = "strong"', 'partner = "built-in"'))
-    assert main(["--db", str(tmp_path / "s.db"), "serve", "--campaign", str(bad)]) == 1
-    err = capsys.readouterr().err.strip()
-    assert "assignment[2].partner" in err and "\n" not in err, err
-    paired = ["serve", "--task", "twenty-questions", "--vs", "paired", "--as", "oracle"]
-    assert main(["--db", str(tmp_path / "s.db"), *paired]) == 1
-    assert "with --vs paired leave --as out" in capsys.readouterr().err
-    assert main(["--db", str(tmp_path / "s.db"), "stats", "--campaign", "nope"]) == 1
-    assert "no campaign 'nope' in this store" in capsys.readouterr().err
 
 
 def _play(store, slot, player, status="finished"):
