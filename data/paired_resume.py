@@ -23,7 +23,7 @@ from typing import Any
 import envs
 from data.holds import EpisodeHeld, hold, holder_alive, release, still_held
 from data.paired_session import HostSession, MirrorSession
-from data.pairing import Pairing, _row, _view, end
+from data.pairing import Pairing, _row, _view, cancel_if_gone, end
 from data.records import now
 from data.session import PlaySession, replay_recorded, resumable_episode
 from data.store import Store
@@ -84,11 +84,7 @@ def ask_to_resume(store: Store, episode_id: int, player: str, holder: str) -> Pa
         for pid, status, a, a_holder, *_ in rows:
             if status != "waiting" or a == player or a_holder == holder or a != other:
                 continue  # never with oneself (a second tab of the same person)
-            if not holder_alive(a_holder):
-                store.execute(
-                    "UPDATE pairings SET status = 'cancelled', ended_at = ? WHERE id = ?",
-                    [now(), pid],
-                )
+            if cancel_if_gone(store, pid, a_holder):
                 continue
             store.execute(
                 """UPDATE pairings SET status = 'paired', partner_player = ?, partner_holder = ?,

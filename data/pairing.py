@@ -128,6 +128,17 @@ def _view(row: Mapping[str, Any], holder: str) -> Pairing:
     )
 
 
+def cancel_if_gone(store: Store, pairing_id: int, holder: str) -> bool:
+    """Cancel a waiting request whose app (``holder``) no longer runs; True if it was (call it
+    inside the store's write transaction)."""
+    if holder_alive(holder):
+        return False
+    store.execute(
+        "UPDATE pairings SET status = 'cancelled', ended_at = ? WHERE id = ?", [now(), pairing_id]
+    )
+    return True
+
+
 def ask_to_pair(
     store: Store,
     task: str,
@@ -156,11 +167,7 @@ def ask_to_pair(
         for pid, their_side, their_holder, their_player in rows:
             if their_holder == holder or their_player == player:
                 continue  # never with oneself (a second tab of the same person)
-            if not holder_alive(their_holder):
-                store.execute(
-                    "UPDATE pairings SET status = 'cancelled', ended_at = ? WHERE id = ?",
-                    [now(), pid],
-                )
+            if cancel_if_gone(store, pid, their_holder):
                 continue
             if their_side != ANY_SIDE and side != ANY_SIDE and their_side == side:
                 continue

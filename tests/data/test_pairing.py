@@ -7,16 +7,15 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
+from support.pairing_support import oracle_answers
 
 from data.holds import new_holder
 from data.paired_session import open_paired
-from data.pairing import PartnerLeft, ask_to_pair, cancel, pairing
+from data.pairing import ask_to_pair, cancel, pairing
 from data.store import Store
-from envs.players.human import HumanAgent
 
 TQ = "twenty-questions"
 
@@ -61,28 +60,10 @@ def _pair(db_path):
     return guesser_store, host, mirror
 
 
-def _oracle_answers(mirror, replies: list[str]):
-    """The oracle's app: its agent (ann) moves when her question arrives; bo types each reply."""
-    assert isinstance(mirror.partner, HumanAgent)
-    answers = iter(replies)
-    mirror.partner.on_request = lambda role, history: mirror.partner.answer(next(answers))
-
-    def play() -> None:
-        try:
-            while not mirror.done:
-                mirror.agent_step(mirror.agent_action())
-        except (PartnerLeft, StopIteration):
-            pass
-
-    t = threading.Thread(target=play, daemon=True)
-    t.start()
-    return t
-
-
 def test_a_paired_episode_records_who_typed_each_step_and_how(db_path):
     store, host, mirror = _pair(db_path)
     assert host.episode_id == mirror.episode_id and mirror.observation == host.observation
-    t = _oracle_answers(mirror, ["No.", "sometimes", "Yes."])
+    t = oracle_answers(mirror, ["No.", "sometimes", "Yes."])
     for q in ("Is it alive?", "is it made of wood", "Is it a guitar?"):
         host.human_input(q)
     t.join(5)
@@ -101,7 +82,7 @@ def test_a_paired_episode_records_who_typed_each_step_and_how(db_path):
 
 def test_a_person_who_leaves_ends_the_episode_for_both_keeping_what_was_played(db_path):
     store, host, mirror = _pair(db_path)
-    t = _oracle_answers(mirror, ["No."])
+    t = oracle_answers(mirror, ["No."])
     host.human_input("Is it alive?")
     mirror.abandon()  # bo leaves
     t.join(5)

@@ -6,41 +6,20 @@ stand-in that is killed (support/app_processes.py): a holder whose process ended
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from support.app_processes import stand_ins
+from support.pairing_support import oracle_answers
 
 from data.holds import hold, new_holder
 from data.paired_resume import abandon, ask_to_resume, open_resumed, paired_ids
 from data.paired_session import open_paired
-from data.pairing import PartnerLeft, ask_to_pair, cancel, pairing
+from data.pairing import ask_to_pair, cancel, pairing
 from data.session import PlaySession
 from data.store import Store
-from envs.players.human import HumanAgent
 from envs.players.session import ResumeError
 
 TQ = "twenty-questions"
 OPTIONS = {"secret": "guitar"}
-
-
-def _oracle_answers(mirror, replies: list[str]) -> threading.Thread:
-    """The oracle's app: its agent (ann) moves when her question arrives; bo types each reply.
-    It stops when bo has no more replies or the app is stopped (``mirror.remote.stop``)."""
-    assert isinstance(mirror.partner, HumanAgent)
-    answers = iter(replies)
-    mirror.partner.on_request = lambda role, history: mirror.partner.answer(next(answers))
-
-    def play() -> None:
-        try:
-            while not mirror.done:
-                mirror.agent_step(mirror.agent_action())
-        except (PartnerLeft, StopIteration):
-            pass
-
-    t = threading.Thread(target=play, daemon=True)
-    t.start()
-    return t
 
 
 def _played_then_both_killed(db_path, make, questions, replies) -> int:
@@ -53,7 +32,7 @@ def _played_then_both_killed(db_path, make, questions, replies) -> int:
     host = open_paired(store_a, pairing(store_a, g.id, ann_app.holder), "ann")
     hold(store_a, host.episode_id, ann_app.holder, "ann")  # as ann's app holds what it shows
     mirror = open_paired(store_b, pairing(store_b, o.id, bo_app.holder), "bo")
-    t = _oracle_answers(mirror, replies)
+    t = oracle_answers(mirror, replies)
     for q in questions:
         host.human_input(q)
     mirror.remote.stop.set()  # the killed app's thread writes nothing on its way out
@@ -93,7 +72,7 @@ def test_both_apps_killed_then_both_people_come_back_each_on_their_side(db_path)
         assert len(host.transitions) == len(mirror.transitions) == 2
         assert host.observation == mirror.observation and host.episode_id == eid
         assert mirror.task.history() == host.task.history()  # the same conversation on both
-        t = _oracle_answers(mirror, ["Yes."])
+        t = oracle_answers(mirror, ["Yes."])
         host.human_input("Is it a guitar?")
         t.join(5)
         assert host.done and mirror.done and host.success
