@@ -61,8 +61,8 @@ class PairedStarts:
                 self.open_requested()  # type: ignore[attr-defined]
                 return
             self.start_request = None
-            if campaign is not None:  # the header says so (their counts: at the next one)
-                self.campaign_line = f"campaign {campaign[0]} · {campaign[1]}"
+            if campaign is not None:  # the header says where they stand, as when handed out
+                self.campaign_line = self.resumed_campaign_line(result)  # type: ignore[attr-defined]
             # play again: a new episode, the same side and options
             self.pair_request = replace(request, seed=None, options=dict(result.pairing.options))
             self._pairing_done(result)

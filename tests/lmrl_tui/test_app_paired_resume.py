@@ -224,3 +224,51 @@ async def test_one_who_waits_is_told_when_the_other_marks_it_abandoned(db_path):
     assert store.episode(eid)["status"] == "abandoned"
     rows = store.execute("SELECT status, player FROM pairings ORDER BY id").fetchall()
     assert rows == [("ended", "ann"), ("cancelled", "ann")]
+
+
+PAIR = """
+[[assignment]]
+id = "pair"
+task = "twenty-questions"
+pairing = true
+pair_wait = 60
+options = { secret = "guitar" }
+episodes = 2
+per_person = 2
+"""
+
+
+async def test_a_resumed_paired_campaign_episode_tells_the_person_where_they_stand(
+    db_path, tmp_path, monkeypatch
+):
+    """The header of a paired campaign episode the two come back to says each person's place, as
+    a resumed campaign episode played alone does (``your episode 1 of 2 · 1 of 2 in all``), on
+    both sides (it said only ``campaign pair · pair``)."""
+    from lmrl_tui.cli.serve import serve_campaign
+
+    (tmp_path / "pair.toml").write_text(PAIR, encoding="utf-8")
+    store = Store(db_path)
+    serve_campaign(str(tmp_path / "pair.toml"), store)
+    with stand_ins() as make:
+        eid = await _played_then_both_killed(db_path, make, [("Is it alive?", "No.")],
+                                             campaign=("pair", "pair"))  # fmt: skip
+        monkeypatch.setenv("LMRL_CAMPAIGN", "pair")  # both apps serve the campaign
+        ann, bo = make_app(Store(db_path), player="ann"), make_app(Store(db_path), player="bo")
+        async with ann.run_test(size=SIZE) as pa:
+            await _resume_offered(ann, pa, eid)
+            await wait_for(pa, lambda: isinstance(ann.screen, ComeBackScreen), "ann waits")
+            await _asked(pa, store, 1)
+            async with bo.run_test(size=SIZE) as pb:
+                await _resume_offered(bo, pb, eid)
+                guesser, oracle = await _paired(ann, pa), await _paired(bo, pb)
+                await wait_for(pa, lambda: "with bo" in (guesser.sub_title or ""), "ann's header")
+                await wait_for(pb, lambda: "with ann" in (oracle.sub_title or ""), "bo's header")
+                place = "campaign pair · pair: your episode 1 of 2 · 1 of 2 in all"
+                assert guesser.sub_title == f"episode {eid} · seed 7 · {place} · with bo"
+                assert oracle.sub_title == f"episode {eid} · seed 7 · {place} · with ann"
+                await _turn(pa, pb, guesser, oracle, "Is it a guitar?", "Yes.")
+                await wait_for(pa, lambda: isinstance(ann.screen, SummaryScreen), "ann's summary")
+                await wait_for(pb, lambda: isinstance(bo.screen, SummaryScreen), "bo's summary")
+    ep = store.episode(eid)
+    assert (ep["status"], ep["n_steps"], ep["campaign"], ep["assignment"]) == (
+        "finished", 2, "pair", "pair")  # fmt: skip
