@@ -117,3 +117,44 @@ def test_a_turn_committed_by_another_process_reaches_the_waiting_side_at_once(db
     posted = float(other.communicate(timeout=30)[0])
     assert (text, said) == ("Is it big?", {"via": "typed"})
     assert arrived - posted < 0.5  # a few 30 ms polls, not the 1 s look that ignores the file
+
+
+def test_a_paired_car_dealer_step_records_what_a_hot_seat_one_does(db_path):
+    """The buyer's side of each step (``understood``, ``partner_replies``, the reply's ``typed``
+    and ``via``) is recorded as when both people play in one app: ``understood`` is the built-in
+    buyer's reading of the seller's line, None when a person buys, paired or not."""
+    from data.session import PlaySession
+    from envs.car_dealer.partner.person import buyer_decision, buyer_message
+    from envs.players.human import HumanAgent
+
+    lines = ["Hello! What are you looking for?", "A 2022 Toyota RAV4 for $31,000."]
+    replies = [
+        buyer_message("Hi, I want a Toyota SUV."),
+        buyer_decision("Deal.", True, 32000, 31000),
+    ]
+    store = Store(db_path)
+    buyer = HumanAgent("bo", "buyer")
+    answers = iter(replies)
+    buyer.on_request = lambda role, history: buyer.answer(next(answers))
+    hot_seat = PlaySession(store, "car-dealer", partner=buyer, player="ann", seed=5)
+    hot_seat.start()
+    a = ask_to_pair(store, "car-dealer", "seller", "ann", new_holder(), seed=5)
+    b = ask_to_pair(Store(db_path), "car-dealer", "buyer", "bo", new_holder())
+    host = open_paired(store, pairing(store, a.id, a.my_holder), "ann")
+    mirror = open_paired(Store(db_path), pairing(store, b.id, b.my_holder), "bo")
+    t = oracle_answers(mirror, replies)
+    for line in lines:
+        hot_seat.human_input(line)
+        host.human_input(line)
+    t.join(5)
+    assert hot_seat.done and host.done and mirror.done
+    apart, paired = store.steps(hot_seat.episode_id), store.steps(host.episode_id)
+
+    def buyer_side(step):
+        info = step["info"]
+        said = {k: v for k, v in info["partner"].items() if k not in ("by", "think_ms")}
+        return info["understood"], info["partner_replies"], said, step["observation"]
+
+    assert [buyer_side(s) for s in paired] == [buyer_side(s) for s in apart]
+    assert [s["info"]["understood"] for s in paired] == [None, None]
+    assert [s["info"]["partner"]["by"] for s in paired] == ["bo", "bo"]
