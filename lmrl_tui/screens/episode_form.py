@@ -71,7 +71,10 @@ class EpisodeForm(LmrlScreen, ModalScreen[StartedEpisode | None]):
     ) -> None:
         super().__init__()
         self.campaign = campaign
-        """The campaign and assignment the episode is played for (``lmrl serve --campaign``)."""
+        """The campaign and assignment the episode is played for (``lmrl serve --campaign``): it
+        hands out the task, seed, sides and options, so the form shows them read-only."""
+        if campaign is not None:
+            self.AUTO_FOCUS = "#start"  # no field to edit
         self.start_now = start_now
         """Start as soon as the form shows (``lmrl play``): what does not work is explained in place."""
         self.task_id = task_id
@@ -85,6 +88,7 @@ class EpisodeForm(LmrlScreen, ModalScreen[StartedEpisode | None]):
 
     def _row(self, field: str, label: str, widget: Widget) -> ComposeResult:
         self._labels[field] = label
+        widget.disabled = self.campaign is not None  # the campaign's choice, not the person's
         yield Horizontal(
             Label("  " + label, id=f"{field}-label"), widget, classes="row", id=f"{field}-row"
         )
@@ -100,11 +104,17 @@ class EpisodeForm(LmrlScreen, ModalScreen[StartedEpisode | None]):
         agents = agent_choices(self.task_id)
         with VerticalScroll(can_focus=False):
             yield Static(f"[b]New episode[/b] · {spec.title}", id="title")
-            yield Static(
+            keys = (
                 "ctrl+s: start, from any field · enter or tab: next field · space: open a list or "
-                "tick a box · escape: cancel",
-                id="keys",
+                "tick a box · escape: cancel"
             )
+            if self.campaign is not None:
+                name, assignment = (escape(x) for x in self.campaign)
+                keys = (
+                    f"Campaign {name} · {assignment} sets this episode (read-only) · "
+                    "enter or ctrl+s: start · escape: cancel"
+                )
+            yield Static(keys, id="keys")
             with Vertical(id="form"):
                 yield from self._row(
                     "task",

@@ -241,3 +241,51 @@ async def _ann_comes(db_path, place: str, resuming: bool) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, LeaveDialog), "the quit question")
         await pilot.press("enter")  # keep it to resume
         await wait_for(pilot, lambda: not app.is_running, "the app to close")
+
+
+async def test_a_campaign_s_episode_dialog_shows_its_fields_read_only(
+    db_path, tmp_path, monkeypatch
+):
+    """The campaign hands out the task, seed, sides and options: when its episode does not start
+    at once and the dialog stays, the person cannot change them, only start again or cancel."""
+    from textual.widgets import Button, Input
+
+    from lmrl_tui.screens import dialogs
+    from lmrl_tui.starting import FieldError
+
+    path = tmp_path / "short.toml"
+    path.write_text(ONE, encoding="utf-8")
+    assert serve_campaign(str(path), Store(db_path)) == "short"
+    monkeypatch.setenv("LMRL_ASK_PLAYER", "1")
+    monkeypatch.setenv("LMRL_CAMPAIGN", "short")
+    opened = dialogs.open_choice
+    tries: list[object] = []
+
+    def fails_once(*args):
+        tries.append(args[1])
+        if len(tries) == 1:
+            raise FieldError(None, "The partner is busy: try again.")
+        return opened(*args)
+
+    monkeypatch.setattr(dialogs, "open_choice", fails_once)
+    app = make_app(Store(db_path))
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, PlayerPrompt), "the name prompt")
+        await pilot.press(*"ann", "enter")
+        await wait_for(pilot, lambda: len(tries) == 1, "the first try")
+        dialog = app.screen
+        assert isinstance(dialog, dialogs.NewEpisodeDialog)
+        fields = [w for w in dialog.query("#form *") if w.id in dialog._labels]
+        assert {w.id for w in fields} >= {"task", "seed", "agent", "player", "strict"}
+        assert all(w.disabled for w in fields)
+        assert app.focused is dialog.query_one("#start", Button)
+        assert "Campaign short · walk sets this episode" in str(dialog.query_one("#keys").render())
+        await pilot.press("9", "tab", "9")  # nothing to type into: tab goes to Cancel
+        assert dialog.query_one("#seed", Input).value == "11"
+        assert app.focused is dialog.query_one("#cancel", Button)
+        await pilot.press("ctrl+s")  # start again
+        await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), "the episode")
+        eid = app.screen.session.episode_id
+    ep = Store(db_path).episode(eid)
+    assert (ep["campaign"], ep["assignment"], ep["task"], ep["seed"], ep["player"]) == (
+        "short", "walk", "maze-fo", 11, "ann")  # fmt: skip
