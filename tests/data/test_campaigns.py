@@ -259,3 +259,47 @@ def test_both_people_of_a_paired_episode_count_against_their_quota(store, tmp_pa
     people = campaign_progress(store, c)["assignments"][0]["people"]
     assert {name: p["in_progress"] for name, p in people.items()} == {"ann": 1, "bo": 1}
     host.abandon()
+
+
+def test_a_paired_episode_takes_its_places_once_started_and_gives_them_back_abandoned(
+    store, tmp_path
+):
+    """As the spec says (finished and in-progress episodes take a place, abandoned ones give it
+    back): a person waiting in the lobby for the second has no episode yet and takes no place;
+    the episode, once the two are paired, takes one of the assignment's and one of each person's
+    quota; abandoned (one of them left), it gives all of them back."""
+    from data.holds import new_holder
+    from data.paired_session import open_paired
+    from data.pairing import ask_to_pair, cancel, pairing
+
+    c = load_campaign(_file(tmp_path, DUO, "duo.toml"))
+    duo = c.assignments[0]
+
+    def ask(player: str):
+        slot = next_slot(store, c, player)
+        return ask_to_pair(store, duo.task, duo.side, player, new_holder(), options=duo.options,
+                           seed=slot.seed, campaign=("duo", "duo"))  # fmt: skip
+
+    def places() -> list[tuple[str, int, int] | None]:
+        got = [next_slot(store, c, p) for p in ("ann", "bo", "cy")]
+        return [(s.assignment.id, s.mine, s.taken) if s else None for s in got]
+
+    gone = ask("dee")
+    cancel(store, gone.id, gone.my_holder)  # dee stopped waiting: nothing of hers counts
+    a = ask("ann")
+    assert a.status == "waiting"
+    assert store.execute("SELECT COUNT(*) FROM episodes").fetchone() == (0,)
+    assert places() == [("duo", 0, 0)] * 3  # waiting in the lobby takes no place
+    assert campaign_progress(store, c)["assignments"][0]["people"] == {}
+    b = ask("bo")
+    host = open_paired(store, pairing(store, a.id, a.my_holder), "ann")
+    mirror = open_paired(store, pairing(store, b.id, b.my_holder), "bo")
+    assert places() == [None, None, ("duo", 0, 1)]  # in progress: one place, both quotas (1)
+    mirror.abandon()  # bo leaves: abandoned for both
+    assert host.partner_gone() == "bo"
+    assert store.episode(host.episode_id)["status"] == "abandoned"
+    assert places() == [("duo", 0, 0)] * 3  # every place back
+    row = campaign_progress(store, c)["assignments"][0]
+    assert (row["abandoned"], row["in_progress"], row["finished"]) == (1, 0, 0)
+    assert {n: (p["in_progress"], p["abandoned"]) for n, p in row["people"].items()} == {
+        "ann": (0, 1), "bo": (0, 1)}  # fmt: skip
