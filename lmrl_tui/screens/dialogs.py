@@ -40,7 +40,7 @@ class NewEpisodeDialog(EpisodeForm):
         Binding("ctrl+s", "start", "Start", id="dialog.start", priority=True),
         *FORM_KEYS,
     ]
-    AUTO_FOCUS = "#task"
+    AUTO_FOCUS = "#task, #start"  # Start when the fields are read-only (a campaign's)
     WORKER_ERRORS = {"load-agent": ErrorToast("Cannot load the agent", in_place=True)}
     LAST_FIELD = "player"
 

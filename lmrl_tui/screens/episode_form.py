@@ -73,8 +73,6 @@ class EpisodeForm(LmrlScreen, ModalScreen[StartedEpisode | None]):
         self.campaign = campaign
         """The campaign and assignment the episode is played for (``lmrl serve --campaign``): it
         hands out the task, seed, sides and options, so the form shows them read-only."""
-        if campaign is not None:
-            self.AUTO_FOCUS = "#start"  # no field to edit
         self.start_now = start_now
         """Start as soon as the form shows (``lmrl play``): what does not work is explained in place."""
         self.task_id = task_id
