@@ -3,7 +3,7 @@ Questions, Guess My City), play the behaviour asker's questions (never its guess
 turns on each evaluation seed, then score every data action that names a secret with the
 checkpoint's reranking score (MC's Q + w·log π_β, ILQL's, BC's log-likelihood: what
 ``--decoding rerank`` chooses by; an utterance-level checkpoint's Q, or its policy's log-probability
-for BC) and rank the secrets by their best guess's score.
+for BC; with ``--head aim`` its hindsight reader's logit) and rank the secrets by their best guess's score.
 
 Printed per checkpoint, as ``name value`` lines and one JSON line:
 
@@ -68,7 +68,9 @@ def _rank(scores: dict[int, float], truth: int) -> float:
     return above + (ties + 1) / 2
 
 
-def figures(run: str, task_id: str, episodes: int, seed: int, turns: int) -> dict:
+def figures(
+    run: str, task_id: str, episodes: int, seed: int, turns: int, head: str = "score"
+) -> dict:
     from training.agents.checkpoint_agent import load_agent
 
     agent = load_agent(run, decoding="rerank")
@@ -86,7 +88,7 @@ def figures(run: str, task_id: str, episodes: int, seed: int, turns: int) -> dic
         if hasattr(agent, "decoder"):
             scores, _ = agent.decoder.action_scores(agent.prompt(history), flat)
         else:  # an utterance-level checkpoint (--model utterance): the score it acts by
-            scores = agent.scores(history, flat)["score"]
+            scores = agent.scores(history, flat)[head]
         best: dict[int, float] = {}
         for t, v in zip(owner, scores.tolist(), strict=True):
             best[t] = max(v, best.get(t, float("-inf")))
@@ -116,6 +118,7 @@ def figures(run: str, task_id: str, episodes: int, seed: int, turns: int) -> dic
         "episodes": episodes,
         "seed": seed,
         "turns": turns,
+        "head": head,
         "secrets_guessable": m,
         "episodes_unrankable": len(rows) - len(own),
         "mean_rank": mean(own),
@@ -139,9 +142,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--turns", type=int, default=10, help="behaviour questions before ranking (default: 10)"
     )
+    ap.add_argument(
+        "--head",
+        default="score",
+        choices=["score", "aim"],
+        help="utterance checkpoints: rank by the score it acts by (default) or by its hindsight "
+        "reader (trained with --hindsight)",
+    )
     args = ap.parse_args(argv)
     for run in args.runs:
-        out = figures(run, args.task, args.episodes, args.seed, args.turns)
+        out = figures(run, args.task, args.episodes, args.seed, args.turns, args.head)
         for k, v in out.items():
             if k not in ("run", "task"):
                 print(f"{k} {v}")

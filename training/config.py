@@ -157,8 +157,9 @@ class TrainConfig:
         "the behaviour policy of value-guided decoding: shared (the LM "
         "head trained with --bc-weight) or frozen (a copy of the initial LM)",
     )
-    bc_weight: float = setting(
-        1.0, "weight of the BC (language-model) term beside the value losses"
+    bc_weight: float = setting(1.0, "weight of the BC (language-model) term beside the values")
+    hindsight: float = setting(
+        0.0, "--model utterance: weight of the hindsight reader (docs/research.md); 0 = off"
     )
     head_bias: float | None = setting(
         None, "initial bias of the Q/V heads (none: the data's mean return-to-go, scaled)"

@@ -5,6 +5,7 @@ whose answer is known, and the whole path a user takes — ``lmrl generate``, ``
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 
@@ -255,3 +256,68 @@ def test_a_damaged_utterance_checkpoint_is_one_clear_error(tmp_path):
     )
     with pytest.raises(TrainingError, match="not a readable utterance-level checkpoint"):
         load_utterance_agent(folder)
+
+
+def _secret_toy(n: int = 64) -> list[Dialogue]:
+    """Three turns: the answer to "Q?" names the secret (A or B), "Hmm?" follows, then a guess,
+    right half the time (Guess My City's rewards: -1 a turn, 0 for the right guess). The data
+    never guesses right after the answer.
+    Candidates 0 = "Q?", 1 = "Hmm?", 2 = "A!", 3 = "B!"."""
+    out = []
+    for i in range(n):
+        secret, guess = i % 2, (i // 2) % 2
+        turns = (
+            turn_features("", "go\n"),
+            turn_features("Q?\n", "it is A\n" if secret == 0 else "it is B\n"),
+            turn_features("Hmm?\n", "ok\n"),
+            turn_features(
+                "A!\n" if guess == 0 else "B!\n", "right\n" if guess == secret else "no\n"
+            ),
+        )
+        won = guess == secret
+        out.append(
+            Dialogue(turns, (0, 1, 2 + guess), (-1.0, -1.0, 0.0 if won else -1.0), True, won)
+        )
+    return out
+
+
+def test_the_hindsight_reader_learns_the_winning_guess_at_turns_the_data_never_guessed():
+    data = _secret_toy()
+    batch = make_batch(data[:4], 1.0)
+    # the won episodes (0 and 3 of the first four: guess == secret) label every one of their turns
+    assert batch.won_rows.tolist() == [0, 1, 2, 9, 10, 11]
+    assert batch.won_action.tolist() == [2, 2, 2, 3, 3, 3]
+    assert batch.won_reward.tolist() == [0.0] * 6
+    assert batch.won_cost.tolist() == [-1.0] * 6  # what a wrong guess costs: a turn
+    torch.manual_seed(0)
+    model = UtteranceModel(32, buckets=1 << 12)
+    dense = torch.optim.Adam(model.dense_parameters(), lr=3e-3)
+    sparse = torch.optim.SparseAdam(model.sparse_parameters(), lr=3e-2)
+    lines = ["Q?\n", "Hmm?\n", "A!\n", "B!\n"]
+    cand_feats = [candidate_features(c) for c in lines]
+    finishers = torch.tensor([2, 3])
+    for _ in range(150):
+        loss, stats = losses(
+            "mc", model, None, make_batch(data, 1.0), model.candidates(cand_feats), None,
+            gamma=1.0, scale=1.0, tau=0.7, cql_weight=0.1, bc_weight=1.0,
+            return_range=(0.0, 1.0), hindsight=1.0, finishers=finishers,
+        )  # fmt: skip
+        dense.zero_grad()
+        sparse.zero_grad()
+        loss.backward()
+        dense.step()
+        sparse.step()
+    # a third of the labelled rows come before the answer: ln 2 there, 0 elsewhere at best
+    assert stats["hindsight_loss"] < math.log(2) / 3 + 0.05
+    agent = UtteranceAgent(model, lines, "mc", "toy", {}, no_repeat=False)
+    for answer, right, wrong in (("it is A\n", "A!\n", "B!\n"), ("it is B\n", "B!\n", "A!\n")):
+        h = [Text("go\n", False), Text("Q?\n", True), Text(answer, False)]
+        q = dict(zip(lines, agent.scores(h, lines)["q"].tolist(), strict=True))
+        # the data's next line here is "Hmm?", never a guess; the right one would win now (0), a
+        # wrong one would cost the turn and then the episode as it went (-1 + -1)
+        assert q[right] > -0.5 and q[wrong] < -1.5
+        with torch.no_grad():
+            turns = [turn_features(u, r) for u, r in history_turns(h)]
+            hist = model.histories(turns, [len(turns)])[-1:]
+            aim = model.aim(hist, model.candidates(cand_feats[2:]))[0]
+        assert lines[2 + int(aim.argmax())] == right

@@ -214,6 +214,13 @@ MODEL_FLAGS: dict[str, dict[str, tuple[str, ...]]] = {
         "gpu": ("--max-steps", "6000"),
     },
 }
+# ``--model utterance`` on the tasks whose secret stays fixed through the episode: the hindsight
+# reader (a won episode's last line, the right guess, would have won at every earlier turn;
+# docs/research.md). Not Car Dealer: whether the buyer takes a deal depends on the talk before it.
+MODEL_TASK_FLAGS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("utterance", "guess-city"): ("--hindsight", "1"),
+    ("utterance", "twenty-questions"): ("--hindsight", "1"),
+}
 _NO_FINAL_EVAL = {a: ("--eval-episodes", "0") for a in OFFLINE} | {
     a: ("--eval-every", "0") for a in ONLINE
 }

@@ -31,6 +31,7 @@ from training.reproduce.recipes import (
     ALGORITHMS,
     BUDGETS,
     MODEL_FLAGS,
+    MODEL_TASK_FLAGS,
     ONLINE,
     canonical,
     recipe,
@@ -115,7 +116,12 @@ class Reproduction:
         if marker.exists():
             return json.loads(marker.read_text())
         model = (
-            ["--model", self.model, *MODEL_FLAGS.get(self.model, {}).get(self.budget, ())]
+            [
+                "--model",
+                self.model,
+                *MODEL_FLAGS.get(self.model, {}).get(self.budget, ()),
+                *MODEL_TASK_FLAGS.get((self.model, self.task), ()),
+            ]
             if self.model
             else []
         )

@@ -92,12 +92,14 @@ class UtteranceAgent:
 
     @torch.no_grad()
     def scores(self, history: Sequence[Text], cands: Sequence[str]) -> dict[str, torch.Tensor]:
-        """Each candidate's policy log-probability (among ``cands``), Q and the acting score."""
+        """Each candidate's policy log-probability (among ``cands``), Q, the acting score and the
+        hindsight reader's logit."""
         turns = [turn_features(u, r) for u, r in history_turns(history)]
         hist = self.model.histories(turns, [len(turns)])[-1:]
         said_now = {seg.text for seg in history if seg.is_action}
         said = torch.tensor([[float(c in said_now) for c in cands]])
-        out = self.model.scores(hist, torch.stack([self._vector(c) for c in cands]), said)
+        vectors = torch.stack([self._vector(c) for c in cands])
+        out = self.model.scores(hist, vectors, said)
         logp = torch.log_softmax(out["logits"][0], dim=-1)
         if self.algo == "qsft":
             q = torch.log_softmax(out["q1"][0], dim=-1)
@@ -114,7 +116,9 @@ class UtteranceAgent:
             if self.algo == "qsft"
             else logp + self.beta * q
         )
-        return {"logp": logp, "q": q, "v": out["v"][0].expand_as(q), "score": score}
+        # the hindsight reader's (``--hindsight``) logit of each candidate being the winning line
+        aim = self.model.aim(hist, vectors)[0]
+        return {"logp": logp, "q": q, "v": out["v"][0].expand_as(q), "score": score, "aim": aim}
 
     def act(self, history: Sequence[Text]) -> str:
         """BC samples its policy (as the behaviour it learnt from did); the value learners take the

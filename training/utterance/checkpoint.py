@@ -88,11 +88,18 @@ def load_utterance_agent(
             for a in json.loads((folder / "dataset.json").read_text()).get("actions") or []
             if isinstance(a, str)
         ]
-        model = UtteranceModel(int(own["dim"]), int(own.get("buckets", BUCKETS)))
+        model = UtteranceModel(
+            int(own["dim"]), int(own.get("buckets", BUCKETS)), bool(own.get("evidence", False))
+        )
         state = load_file(str(folder / WEIGHTS))
-        # checkpoints from before the said-before feature: its weights stay 0 (no effect)
+        # checkpoints from before the said-before feature (its weights stay 0: no effect) or the
+        # hindsight head (only training reads it)
         state.update(
-            {k: v for k, v in model.state_dict().items() if k.endswith(".said") and k not in state}
+            {
+                k: v
+                for k, v in model.state_dict().items()
+                if (k.endswith(".said") or k.startswith("aim.")) and k not in state
+            }
         )
         model.load_state_dict(state)
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as e:

@@ -21,6 +21,8 @@ class Dialogue:
     actions: tuple[int, ...]
     rewards: tuple[float, ...]
     ended: bool
+    won: bool = False
+    """Whether the episode succeeded with its last action (the hindsight reader's label)."""
 
 
 @dataclass(frozen=True)
@@ -30,14 +32,18 @@ class Corpus:
     """The data's distinct actions, most frequent first (ties: first seen first)."""
     repeats: float
     """The share of episodes that say one action twice (where it is rare, the agent never does)."""
+    finishers: tuple[int, ...] = ()
+    """The candidates that ended a won episode (a question task's guesses), in candidate order."""
 
 
-def agent_turns(episode) -> tuple[str, list[tuple[str, str, float]], bool]:
-    """(opening, [(action, what followed, reward)], ended) of a stored episode's agent side."""
+def agent_turns(episode) -> tuple[str, list[tuple[str, str, float]], bool, bool]:
+    """(opening, [(action, what followed, reward)], ended, won) of a stored episode's agent side;
+    won: it succeeded, and its last agent step ended it."""
     steps = [s for s in episode.steps if s.get("role", "agent") == "agent"]
     ended = bool(steps and (steps[-1]["terminated"] or steps[-1]["truncated"]))
+    won = bool(steps and steps[-1]["terminated"] and episode.episode.get("success"))
     pairs = [(s["action"], s["observation"], float(s["reward"])) for s in steps]
-    return episode.episode["first_observation"], pairs, ended
+    return episode.episode["first_observation"], pairs, ended, won
 
 
 def load_corpus(store, ids: Sequence[int], max_candidates: int = 4096) -> Corpus:
@@ -47,20 +53,20 @@ def load_corpus(store, ids: Sequence[int], max_candidates: int = 4096) -> Corpus
     counts: dict[str, int] = {}
     repeating = 0
     for ep in load_episodes(store, list(ids)):
-        opening, pairs, ended = agent_turns(ep)
+        opening, pairs, ended, won = agent_turns(ep)
         if not pairs:
             continue
         said = [a for a, _, _ in pairs]
         repeating += len(set(said)) < len(said)
         for a in said:
             counts[a] = counts.get(a, 0) + 1
-        raw.append((opening, pairs, ended))
+        raw.append((opening, pairs, ended, won))
     if not raw:
         raise TrainingError("the dataset is empty: the selected episodes have no agent steps")
     candidates = sorted(counts, key=lambda a: -counts[a])[:max_candidates]
     index = {a: i for i, a in enumerate(candidates)}
-    out = []
-    for opening, pairs, ended in raw:
+    out, finishers = [], set()
+    for opening, pairs, ended, won in raw:
         keep = []
         for p in pairs:
             if p[0] not in index:
@@ -69,15 +75,19 @@ def load_corpus(store, ids: Sequence[int], max_candidates: int = 4096) -> Corpus
         if not keep:
             continue
         turns = dialogue_turns(opening, [(a, o) for a, o, _ in keep])
+        whole = len(keep) == len(pairs)
+        if won and whole:
+            finishers.add(index[keep[-1][0]])
         out.append(
             Dialogue(
                 turns=tuple(turn_features(u, r) for u, r in turns),
                 actions=tuple(index[a] for a, _, _ in keep),
                 rewards=tuple(r for _, _, r in keep),
-                ended=ended and len(keep) == len(pairs),
+                ended=ended and whole,
+                won=won and whole,
             )
         )
-    return Corpus(out, candidates, repeating / len(raw))
+    return Corpus(out, candidates, repeating / len(raw), tuple(sorted(finishers)))
 
 
 def returns_to_go(rewards: Sequence[float], gamma: float) -> list[float]:

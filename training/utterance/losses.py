@@ -37,6 +37,14 @@ class Batch:
     """(transition, action) pairs: the actions said before each transition, in its episode."""
     said_next: tuple[list[int], list[int]]
     """The same for each transition's next history (its own action included)."""
+    won_rows: torch.Tensor
+    """The transitions of the batch's won episodes (the hindsight reader's rows)."""
+    won_action: torch.Tensor
+    """For each of those rows, the line that won its episode in the end."""
+    won_reward: torch.Tensor
+    """And the reward that line got."""
+    won_cost: torch.Tensor
+    """And what a line that did not win cost in that episode (its other turns' mean reward)."""
 
     def said_before(self, n_cands: int, *, later: bool = False) -> torch.Tensor:
         """(transitions, n_cands): 1.0 where the transition's (next, if ``later``) history has
@@ -52,6 +60,7 @@ def make_batch(dialogues: Sequence[Dialogue], gamma: float) -> Batch:
     lengths, state, action, reward, done, rets, totals = [], [], [], [], [], [], []
     said: tuple[list[int], list[int]] = ([], [])
     said_next: tuple[list[int], list[int]] = ([], [])
+    won_rows, won_action, won_reward, won_cost = [], [], [], []
     for d in dialogues:
         base = len(feats)
         first = len(action)
@@ -65,6 +74,12 @@ def make_batch(dialogues: Sequence[Dialogue], gamma: float) -> Batch:
         feats.extend(d.turns)
         lengths.append(len(d.turns))
         n = len(d.actions)
+        if d.won:
+            won_rows.extend(range(first, first + n))
+            won_action.extend([d.actions[-1]] * n)
+            won_reward.extend([d.rewards[-1]] * n)
+            others = d.rewards[:-1] or (0.0,)
+            won_cost.extend([sum(others) / len(others)] * n)
         state.extend(range(base, base + n))
         action.extend(d.actions)
         reward.extend(d.rewards)
@@ -88,6 +103,10 @@ def make_batch(dialogues: Sequence[Dialogue], gamma: float) -> Batch:
         f(totals),
         said,
         said_next,
+        torch.tensor(won_rows, dtype=torch.long),
+        torch.tensor(won_action, dtype=torch.long),
+        f(won_reward),
+        f(won_cost),
     )
 
 
@@ -97,6 +116,55 @@ def _taken(scores: torch.Tensor, action: torch.Tensor) -> torch.Tensor:
 
 def _cql(q: torch.Tensor, action: torch.Tensor) -> torch.Tensor:
     return (torch.logsumexp(q, dim=1) - _taken(q, action)).mean()
+
+
+def hindsight_terms(
+    algo: str,
+    model,
+    hist: torch.Tensor,
+    batch: Batch,
+    cands: torch.Tensor,
+    finishers: torch.Tensor,
+    now: dict[str, torch.Tensor],
+    scale: float,
+    gamma: float,
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """The hindsight reader, for tasks whose secret stays fixed (the question tasks): in a won
+    episode the line that won at the end (the right guess) would have won at every earlier turn,
+    and any other finishing line (a wrong guess) would have cost a turn.
+
+    1. The ``aim`` head learns, from every history of a won episode, which finishing line wins
+       (cross-entropy over the data's finishing lines): the history tower learns to read the
+       answers at every turn, not only where the data guessed.
+    2. The value learners' Q heads learn every finishing line's value at those histories: the
+       winning one its reward (the episode ends), each other one the turn's cost and then the
+       episode as it went on from there (MC: ``r + γ G_t``; ILQL: ``r + γ V(h_t)``). Every
+       (history, line) pair gets one target, so Q(h, guess X) learns P(X | h)'s mixture of the two
+       (relabelled transitions, exact for the win; the wrong guess's continuation is the episode's
+       own, one turn later)."""
+    rows = batch.won_rows.to(batch.state.device)
+    if len(rows) == 0 or len(finishers) == 0:
+        return cands.sum() * 0.0, {"hindsight_loss": 0.0}
+    place = torch.full((len(cands),), -1, dtype=torch.long, device=cands.device)
+    place[finishers] = torch.arange(len(finishers), device=cands.device)
+    states = batch.state[rows]
+    aim = model.aim(hist[states], cands[finishers])
+    loss = F.cross_entropy(aim, place[batch.won_action])
+    stats = {"hindsight_loss": float(loss.detach())}
+    if algo in ("mc", "ilql"):
+        cost = batch.won_cost / scale
+        later = (
+            batch.returns[rows] / scale
+            if algo == "mc"
+            else model.v(hist[states]).squeeze(-1).detach()
+        )
+        goal = (cost + gamma * later)[:, None].expand(len(rows), len(finishers)).clone()
+        won = place[batch.won_action]
+        goal[torch.arange(len(rows)), won] = batch.won_reward / scale
+        q = sum(F.mse_loss(now[k][rows][:, finishers], goal) for k in ("q1", "q2"))
+        stats["hindsight_q"] = float(q.detach())
+        loss = loss + q
+    return loss, stats
 
 
 def losses(
@@ -113,12 +181,45 @@ def losses(
     cql_weight: float,
     bc_weight: float,
     return_range: tuple[float, float],
+    hindsight: float = 0.0,
+    finishers: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """The loss of ``algo`` on ``batch`` (``cands``: the candidate vectors; ``target``: the
-    polyak copy, for ILQL and Q-SFT) and its parts, for the metrics."""
+    polyak copy, for ILQL and Q-SFT) and its parts, for the metrics; with ``hindsight`` > 0 plus
+    that weight times :func:`hindsight_terms` (``finishers``: the finishing lines' indices)."""
     hist = model.histories(batch.turn_feats, batch.lengths)
     said = batch.said_before(len(cands)).to(cands.device)
     now = model.scores(hist[batch.state], cands, said)
+    loss, stats = _losses(
+        algo, model, target, batch, cands, cand_target, hist, now, said, gamma=gamma,
+        scale=scale, tau=tau, cql_weight=cql_weight, bc_weight=bc_weight,
+        return_range=return_range,
+    )  # fmt: skip
+    if hindsight > 0 and finishers is not None:
+        extra, more = hindsight_terms(algo, model, hist, batch, cands, finishers, now, scale, gamma)
+        loss = loss + hindsight * extra
+        stats.update(more)
+    return loss, stats
+
+
+def _losses(
+    algo: str,
+    model,
+    target,
+    batch: Batch,
+    cands: torch.Tensor,
+    cand_target: torch.Tensor | None,
+    hist: torch.Tensor,
+    now: dict[str, torch.Tensor],
+    said: torch.Tensor,
+    *,
+    gamma: float,
+    scale: float,
+    tau: float,
+    cql_weight: float,
+    bc_weight: float,
+    return_range: tuple[float, float],
+) -> tuple[torch.Tensor, dict[str, float]]:
     bc = F.cross_entropy(now["logits"], batch.action)
     stats = {"bc_loss": float(bc.detach())}
     if algo in ("bc", "pbc"):

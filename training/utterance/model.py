@@ -41,10 +41,11 @@ def bags(feature_lists: Sequence[Sequence[int]]) -> tuple[torch.Tensor, torch.Te
 class PairHead(nn.Module):
     """``base(h) + ⟨W h, c⟩ + ⟨w, c⟩`` for every (history, candidate) pair."""
 
-    def __init__(self, dim: int) -> None:
+    def __init__(self, dim: int, hist_dim: int | None = None) -> None:
         super().__init__()
-        self.base = nn.Linear(dim, 1)
-        self.proj = nn.Linear(dim, dim, bias=False)
+        hist_dim = hist_dim or dim
+        self.base = nn.Linear(hist_dim, 1)
+        self.proj = nn.Linear(hist_dim, dim, bias=False)
         self.cand_bias = nn.Linear(dim, 1, bias=False)
 
         self.said = nn.Parameter(torch.zeros(()))
@@ -58,12 +59,15 @@ class PairHead(nn.Module):
 
 
 class UtteranceModel(nn.Module):
-    """History and candidate towers with policy, Q1, Q2 and V heads."""
+    """History and candidate towers with policy, Q1, Q2, V and hindsight (``aim``) heads."""
 
-    def __init__(self, dim: int = 128, buckets: int = BUCKETS) -> None:
+    def __init__(self, dim: int = 128, buckets: int = BUCKETS, evidence: bool = False) -> None:
         super().__init__()
         self.dim = dim
         self.buckets = buckets
+        self.evidence = evidence
+        """The history vector also carries the turn vectors' raw sum (see :meth:`histories`)."""
+        hist_dim = 2 * dim if evidence else dim
         # sparse: a step touches a few thousand of the tables' rows, and only those are updated
         self.turn_bag = nn.EmbeddingBag(buckets, dim, mode="sum", sparse=True)
         self.cand_bag = nn.EmbeddingBag(buckets, dim, mode="sum", sparse=True)
@@ -73,10 +77,12 @@ class UtteranceModel(nn.Module):
             nn.Linear(3 * dim, 2 * dim), nn.GELU(), nn.Linear(2 * dim, dim), nn.GELU()
         )
         self.cand_mlp = nn.Sequential(nn.Linear(dim, dim), nn.GELU(), nn.Linear(dim, dim))
-        self.pi = PairHead(dim)
-        self.q1 = PairHead(dim)
-        self.q2 = PairHead(dim)
-        self.v = nn.Sequential(nn.Linear(dim, dim), nn.GELU(), nn.Linear(dim, 1))
+        self.pi = PairHead(dim, hist_dim)
+        self.q1 = PairHead(dim, hist_dim)
+        self.q2 = PairHead(dim, hist_dim)
+        self.v = nn.Sequential(nn.Linear(hist_dim, dim), nn.GELU(), nn.Linear(dim, 1))
+        self.aim = PairHead(dim, hist_dim)
+        """The hindsight reader's head: which finishing line (a guess) wins from here."""
         for bag in (self.turn_bag, self.cand_bag):
             nn.init.normal_(bag.weight, std=0.02)
 
@@ -112,7 +118,11 @@ class UtteranceModel(nn.Module):
     ) -> torch.Tensor:
         """Every prefix of every dialogue: ``lengths[i]`` turns of dialogue ``i`` (its turns listed
         in order in ``turn_feats``) give ``lengths[i]`` histories, the k-th holding turns 0..k.
-        Returns (sum(lengths), d)."""
+        Returns (sum(lengths), d), or with ``evidence`` (sum(lengths), 2d): the MLP's output and
+        the turn vectors' raw sum, so that a head's score of a candidate adds up each turn's
+        evidence for it (a naive-Bayes reader: an answer that rules a city out lowers its score
+        however many turns came before; through the layer norm and the MLP it had to be learnt
+        as a function of the whole bag)."""
         flat, offsets = bags(turn_feats)
         dev = self.count.weight.device
         turns = self.turn_bag((flat % self.buckets).to(dev), offsets.to(dev))
@@ -123,7 +133,8 @@ class UtteranceModel(nn.Module):
             at += n
         summed = torch.cat(sums) if sums else turns[:0]
         count = self.count(torch.tensor(counts, device=dev).clamp(max=MAX_TURNS - 1))
-        return self.hist_mlp(torch.cat([self.norm(summed), turns, count], dim=-1))
+        out = self.hist_mlp(torch.cat([self.norm(summed), turns, count], dim=-1))
+        return torch.cat([out, summed], dim=-1) if self.evidence else out
 
     def candidates(self, cand_feats: Sequence[Sequence[int]]) -> torch.Tensor:
         """(N, d) candidate vectors."""

@@ -30,6 +30,10 @@ from training.utterance.model import UtteranceModel
 
 DIM = 128
 """Width of the towers and heads."""
+EVIDENCE = True
+"""New runs' history vectors carry the turn vectors' raw sum (the naive-Bayes reader,
+:meth:`UtteranceModel.histories`). Measured once (Guess My City, MC with --hindsight 1, 20,000
+episodes, seed 0): the true city ranked 5.8th of 126 after 17 answers with it, 7.6th without."""
 TABLE_LR = 30.0
 """The hashed tables learn at this multiple of ``--lr``: a row moves only on the steps its feature
 appears in, and at ``--lr`` itself the guesser's reading of the answers never formed (Guess My
@@ -63,9 +67,10 @@ def train_utterance(cfg: TrainConfig, store, query, out: str | Path) -> dict[str
         format_composition(comp, f"{cfg.algo} on {cfg.task} (utterance level): dataset"),
         file=sys.stderr,
     )
-    model = UtteranceModel(DIM)
+    model = UtteranceModel(DIM, evidence=EVIDENCE)
     target = model.target_copy() if cfg.algo in ("ilql", "qsft") else None
     cand_feats = [candidate_features(c) for c in corpus.candidates]
+    finishers = torch.tensor(corpus.finishers, dtype=torch.long)
     opts = [
         torch.optim.AdamW(model.dense_parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay),
         torch.optim.SparseAdam(model.sparse_parameters(), lr=cfg.lr * TABLE_LR),
@@ -113,6 +118,8 @@ def train_utterance(cfg: TrainConfig, store, query, out: str | Path) -> dict[str
                 cql_weight=cfg.cql_weight,
                 bc_weight=cfg.bc_weight,
                 return_range=return_range,
+                hindsight=cfg.hindsight,
+                finishers=finishers,
             )
             value = float(loss.detach())
             if not math.isfinite(value):
@@ -151,6 +158,7 @@ def train_utterance(cfg: TrainConfig, store, query, out: str | Path) -> dict[str
             "examples": sum(len(d.actions) for d in dialogues),
             "episodes": len(ids),
             "candidates": len(corpus.candidates),
+            "finishers": len(corpus.finishers),
         }
         ckpt = save_utterance(
             out / "checkpoint",
@@ -161,6 +169,7 @@ def train_utterance(cfg: TrainConfig, store, query, out: str | Path) -> dict[str
             metrics=final,
             extra={
                 "dim": DIM,
+                "evidence": model.evidence,
                 "buckets": model.buckets,
                 "scale": scale,
                 "return_range": list(return_range),
