@@ -15,7 +15,7 @@ import torch
 import envs
 from envs.core import Text
 from training.errors import TrainingError
-from training.utterance.agent import UtteranceAgent, history_turns
+from training.utterance.agent import Finishing, UtteranceAgent, history_turns
 from training.utterance.checkpoint import load_utterance_agent
 from training.utterance.data import Dialogue, returns_to_go
 from training.utterance.features import candidate_features, turn_features
@@ -321,3 +321,17 @@ def test_the_hindsight_reader_learns_the_winning_guess_at_turns_the_data_never_g
             hist = model.histories(turns, [len(turns)])[-1:]
             aim = model.aim(hist, model.candidates(cand_feats[2:]))[0]
         assert lines[2 + int(aim.argmax())] == right
+    # valued by the reader (a --hindsight checkpoint's finishing lines), the agent guesses as soon
+    # as the answer is in
+    reader = UtteranceAgent(
+        model, lines, "mc", "toy", {}, no_repeat=False, beta=100.0,
+        finishing=Finishing(frozenset(lines[2:]), 0.0, -1.0, 1.0),
+    )  # fmt: skip
+    reader.reset(None, 0)
+    for answer, right in (("it is A\n", "A!\n"), ("it is B\n", "B!\n")):
+        h = [Text("go\n", False), Text("Q?\n", True), Text(answer, False)]
+        assert reader.act(h) == right
+        q = reader.scores(h, lines)["q"]
+        assert float(q[lines.index(right)]) > -0.2  # p(right) near 1: near the win's 0
+    before = reader.scores([Text("go\n", False)], lines)["q"]
+    assert abs(float(before[2] - before[3])) < 0.3  # before the answer, a coin toss

@@ -3,14 +3,16 @@ legal actions where it lists them, else the training data's utterances — and s
 
 BC samples its policy over the candidates; MC and ILQL say the candidate of highest
 ``log π(a|h) + β·Q(h, a)`` (LMRL's value-guided choice, π the policy head trained beside the values,
-Q in units of the data's largest return; ILQL's Q the minimum of its two heads); Q-SFT the candidate
-its Q-SFT head makes likeliest. A checkpoint whose data never repeated a line within an episode never
+Q in units of the data's largest return; ILQL's Q the minimum of its two heads; a ``--hindsight``
+checkpoint's finishing lines valued by its reader, :meth:`UtteranceAgent.finishing_values`); Q-SFT
+the candidate its Q-SFT head makes likeliest. A checkpoint whose data never repeated a line within an episode never
 repeats one either (the embedded partners answer a repeated question the same way).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -34,6 +36,17 @@ def history_turns(history: Sequence[Text]) -> list[tuple[str, str]]:
     return dialogue_turns("".join(opening), [(a, "".join(o)) for a, o in pairs])
 
 
+@dataclass(frozen=True)
+class Finishing:
+    """What a ``--hindsight`` run learnt about its data's finishing lines (the guesses): which lines
+    they are, the reward the winning one got, what a turn cost in a won episode, and γ."""
+
+    lines: frozenset[str]
+    reward: float
+    cost: float
+    gamma: float
+
+
 class UtteranceAgent:
     """Plays a task with an utterance-level checkpoint (see the module's docstring)."""
 
@@ -50,8 +63,12 @@ class UtteranceAgent:
         no_repeat: bool = True,
         beta: float = 8.0,
         scale: float = 1.0,
+        finishing: Finishing | None = None,
     ) -> None:
         self.model = model.eval()
+        self.finishing = finishing
+        """The hindsight reader's facts (a checkpoint trained with ``--hindsight``): MC and ILQL
+        then value a finishing line by the reader (:meth:`finishing_values`)."""
         self.candidates = list(candidates)
         self.algo = algo
         self.name = name
@@ -109,6 +126,8 @@ class UtteranceAgent:
                 if self.algo == "ilql"
                 else (out["q1"][0] + out["q2"][0]) / 2
             )
+        if self.finishing is not None and self.algo in ("mc", "ilql"):
+            q = self.finishing_values(cands, q, logp, self.model.aim(hist, vectors)[0])
         score = (
             logp
             if self.algo in ("bc", "pbc")
@@ -119,6 +138,32 @@ class UtteranceAgent:
         # the hindsight reader's (``--hindsight``) logit of each candidate being the winning line
         aim = self.model.aim(hist, vectors)[0]
         return {"logp": logp, "q": q, "v": out["v"][0].expand_as(q), "score": score, "aim": aim}
+
+    def finishing_values(
+        self, cands: Sequence[str], q: torch.Tensor, logp: torch.Tensor, aim: torch.Tensor
+    ) -> torch.Tensor:
+        """``q`` with each finishing line's value read from the hindsight reader: with p its
+        probability of winning now (the ``aim`` head, softmax over the finishing lines on offer),
+        ``p·R + (1 − p)·(c + γ·C)``: the win's reward R, else the turn's cost c and then carrying
+        on, C the policy-weighted mean Q of the other lines (all in Q's units). The Q heads learn
+        the same mixture (``--hindsight``), but a guess's share of it is small beside the noise;
+        the reader's softmax separates the secrets."""
+        fin = self.finishing
+        assert fin is not None
+        mine = [i for i, c in enumerate(cands) if c in fin.lines]
+        rest = [i for i in range(len(cands)) if cands[i] not in fin.lines]
+        if not mine:
+            return q
+        if rest:
+            carry = torch.softmax(logp[rest], dim=-1) @ q[rest]
+        else:
+            carry = q.mean()
+        p = torch.softmax(aim[mine], dim=-1)
+        out = q.clone()
+        out[mine] = p * (fin.reward / self.scale) + (1 - p) * (
+            fin.cost / self.scale + fin.gamma * carry
+        )
+        return out
 
     def act(self, history: Sequence[Text]) -> str:
         """BC samples its policy (as the behaviour it learnt from did); the value learners take the

@@ -126,4 +126,20 @@ def load_utterance_agent(
         no_repeat=bool(own.get("no_repeat", True)) if no_repeat is None else no_repeat,
         beta=cfg.beta if beta is None else beta,
         scale=float(own.get("scale", 1.0)),
+        finishing=_finishing(own),
+    )
+
+
+def _finishing(own: dict[str, Any]):
+    """The hindsight reader's facts of a ``--hindsight`` checkpoint (None: trained without)."""
+    from training.utterance.agent import Finishing
+
+    f = own.get("finishing")
+    if not isinstance(f, dict) or not f.get("lines"):
+        return None
+    return Finishing(
+        frozenset(str(x) for x in f["lines"]),
+        float(f["reward"]),
+        float(f["cost"]),
+        float(f["gamma"]),
     )

@@ -45,6 +45,20 @@ def _log(path: Path, row: dict[str, Any]) -> None:
         f.write(json.dumps(row) + "\n")
 
 
+def finishing_facts(corpus, gamma: float) -> dict[str, Any]:
+    """What the agent needs to value a finishing line by the hindsight reader
+    (:class:`training.utterance.agent.Finishing`): the lines, the winning line's mean reward and a
+    turn's mean cost in the won episodes, γ."""
+    won = [d for d in corpus.dialogues if d.won]
+    costs = [r for d in won for r in d.rewards[:-1]]
+    return {
+        "lines": [corpus.candidates[i] for i in corpus.finishers],
+        "reward": sum(d.rewards[-1] for d in won) / max(len(won), 1),
+        "cost": sum(costs) / len(costs) if costs else 0.0,
+        "gamma": gamma,
+    }
+
+
 def train_utterance(cfg: TrainConfig, store, query, out: str | Path) -> dict[str, Any]:
     """Train, save ``out/checkpoint`` and evaluate (``cfg.eval_episodes``); the final metrics."""
     if cfg.algo not in ("bc", "pbc", "mc", "ilql", "qsft"):
@@ -173,6 +187,7 @@ def train_utterance(cfg: TrainConfig, store, query, out: str | Path) -> dict[str
                 "buckets": model.buckets,
                 "scale": scale,
                 "return_range": list(return_range),
+                **({"finishing": finishing_facts(corpus, cfg.gamma)} if cfg.hindsight > 0 else {}),
             },
             dataset={
                 "query": json.loads(query.to_json()),
