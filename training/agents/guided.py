@@ -12,6 +12,10 @@ Each turn:
    its final choice; when its answer names no candidate, the candidate with the best predicted
    outcome (positive goals up, negative goals down) is played.
 
+An utterance-level MC or ILQL checkpoint (``--model utterance``) can be the value model instead
+(:mod:`training.agents.guided_utterance`): its Q of each candidate, in the task's return units, is
+the critique.
+
 The candidates, their predictions, the critique and who chose are the step's notes
 (:meth:`GuidedAgent.step_notes`, stored in the step's ``info["guided"]``) and the watch overlay's
 explanation (:meth:`GuidedAgent.explain`).
@@ -22,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +36,26 @@ from training.datasets.goals import Goal, goal_prompt, goals_for
 from training.errors import TrainingError
 
 CHOICE_RE = re.compile(r"\d+")
+NOT_GOALS = (
+    "the value checkpoint of a guided agent must be trained with lmrl train mc --goals, or be "
+    "an utterance-level one (lmrl train mc or ilql --model utterance)"
+)
+
+
+@dataclass
+class Judgement:
+    """What a value model makes of one turn's candidates."""
+
+    text: str
+    """The critique shown to the language model."""
+    best: int
+    """The value model's choice: played when the language model's answer names none."""
+    q: list[float]
+    """Per candidate, the overlay's Q (goal values: positive goals − negative goals)."""
+    notes: dict[str, Any]
+    """The step notes' value-model part (predictions, …)."""
+    prior: list[float] | None = None
+    """Per candidate, π_β's probability among them, where the value model has a policy."""
 
 
 class GuidedAgent:
@@ -48,14 +73,11 @@ class GuidedAgent:
         name: str | None = None,
         support: float | None = None,
     ) -> None:
-        cfg = values.decoder.cfg
+        cfg = getattr(getattr(values, "decoder", None), "cfg", None)
         if not getattr(cfg, "goals", False):
-            raise TrainingError(
-                "the value checkpoint of a guided agent must be trained with lmrl train mc --goals"
-            )
-        self.proposer = proposer
-        self.values = values
-        self.n = max(1, int(n))
+            raise TrainingError(NOT_GOALS)
+        assert cfg is not None
+        self._common(proposer, values, n, name, cfg.task)
         self.goals: tuple[Goal, ...] = goals_for(cfg.task)
         self.support = (
             -math.log(max(2, len(values.decoder.tok))) if support is None else float(support)
@@ -65,7 +87,13 @@ class GuidedAgent:
         default is a uniform guess's, −ln(vocabulary size). The values never pick a candidate
         outside it, and the critique says it is not trusted: their predictions there are guesses
         (measured: Twenty Questions' values chose non-questions they never saw)."""
-        self.task_id = cfg.task
+
+    def _common(self, proposer: Any, values: Any, n: int, name: str | None, task: str) -> None:
+        """What every guided agent keeps, whatever its value model."""
+        self.proposer = proposer
+        self.values = values
+        self.n = max(1, int(n))
+        self.task_id = task
         self.name = name or f"{getattr(proposer, 'name', 'llm')}+{values.name}"
         self.meta = {**getattr(values, "meta", {}), "guided": True}
         self._notes: dict[str, Any] | None = None
@@ -84,22 +112,18 @@ class GuidedAgent:
 
     def act(self, history: Sequence[Text]) -> str:
         cands = self.propose(history)
-        preds, logp, ok = self._judge(history, cands)
-        text = critique(cands, preds, self.goals, ok)
-        answer = self._ask(history, text, len(cands))
-        best = best_candidate(preds, self.goals, ok)
-        pick, chosen_by = (answer, "model") if answer is not None else (best, "values")
+        j = self._weigh(history, cands)
+        answer = self._ask(history, j.text, len(cands))
+        pick, chosen_by = (answer, "model") if answer is not None else (j.best, "values")
         self._notes = {
             "candidates": cands,
-            "predictions": {g: [round(p, 4) for p in ps] for g, ps in preds.items()},
-            "critique": text,
+            **j.notes,
+            "critique": j.text,
             "choice": pick,
             "chosen_by": chosen_by,
-            "value_choice": best,
-            "logp_beta": [round(lp, 3) for lp in logp],
-            "supported": ok,
+            "value_choice": j.best,
         }
-        self._last = (history_to_str(history), self._explanation(cands, preds, pick, best, text))
+        self._last = (history_to_str(history), self._explanation(cands, j, pick))
         return cands[pick]
 
     def step_notes(self) -> dict[str, Any] | None:
@@ -147,6 +171,21 @@ class GuidedAgent:
         preds, logp = self.assess(history, candidates)
         return preds, logp, [lp >= self.support for lp in logp]
 
+    def _weigh(self, history: Sequence[Text], candidates: Sequence[str]) -> Judgement:
+        """The value model's view of ``candidates``: the critique, its choice, the overlay's Q."""
+        preds, logp, ok = self._judge(history, candidates)
+        return Judgement(
+            critique(candidates, preds, self.goals, ok),
+            best_candidate(preds, self.goals, ok),
+            outcome_scores(preds, self.goals),
+            {
+                "critic": "goals",
+                "predictions": {g: [round(p, 4) for p in ps] for g, ps in preds.items()},
+                "logp_beta": [round(lp, 3) for lp in logp],
+                "supported": ok,
+            },
+        )
+
     def _ask(self, history: Sequence[Text], text: str, n: int) -> int | None:
         """The proposer's final choice after the critique (0-based), or None if it names none."""
         prompt = (
@@ -171,24 +210,14 @@ class GuidedAgent:
         if self._last is not None and self._last[0] == h:
             return self._last[1]
         cands = self.propose(history)
-        preds, _, ok = self._judge(history, cands)
-        best = best_candidate(preds, self.goals, ok)
-        return self._explanation(cands, preds, None, best, critique(cands, preds, self.goals, ok))
+        return self._explanation(cands, self._weigh(history, cands), None)
 
-    def _explanation(
-        self,
-        cands: list[str],
-        preds: dict[str, list[float]],
-        pick: int | None,
-        best: int,
-        text: str,
-    ) -> Explanation:
-        score = outcome_scores(preds, self.goals)
+    def _explanation(self, cands: list[str], j: Judgement, pick: int | None) -> Explanation:
+        score = j.q
         mean = sum(score) / len(score)
+        prior = j.prior or [1.0 / len(cands)] * len(cands)
         rows = [
-            Candidate(
-                a, score[i], mean, score[i] - mean, 1.0 if i == pick else 0.0, 1.0 / len(cands)
-            )
+            Candidate(a, score[i], mean, score[i] - mean, 1.0 if i == pick else 0.0, prior[i])
             for i, a in enumerate(cands)
         ]
         order = sorted(range(len(rows)), key=lambda i: -score[i])
@@ -197,11 +226,11 @@ class GuidedAgent:
             "value",
             [rows[i] for i in order],
             cands[pick] if pick is not None else None,
-            cands[best],
+            cands[j.best],
             mean,
             "samples",
             len(cands),
-            text.strip().splitlines(),
+            j.text.strip().splitlines(),
         )
 
 
@@ -253,16 +282,27 @@ def load_guided(
     llm: str, checkpoint: str, *, task: str | None = None, role: str = "agent", n: int = 4, **_: Any
 ) -> GuidedAgent:
     """The ``guided`` agent kind's loader: ``llm`` is ``hf:MODEL`` or ``http:MODEL@URL`` (the
-    choice was checked by :func:`envs.players.agents.split_guided`)."""
+    choice was checked by :func:`envs.players.agents.split_guided`); ``checkpoint`` a goal value
+    checkpoint or an utterance-level MC/ILQL one (checked before the language model loads)."""
     from envs.players.agents import make_model_agent
     from training.agents.checkpoint_agent import load_agent
+    from training.agents.guided_utterance import UtteranceGuidedAgent, require_critic
+    from training.utterance.agent import UtteranceAgent
 
     values = load_agent(str(Path(checkpoint).expanduser()))  # a missing one: load_agent's own error
-    if task is not None and values.decoder.cfg.task != task:
+    utterance = isinstance(values, UtteranceAgent)
+    trained_on = values.meta.get("task") if utterance else values.decoder.cfg.task
+    if task is not None and trained_on != task:
         raise TrainingError(
-            f"the value checkpoint {checkpoint} was trained on {values.decoder.cfg.task}, not {task}"
+            f"the value checkpoint {checkpoint} was trained on {trained_on}, not {task}"
         )
+    if utterance:
+        require_critic(values)
+    elif not getattr(values.decoder.cfg, "goals", False):
+        raise TrainingError(NOT_GOALS)
     proposer = make_model_agent(llm, role)
     if hasattr(proposer, "do_sample"):
         proposer.do_sample = False  # its own line is greedy; propose() samples the rest
+    if utterance:
+        return UtteranceGuidedAgent(proposer, values, n=n)
     return GuidedAgent(proposer, values, n=n)
