@@ -32,6 +32,16 @@ def number(x: float | None) -> str:
     return f"{x:.3f}"
 
 
+def legend_text(expl: Any) -> str:
+    """What the marks mean: a guided agent's final pick after its value model's critique (goal
+    values, or an utterance critic's expected return), else the agent's and π_β's choices."""
+    if expl.algo != "guided":
+        return f"{RL_MARK} the agent's choice  {BC_MARK} BC/π_β's choice"
+    returns = bool(expl.notes) and "expected return" in expl.notes[0]  # an utterance critic
+    q = "expected return" if returns else "positive goals − negative goals"
+    return f"{RL_MARK} the model's final choice  {BC_MARK} the value model's best (Q: {q})"
+
+
 def action_text(action: str, width: int = 18) -> str:
     """One line of an action (its newline dropped, control characters shown as ``·``)."""
     line = "".join(c if c.isprintable() else "·" for c in action.rstrip("\n"))
@@ -93,16 +103,7 @@ class ValueOverlay(Static):
         head = f"{expl.algo} · {expl.kind} · {expl.total} {expl.source}"
         if expl.state_value is not None:
             head += f" · V(s)={number(expl.state_value)}"
-        if expl.algo == "guided":  # a language model's final pick after the value model's critique
-            legend = RichText(
-                f"{RL_MARK} the model's final choice  {BC_MARK} the value model's best "
-                "(Q: positive goals − negative goals)",
-                style="dim",
-            )
-        else:
-            legend = RichText(
-                f"{RL_MARK} the agent's choice  {BC_MARK} BC/π_β's choice", style="dim"
-            )
+        legend = RichText(legend_text(expl), style="dim")
         table = explanation_table(expl)
         parts = [RichText(head, style="bold"), table, legend]
         if expl.algo == "guided" and expl.notes:  # each candidate's predicted outcomes

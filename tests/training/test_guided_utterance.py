@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -149,6 +150,11 @@ def test_the_overlay_shows_the_last_turns_returns(ckpt):
         assert rows[a].advantage == pytest.approx(v - expl.state_value, abs=1e-3)
     assert sum(c.beta_prob for c in expl.candidates) == pytest.approx(1.0)
     assert expl.notes[0] == "A value model predicts the expected return after each possible reply:"
+    from lmrl_tui.views.overlay import legend_text
+
+    assert legend_text(expl).endswith("the value model's best (Q: expected return)")
+    goals = replace(expl, notes=["A value model predicts how the conversation ends after …"])
+    assert legend_text(goals).endswith("(Q: positive goals − negative goals)")
     # another state: a fresh proposal, no final question
     fresh = agent.explain([*task.history(), Text(said, True), Text("No.\n", False)])
     assert fresh.rl_choice is None and len(fresh.candidates) == 4
