@@ -145,12 +145,14 @@ MODEL_HELP = (
     "a policy name, a checkpoint folder (optionally with lmrl eval's decoding flags after it, e.g. "
     "runs/mc --decoding rerank --no-repeat), hf:MODEL (a local Hugging Face causal LM: path or hub id), "
     "http:MODEL@BASE_URL (an OpenAI-compatible endpoint; key from $OPENAI_API_KEY) or "
-    "guided:LLM+CHECKPOINT (that hf: or http: model guided by a goal-conditioned value checkpoint)"
+    "guided:LLM+CHECKPOINT (that hf: or http: model guided by a value checkpoint: goal-conditioned, "
+    "lmrl train mc --goals, or utterance-level, lmrl train mc|ilql --model utterance)"
 )
 
 
 def split_guided(choice: str) -> tuple[str, str]:
-    """``guided:LLM+CHECKPOINT`` -> (LLM, CHECKPOINT); raises AgentChoiceError when malformed."""
+    """``guided:LLM+CHECKPOINT`` -> (LLM, CHECKPOINT); raises AgentChoiceError when malformed.
+    CHECKPOINT is a goal value checkpoint or an utterance-level one (checked when it loads)."""
     llm, sep, ckpt = choice.removeprefix("guided:").rpartition("+")
     llm, ckpt = llm.strip(), ckpt.strip()
     if not sep or not llm or not ckpt:

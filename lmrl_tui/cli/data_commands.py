@@ -33,7 +33,8 @@ def add_generate_command(
         "--policy",
         default="behaviour",
         help="behaviour, strong/optimal, random, a checkpoint folder, hf:MODEL, "
-        "http:MODEL@BASE_URL or guided:LLM+CHECKPOINT (a language model guided by goal values)",
+        "http:MODEL@BASE_URL or guided:LLM+CHECKPOINT (a language model guided by goal values or "
+        "an utterance-level critic)",
     )
     g.add_argument("--seed", type=seed, default=0, help="first seed; episode i uses seed+i")
     g.add_argument(
