@@ -7,5 +7,5 @@ from envs.players.process_agent import provide_model_process
 
 provide_agent_kind("checkpoint", "training.agents.checkpoint_agent:load_agent")
 provide_agent_kind("hf", "training.agents.hf_agent:HFAgent")
-provide_agent_kind("guided", "training.agents.guided:load_guided")
+provide_agent_kind("guided", "training.agents.guided_load:load_guided")
 provide_model_process("training.agents.server")
