@@ -4,7 +4,8 @@ Read top to bottom: the batch (histories, the action taken, its reward, the retu
 the next history), then BC (cross-entropy over the candidates), MC Returns (the Q heads regress the
 discounted return, a CQL term keeps unseen lines low), ILQL (Q toward r + γ V(s'), V the τ-expectile
 of the target heads' minimum) and Q-SFT (the weighted cross-entropy of Hong et al. 2024 over the
-candidates: the taken line gets weight w = r̃ + γ max p̄(·|s'), the others share 1 − w).
+candidates: the taken line gets weight w = r̃ + γ max p̄(·|s'), the others share 1 − w). With
+``--hindsight``, :func:`hindsight_terms` adds the hindsight reader's terms.
 """
 
 from __future__ import annotations
