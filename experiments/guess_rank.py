@@ -3,7 +3,8 @@ Questions, Guess My City), play the behaviour asker's questions (never its guess
 turns on each evaluation seed, then score every data action that names a secret with the
 checkpoint's reranking score (MC's Q + w·log π_β, ILQL's, BC's log-likelihood: what
 ``--decoding rerank`` chooses by; an utterance-level checkpoint's Q, or its policy's log-probability
-for BC; with ``--head aim`` its hindsight reader's logit) and rank the secrets by their best guess's score.
+for BC; with ``--head aim`` its hindsight reader's logit) and rank the secrets by their best
+guess's score.
 
 Printed per checkpoint, as ``name value`` lines and one JSON line:
 

@@ -5,8 +5,9 @@ BC samples its policy over the candidates; MC and ILQL say the candidate of high
 ``log π(a|h) + β·Q(h, a)`` (LMRL's value-guided choice, π the policy head trained beside the values,
 Q in units of the data's largest return; ILQL's Q the minimum of its two heads; a ``--hindsight``
 checkpoint's finishing lines valued by its reader, :meth:`UtteranceAgent.finishing_values`); Q-SFT
-the candidate its Q-SFT head makes likeliest. A checkpoint whose data never repeated a line within an episode never
-repeats one either (the embedded partners answer a repeated question the same way).
+the candidate its Q-SFT head makes likeliest. A checkpoint whose data never repeated a line within
+an episode never repeats one either (the embedded partners answer a repeated question the same
+way).
 """
 
 from __future__ import annotations
@@ -126,8 +127,10 @@ class UtteranceAgent:
                 if self.algo == "ilql"
                 else (out["q1"][0] + out["q2"][0]) / 2
             )
+        # the hindsight reader's (``--hindsight``) logit of each candidate being the winning line
+        aim = self.model.aim(hist, vectors)[0]
         if self.finishing is not None and self.algo in ("mc", "ilql"):
-            q = self.finishing_values(cands, q, logp, self.model.aim(hist, vectors)[0])
+            q = self.finishing_values(cands, q, logp, aim)
         score = (
             logp
             if self.algo in ("bc", "pbc")
@@ -135,8 +138,6 @@ class UtteranceAgent:
             if self.algo == "qsft"
             else logp + self.beta * q
         )
-        # the hindsight reader's (``--hindsight``) logit of each candidate being the winning line
-        aim = self.model.aim(hist, vectors)[0]
         return {"logp": logp, "q": q, "v": out["v"][0].expand_as(q), "score": score, "aim": aim}
 
     def finishing_values(

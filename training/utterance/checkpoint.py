@@ -93,7 +93,7 @@ def load_utterance_agent(
         )
         state = load_file(str(folder / WEIGHTS))
         # checkpoints from before the said-before feature (its weights stay 0: no effect) or the
-        # hindsight head (only training reads it)
+        # hindsight head (untrained there, and read only with the finishing facts they lack)
         state.update(
             {
                 k: v
